@@ -1,0 +1,45 @@
+"""One exception tree for discosql.
+
+``DiscoSQLError`` is the base. ``InputError`` (also a ``ValueError``) is raised for bad arguments
+or data before any measure SQL runs; ``SchemaError`` narrows it to column presence and types.
+``TemplateError`` and ``EngineError`` mean a bug or an engine failure, never bad input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class DiscoSQLError(Exception):
+    """Base class of every error raised by discosql."""
+
+
+class InputError(DiscoSQLError, ValueError):
+    """One or more problems with the arguments or the data, all reported at once.
+
+    ``problems`` holds one message per problem; ``str(error)`` lists them all.
+    """
+
+    def __init__(self, problems: str | Sequence[str]) -> None:
+        self.problems: list[str] = [problems] if isinstance(problems, str) else list(problems)
+        if len(self.problems) == 1:
+            text = self.problems[0]
+        else:
+            text = f"{len(self.problems)} problems:\n" + "\n".join(f"- {p}" for p in self.problems)
+        super().__init__(text)
+
+
+class SchemaError(InputError):
+    """A column is missing, or its type does not fit between the data sets."""
+
+
+class TemplateError(DiscoSQLError):
+    """A SQL template failed to render or to parse (a bug in discosql)."""
+
+
+class EngineError(DiscoSQLError):
+    """The SQL engine failed while running a stage."""
+
+
+class DiscoSQLWarning(UserWarning):
+    """A degenerate but computable situation (e.g. an empty synthetic data set)."""

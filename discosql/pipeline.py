@@ -1,0 +1,399 @@
+"""Python decides, SQL computes: the stages of one disclosure() run on one engine.
+
+1. register the inputs and check their schemas (names, kinds, emptiness);
+2. numeric grouping: SQL pools the values, Python picks the breaks and labels (grouping.py);
+3. stage 020 cells -> temp table; the levels present are checked against level arguments;
+4. stage 030 flags -> temp table; measures, checks and exclusions are aggregates over it.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from . import grouping as grp
+from .engine import Engine, Registered
+from .errors import DiscoSQLWarning, InputError, SchemaError
+from .schema import FAMILY, column_kind, did_you_mean
+from .sources import classify
+from .spec import DisclosureSpec
+from .templates import render
+
+BASE_CELLS = "__disco_cells_base"
+CELLS = "__disco_cells"
+
+
+@dataclass
+class Inputs:
+    """Registered original (src 0) and syntheses (src 1..m) on one engine."""
+
+    engine: Engine
+    sources: list[Registered]
+    groupings: dict[tuple[str, int, tuple[float, ...]], grp.Grouping] = field(default_factory=dict)
+
+    @property
+    def m(self) -> int:
+        return len(self.sources) - 1
+
+
+def register_inputs(engine: Engine, original: Any, synthetic: Any) -> Inputs:
+    """Classify and register the original and each synthesis; empty original is an error."""
+    if isinstance(synthetic, list | tuple):
+        syns = list(synthetic)
+        if not syns:
+            raise InputError("synthetic: the list of synthetic data sets is empty; give at least one")
+    else:
+        syns = [synthetic]
+    sources = [classify(original, "original")]
+    sources += [classify(s, f"synthetic {i}" if len(syns) > 1 else "synthetic") for i, s in
+                enumerate(syns, start=1)]  # fmt: skip
+    registered = [engine.register(s) for s in sources]
+    if registered[0].n_rows == 0:
+        raise InputError("original: the data set has no rows; nothing can be measured")
+    for reg in registered[1:]:
+        if reg.n_rows == 0:
+            warnings.warn(
+                f"{reg.source.label}: the data set has no rows; measures divided by its size "
+                "(UiS, Dsyn, CAPs) are NaN",
+                DiscoSQLWarning,
+                stacklevel=3,
+            )
+    return Inputs(engine, registered)
+
+
+def check_columns(inputs: Inputs, spec: DisclosureSpec) -> dict[str, str]:
+    """Every key and the target exist everywhere with compatible kinds; returns column -> kind."""
+    problems: list[str] = []
+    kinds: dict[str, str] = {}
+    columns = list(spec.keys) + [spec.target]
+    roles = {c: "key" for c in spec.keys} | {spec.target: "target"}
+    for col in columns:
+        seen: list[tuple[str, str, str]] = []  # (label, duck type, kind)
+        for reg in inputs.sources:
+            if col not in reg.columns:
+                problems.append(
+                    f"{roles[col]} {col!r}: not a column of the {reg.source.label} data"
+                    f"{did_you_mean(col, list(reg.columns))}; columns are {list(reg.columns)!r}"
+                )
+                continue
+            kind = column_kind(reg.columns[col])
+            if kind is None:
+                problems.append(
+                    f"{roles[col]} {col!r} in the {reg.source.label} data has type "
+                    f"{reg.columns[col]}, which cannot be a level; allowed: text, numbers, "
+                    "booleans, dates and times"
+                )
+                continue
+            if reg.n_rows > 0 and kind != "null":
+                seen.append((reg.source.label, reg.columns[col], kind))
+        families = {FAMILY[k] for _, _, k in seen}
+        if len(families) > 1:
+            where = ", ".join(f"{label}: {t}" for label, t, _ in seen)
+            problems.append(
+                f"{roles[col]} {col!r} has clashing types ({where}); original and synthetic "
+                "must agree (numbers of any width may mix, text may not mix with numbers)"
+            )
+        if seen:
+            kinds[col] = seen[0][2]
+    # grouping and cont_na need numbers
+    for col, codes in (spec.cont_na or {}).items():
+        if col not in inputs.sources[0].columns:
+            problems.append(
+                f"cont_na: {col!r} is not a column of the original data"
+                f"{did_you_mean(col, list(inputs.sources[0].columns))}"
+            )
+        elif col in kinds and col in columns and kinds[col] not in ("integer", "float") and codes:
+            problems.append(f"cont_na: {col!r} is not numeric ({kinds[col]}); codes need numbers")
+    if spec.ngroups_target and kinds.get(spec.target, "float") not in ("integer", "float"):
+        problems.append(
+            f"ngroups_target: the target {spec.target!r} is not numeric ({kinds[spec.target]}); "
+            "only numbers can be grouped"
+        )
+    if spec.ngroups_keys_explicit:
+        for key, n in zip(spec.keys, spec.ngroups_keys, strict=True):
+            if n and kinds.get(key, "float") not in ("integer", "float"):
+                problems.append(
+                    f"ngroups_keys: key {key!r} is not numeric ({kinds[key]}); give 0 for it"
+                )
+    if problems:
+        raise SchemaError(problems)
+    return kinds
+
+
+def _source_ctx(inputs: Inputs) -> list[dict[str, Any]]:
+    ctx = []
+    for i, reg in enumerate(inputs.sources):
+        kinds = {name: column_kind(t) or "other" for name, t in reg.columns.items()}
+        if reg.n_rows == 0:  # an empty data set may have unusable inferred types
+            kinds = {name: "text" if k != "null" else k for name, k in kinds.items()}
+        ctx.append({"src": i, "sql": reg.sql, "kinds": kinds})
+    return ctx
+
+
+def _params(inputs: Inputs) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for reg in inputs.sources:
+        params.update(reg.params)
+    return params
+
+
+def plan_grouping(
+    inputs: Inputs, column: str, role: str, n: int, codes: Sequence[float]
+) -> grp.Grouping:
+    """Breaks and labels for ``column`` (cached per column, n and codes within one Inputs)."""
+    cache_key = (column, n, tuple(codes))
+    if cache_key in inputs.groupings:
+        return inputs.groupings[cache_key]
+    engine = inputs.engine
+    sources = _source_ctx(inputs)
+    params = _params(inputs)
+    code_params = [f"code_{i}" for i in range(len(codes))]
+    params.update({p: c for p, c in zip(code_params, codes, strict=True)})
+    ctx = {"sources": sources, "column": column, "codes": code_params}
+    stats = engine.query(render("grouping/stats.sql.j2", **ctx), params, "grouping/stats")
+    row = {k: v[0] for k, v in stats.to_pydict().items()}
+    where = f"{role} {column!r}"
+    problems = []
+    for i, code in enumerate(codes):
+        if not row[f"code_{i}"]:
+            problems.append(
+                f"cont_na: value {grp.number_label(code)} given for {column!r} occurs in neither "
+                "the original nor the synthetic data"
+            )
+    if not row["n_orig"]:
+        problems.append(f"{where}: the original has only missing values; it cannot be grouped")
+    if not row["n_syn"]:
+        problems.append(f"{where}: the synthetic data have only missing values; it cannot be grouped")
+    if row["n_infinite"]:
+        problems.append(f"{where}: has infinite values, which cannot be grouped")
+    if not problems and row["n_distinct"] < 2:
+        problems.append(
+            f"{where}: has a single distinct value ({grp.number_label(row['min_value'])}); "
+            "it cannot be grouped"
+        )
+    if problems:
+        raise InputError(problems)
+
+    n_obs = int(row["n_orig"]) + int(row["n_syn"])
+    n_distinct = int(row["n_distinct"])
+
+    def breaks_for(style: str) -> tuple[list[float], str]:
+        k = min(n, n_distinct)
+        if k == n_distinct:
+            tab = engine.query(render("grouping/distinct.sql.j2", **ctx), params, "grouping/distinct")
+            return grp.unique_breaks(tab.column("v").to_pylist()), "unique"
+        if style == "equal":
+            return grp.equal_breaks(row["min_value"], row["max_value"], k), "equal"
+        positions = grp.type7_positions(n_obs, grp.r_probs(k))
+        wanted = sorted({p for lo, hi, _ in positions for p in (lo, hi)})
+        pos_params = {f"pos_{i}": p for i, p in enumerate(wanted)}
+        tab = engine.query(
+            render("grouping/order_stats.sql.j2", **ctx, positions=list(pos_params)),
+            params | pos_params,
+            "grouping/order_stats",
+        )
+        stat = dict(zip(tab.column("rank_pos").to_pylist(), tab.column("v").to_pylist(), strict=True))
+        return grp.type7_quantiles(positions, stat.__getitem__), "quantile"
+
+    brks, style = breaks_for("quantile")
+    brks = grp.dedupe(brks)
+    if len(brks) - 1 + len(codes) < 3:  # synthpop D:211-216: too few levels, use equal widths
+        brks, style = breaks_for("equal")
+        brks = grp.dedupe(brks)
+    result = grp.Grouping(
+        breaks=tuple(brks),
+        labels=tuple(grp.cut_labels(brks)),
+        codes=tuple((c, grp.number_label(c)) for c in codes),
+        style=style,
+    )
+    inputs.groupings[cache_key] = result
+    return result
+
+
+def _grouping_ctx(g: grp.Grouping | None, prefix: str, params: dict[str, Any]) -> dict[str, Any] | None:
+    if g is None:
+        return None
+    ctx: dict[str, Any] = {"breaks": [], "labels": [], "codes": []}
+    for i, b in enumerate(g.breaks):
+        params[f"{prefix}_b{i}"] = b
+        ctx["breaks"].append(f"{prefix}_b{i}")
+    for i, lab in enumerate(g.labels):
+        params[f"{prefix}_l{i}"] = lab
+        ctx["labels"].append(f"{prefix}_l{i}")
+    for i, (value, label) in enumerate(g.codes):
+        params[f"{prefix}_c{i}"] = value
+        params[f"{prefix}_cl{i}"] = label
+        ctx["codes"].append((f"{prefix}_c{i}", f"{prefix}_cl{i}"))
+    return ctx
+
+
+@dataclass
+class RawResult:
+    """The Arrow tables of one run, straight from SQL."""
+
+    ident: pa.Table
+    attrib: pa.Table
+    allcaps: pa.Table
+    exclusions: pa.Table
+    check_1way: pa.Table
+    check_2way: pa.Table
+    groupings: dict[str, grp.Grouping]
+
+
+def run(inputs: Inputs, spec: DisclosureSpec) -> RawResult:
+    """Run every stage of one disclosure() for ``spec`` on registered ``inputs``."""
+    kinds = check_columns(inputs, spec)
+    engine = inputs.engine
+    params = _params(inputs)
+    cna = spec.cont_na or {}
+    numeric = ("integer", "float")
+
+    # Decide the grouping of each column (scalar ngroups_keys only touches numeric keys).
+    groupings: dict[str, grp.Grouping] = {}
+    wanted = [(spec.target, "target", spec.ngroups_target)] + [
+        (k, "key", n) for k, n in zip(spec.keys, spec.ngroups_keys, strict=True)
+    ]
+    for col, role, n in wanted:
+        if n and kinds.get(col) in numeric:
+            groupings[col] = plan_grouping(inputs, col, role, n, cna.get(col, ()))
+    # cont_na codes of ungrouped columns are ordinary values, but must exist (synthpop D:188-190)
+    for col in [spec.target, *spec.keys]:
+        if col in cna and col not in groupings and cna[col]:
+            _check_codes_exist(inputs, col, cna[col])
+
+    keys_ctx = []
+    for i, k in enumerate(spec.keys):
+        keys_ctx.append(
+            {"name": k, "alias": f"k_{i}", "grouping": _grouping_ctx(groupings.get(k), f"g{i}", params)}
+        )
+    target_ctx = {
+        "name": spec.target,
+        "alias": "t",
+        "grouping": _grouping_ctx(groupings.get(spec.target), "gt", params),
+    }
+    base_ctx = {
+        "sources": _source_ctx(inputs),
+        "keys": keys_ctx,
+        "target": target_ctx,
+        "syntheses": list(range(1, inputs.m + 1)),
+    }
+    engine.execute(f"DROP TABLE IF EXISTS {BASE_CELLS}", {}, "cleanup")
+    sql = render("stages/020_cells.sql.j2", **base_ctx)
+    engine.execute(f"CREATE TEMP TABLE {BASE_CELLS} AS\n{sql}", params, "020_cells")
+
+    _check_levels(inputs, spec, keys_ctx)
+
+    flag_params: dict[str, Any] = {"denom_lim": spec.denom_lim}
+    ntl = []
+    for i, lev in enumerate(spec.not_targetlev):
+        flag_params[f"ntl_{i}"] = lev
+        ntl.append(f"ntl_{i}")
+    excludes = []
+    alias = {k["name"]: k["alias"] for k in keys_ctx}
+    for i, ex in enumerate(spec.exclusions):
+        flag_params[f"ex_k{i}"] = ex.keylev
+        flag_params[f"ex_t{i}"] = ex.targetlev
+        excludes.append({"alias": alias[ex.key], "keylev": f"ex_k{i}", "targetlev": f"ex_t{i}"})
+    flags_ctx = {
+        "cells": BASE_CELLS,
+        "keys": keys_ctx,
+        "not_targetlevs": ntl,
+        "drop_missing_target": not spec.use_target_na,
+        "keys_no_na": [k["alias"] for k, use in zip(keys_ctx, spec.use_keys_na, strict=True) if not use],
+        "excludes": excludes,
+        "exclude_ov": spec.exclude_ov_denom_lim,
+    }
+    engine.execute(f"DROP TABLE IF EXISTS {CELLS}", {}, "cleanup")
+    sql = render("stages/030_cell_flags.sql.j2", **flags_ctx)
+    engine.execute(f"CREATE TEMP TABLE {CELLS} AS\n{sql}", flag_params, "030_cell_flags")
+
+    check_params: dict[str, Any] = {
+        "thresh_1way_n": spec.thresh_1way[0],
+        "thresh_1way_pct": spec.thresh_1way[1],
+        "thresh_2way_n": spec.thresh_2way[0],
+        "thresh_2way_pct": spec.thresh_2way[1],
+    }
+    key_names = []
+    for i, k in enumerate(keys_ctx):
+        check_params[f"key_name_{i}"] = k["name"]
+        key_names.append({"alias": k["alias"], "name_param": f"key_name_{i}"})
+
+    def measure(template: str, extra: dict[str, Any] | None = None) -> pa.Table:
+        sql = render(template, cells=CELLS, keys=key_names)
+        return engine.query(sql, check_params | (extra or {}), template)
+
+    return RawResult(
+        ident=measure("measures/identity.sql.j2"),
+        attrib=measure("measures/attribute.sql.j2"),
+        allcaps=measure("measures/cap.sql.j2"),
+        exclusions=measure("measures/exclusions.sql.j2"),
+        check_1way=measure("checks/check_1way.sql.j2"),
+        check_2way=measure("checks/check_2way.sql.j2"),
+        groupings=groupings,
+    )
+
+
+def _check_codes_exist(inputs: Inputs, col: str, codes: Sequence[float]) -> None:
+    params = _params(inputs)
+    code_params = [f"code_{i}" for i in range(len(codes))]
+    params.update(dict(zip(code_params, codes, strict=True)))
+    sql = render("grouping/stats.sql.j2", sources=_source_ctx(inputs), column=col, codes=code_params)
+    row = inputs.engine.query(sql, params, "grouping/stats").to_pylist()[0]
+    missing = [c for i, c in enumerate(codes) if not row[f"code_{i}"]]
+    if missing:
+        raise InputError(
+            [
+                f"cont_na: value {grp.number_label(c)} given for {col!r} occurs in neither the "
+                "original nor the synthetic data"
+                for c in missing
+            ]
+        )
+
+
+def _check_levels(inputs: Inputs, spec: DisclosureSpec, keys_ctx: list[dict[str, Any]]) -> None:
+    """not_targetlev and exclude levels must be levels that exist (in original or synthetic)."""
+    if not spec.not_targetlev and not spec.exclusions:
+        return
+    params: dict[str, Any] = {"name_t": spec.target}
+    columns = [{"alias": "t", "name_param": "name_t"}]
+    by_name = {k["name"]: k for k in keys_ctx}
+    for i, key in enumerate(dict.fromkeys(ex.key for ex in spec.exclusions)):
+        params[f"name_{i}"] = key
+        columns.append({"alias": by_name[key]["alias"], "name_param": f"name_{i}"})
+    sql = render("inspect/levels.sql.j2", cells=BASE_CELLS, columns=columns)
+    table = inputs.engine.query(sql, params, "inspect/levels").to_pylist()
+    levels: dict[str, list[str]] = {}
+    for row in table:
+        levels.setdefault(row["column"], []).append(row["level"])
+    problems = []
+
+    def allowed(col: str) -> str:
+        values = sorted(levels.get(col, []))
+        shown = ", ".join(repr(v) for v in values[:20]) + (" ..." if len(values) > 20 else "")
+        return f"levels of {col!r} are {shown}"
+
+    target_levels = levels.get(spec.target, [])
+    for lev in spec.not_targetlev:
+        if lev not in target_levels:
+            problems.append(
+                f"not_targetlev: {lev!r} is not a level of the target in the original or synthetic "
+                f"data{did_you_mean(lev, target_levels)}; {allowed(spec.target)}"
+            )
+    for i, ex in enumerate(spec.exclusions):
+        if ex.targetlev not in target_levels:
+            problems.append(
+                f"exclude_targetlevs[{i}]: {ex.targetlev!r} is not a level of the target "
+                f"{spec.target!r}{did_you_mean(ex.targetlev, target_levels)}; {allowed(spec.target)}"
+            )
+        key_levels = levels.get(ex.key, [])
+        if ex.keylev not in key_levels:
+            problems.append(
+                f"exclude_keylevs[{i}]: {ex.keylev!r} is not a level of the key {ex.key!r}"
+                f"{did_you_mean(ex.keylev, key_levels)}; {allowed(ex.key)}"
+            )
+    if problems:
+        raise InputError(problems)

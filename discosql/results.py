@@ -1,0 +1,115 @@
+"""DisclosureResult: the Arrow tables of one disclosure() call and a short printed summary."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from .grouping import Grouping
+from .spec import DisclosureSpec
+
+GROUPS = {
+    "ident": ("UiO", "UiS", "UiOiS", "repU"),
+    "attrib": ("Dorig", "Dsyn", "iS", "DiS", "DiSCO", "DiSDiO", "max_denom", "mean_denom"),
+    "allCAPs": ("baseCAPd", "CAPd", "CAPs", "DCAP", "TCAP"),
+}
+
+
+@dataclass(frozen=True)
+class DisclosureResult:
+    """Disclosure measures of one target against m syntheses (percentages 0-100, unrounded).
+
+    Tables (``pyarrow.Table``), one row per synthesis 1..m unless said otherwise:
+
+    * ``ident``: synthesis, UiO, UiS, UiOiS, repU
+    * ``attrib``: synthesis, Dorig, Dsyn, iS, DiS, DiSCO, DiSDiO, max_denom, mean_denom
+    * ``allcaps``: synthesis, baseCAPd, CAPd, CAPs, DCAP, TCAP
+    * ``measures``: all of them in long form: target, synthesis, group, measure, value
+    * ``exclusions``: synthesis, table, reason, count (synthpop's ``Nexclusions``)
+    * ``check_1way``: rows only for syntheses where the check fired
+    * ``check_2way``: the flagged (target level | key level) pairs per synthesis
+    """
+
+    target: str
+    keys: tuple[str, ...]
+    spec: DisclosureSpec
+    ident: pa.Table
+    attrib: pa.Table
+    allcaps: pa.Table
+    exclusions: pa.Table
+    check_1way: pa.Table
+    check_2way: pa.Table
+    groupings: dict[str, Grouping] = field(default_factory=dict)
+    n_original: int = 0
+
+    @property
+    def m(self) -> int:
+        return self.ident.num_rows
+
+    @property
+    def measures(self) -> pa.Table:
+        rows: dict[str, list[Any]] = {k: [] for k in ("target", "synthesis", "group", "measure", "value")}
+        tables = {"ident": self.ident, "attrib": self.attrib, "allCAPs": self.allcaps}
+        for group, names in GROUPS.items():
+            table = tables[group].to_pydict()
+            for i, syn in enumerate(table["synthesis"]):
+                for name in names:
+                    rows["target"].append(self.target)
+                    rows["synthesis"].append(syn)
+                    rows["group"].append(group)
+                    rows["measure"].append(name)
+                    rows["value"].append(float(table[name][i]))
+        rows_sorted = sorted(
+            zip(*rows.values(), strict=True), key=lambda r: (r[1], list(GROUPS).index(r[2]))
+        )
+        columns = list(zip(*rows_sorted, strict=True)) if rows_sorted else [[] for _ in rows]
+        schema = pa.schema(
+            [("target", pa.string()), ("synthesis", pa.int32()), ("group", pa.string()),
+             ("measure", pa.string()), ("value", pa.float64())]
+        )  # fmt: skip
+        return pa.Table.from_arrays([pa.array(c, t) for c, t in zip(columns, schema.types, strict=True)],
+                                    schema=schema)  # fmt: skip
+
+    def value(self, measure: str, synthesis: int = 1) -> float:
+        """One measure of one synthesis, e.g. ``res.value("DiSCO", 2)``."""
+        for table in (self.ident, self.attrib, self.allcaps):
+            if measure in table.column_names:
+                return float(table.column(measure)[synthesis - 1].as_py())
+        raise KeyError(f"unknown measure {measure!r}; known: {[m for g in GROUPS.values() for m in g]}")
+
+    def __str__(self) -> str:
+        def fmt(x: float) -> str:
+            return "NaN" if math.isnan(x) else f"{x:.2f}"
+
+        ident, attrib = self.ident.to_pydict(), self.attrib.to_pydict()
+        lines = [
+            f"Disclosure risk for {self.n_original} records in the original data",
+            f"Target: {self.target}    Keys: {', '.join(self.keys)}",
+            "",
+            f"{'':<12}{'Identity (UiO/repU)':>22}{'Attribute (Dorig/DiSCO)':>26}",
+            f"{'Original':<12}{fmt(ident['UiO'][0]):>22}{fmt(attrib['Dorig'][0]):>26}",
+        ]
+        for i, syn in enumerate(ident["synthesis"]):
+            lines.append(f"{'Synthetic ' + str(syn):<12}{fmt(ident['repU'][i]):>22}"
+                         f"{fmt(attrib['DiSCO'][i]):>26}")  # fmt: skip
+        fired1 = self.check_1way.column("synthesis").to_pylist()
+        levels = self.check_1way.column("Level").to_pylist()
+        if fired1:
+            lines.append("")
+            lines.append(
+                f"check_1way: level {levels[-1]!r} of {self.target} dominates the DiSCO records "
+                f"(syntheses {', '.join(map(str, fired1))})"
+            )
+        fired2 = self.check_2way.column("synthesis").to_pylist()
+        if fired2:
+            per = {s: fired2.count(s) for s in dict.fromkeys(fired2)}
+            lines.append(
+                "check_2way: " + "; ".join(f"synthesis {s}: {n} pairs need checks" for s, n in per.items())
+            )
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"<DisclosureResult target={self.target!r} keys={list(self.keys)!r} m={self.m}>\n{self}"

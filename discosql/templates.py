@@ -1,0 +1,76 @@
+"""Render the SQL templates of ``sql_templates/`` and parse the result at once.
+
+Identifiers reach SQL only through the ``ident`` filter (sqlglot quoting); values are bound
+parameters (``$name``) and never pasted. Integers that shape the SQL go through ``lit``.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import sqlglot
+from sqlglot import exp
+
+from .errors import TemplateError
+
+DIALECT = "duckdb"
+
+
+def template_dir() -> Path:
+    """Locate ``sql_templates``: inside the installed package first, else the repository checkout."""
+    installed = Path(str(resources.files("discosql"))) / "sql_templates"
+    if installed.is_dir():
+        return installed
+    checkout = Path(__file__).resolve().parent.parent / "sql_templates"
+    if checkout.is_dir():
+        return checkout
+    raise TemplateError(f"sql_templates not found (looked in {installed} and {checkout})")
+
+
+def ident(name: object) -> str:
+    """Quote an identifier for the template dialect (spaces, quotes, unicode and SQL words are safe)."""
+    if not isinstance(name, str):
+        raise TemplateError(f"identifier must be a string, got {type(name).__name__}: {name!r}")
+    return exp.to_identifier(name, quoted=True).sql(DIALECT)
+
+
+def lit(value: object) -> str:
+    """Emit a validated integer that changes the shape of the SQL (positions, synthesis numbers)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TemplateError(f"lit() takes an int, got {type(value).__name__}: {value!r}")
+    return str(value)
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(template_dir())),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["ident"] = ident
+    env.filters["lit"] = lit
+    return env
+
+
+def render(template: str, **context: Any) -> str:
+    """Render ``template`` with ``context`` and parse it with sqlglot; errors name the template."""
+    try:
+        sql = environment().get_template(template).render(**context)
+    except TemplateError:
+        raise
+    except jinja2.TemplateError as e:
+        raise TemplateError(f"template {template} failed to render: {e}") from e
+    try:
+        sqlglot.parse(sql, read=DIALECT)
+    except sqlglot.errors.ParseError as e:
+        snippet = "\n".join(sql.splitlines()[:40])
+        raise TemplateError(f"template {template} rendered SQL that does not parse: {e}\n{snippet}") from e
+    return sql
