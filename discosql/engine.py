@@ -62,8 +62,8 @@ class Engine:
             reg = self._register(source, name, param)
             desc = self.con.execute(f"DESCRIBE SELECT * FROM {reg.sql}", reg.params).fetchall()
             reg.columns = {row[0]: str(row[1]) for row in desc}
-            count = self.con.execute(f"SELECT count(*) FROM {reg.sql}", reg.params).fetchone()
-            reg.n_rows = int(count[0]) if count else 0
+            count = self.con.execute(f"SELECT count(*) FROM {reg.sql}", reg.params).fetchall()
+            reg.n_rows = int(count[0][0])
         except duckdb.Error as e:
             raise InputError(f"{source.label}: cannot read the data: {e}") from e
         return reg
