@@ -1,0 +1,178 @@
+"""Every kind of input gives the same numbers, and inputs are only read."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+
+import discosql as ds
+
+from . import oracle
+
+KEYS = ["sex", "age", "region", "placesize"]
+
+
+@pytest.fixture(scope="module")
+def tables() -> tuple[pa.Table, list[pa.Table]]:
+    con = duckdb.connect()
+    read = "select * from read_csv($p, auto_type_candidates = ['BIGINT', 'DOUBLE', 'VARCHAR'])"
+    orig = con.sql(read, params={"p": oracle.original_path()}).to_arrow_table()
+    syns = [con.sql(read, params={"p": p}).to_arrow_table() for p in oracle.synthetic_paths("s5")[:2]]
+    return orig, syns
+
+
+@pytest.fixture(scope="module")
+def reference(tables: tuple[pa.Table, list[pa.Table]]) -> ds.DisclosureResult:
+    orig, syns = tables
+    return ds.disclosure(orig, syns, keys=KEYS, target="depress")
+
+
+def _same(a: ds.DisclosureResult, b: ds.DisclosureResult) -> None:
+    for name in ("ident", "attrib", "allcaps", "exclusions"):
+        assert getattr(a, name).to_pylist() == getattr(b, name).to_pylist(), name
+
+
+def test_csv_paths(reference: ds.DisclosureResult) -> None:
+    res = ds.disclosure(
+        oracle.original_path(), oracle.synthetic_paths("s5")[:2], keys=KEYS, target="depress"
+    )
+    _same(res, reference)
+
+
+def test_parquet_file_glob_and_directory(
+    tmp_path: Path, tables: tuple[pa.Table, list[pa.Table]], reference: ds.DisclosureResult
+) -> None:
+    orig, syns = tables
+    pq.write_table(orig, tmp_path / "orig.parquet")
+    parts = tmp_path / "syn1"
+    parts.mkdir()
+    half = syns[0].num_rows // 2
+    pq.write_table(syns[0].slice(0, half), parts / "a.parquet")
+    pq.write_table(syns[0].slice(half), parts / "b.parquet")
+    pq.write_table(syns[1], tmp_path / "syn2.parquet")
+    res = ds.disclosure(
+        tmp_path / "orig.parquet", [str(parts / "*.parquet"), str(tmp_path / "syn2.parquet")],
+        keys=KEYS, target="depress",
+    )  # fmt: skip
+    _same(res, reference)
+    res = ds.disclosure(str(tmp_path / "orig.parquet"), [str(parts), str(tmp_path / "syn2.parquet")],
+                        keys=KEYS, target="depress")  # fmt: skip
+    _same(res, reference)
+
+
+def test_pandas_reader_and_relation(
+    tables: tuple[pa.Table, list[pa.Table]], reference: ds.DisclosureResult
+) -> None:
+    orig, syns = tables
+    con = duckdb.connect()
+    rel = con.from_arrow(syns[1])
+    res = ds.disclosure(
+        orig.to_pandas(), [pa.RecordBatchReader.from_batches(syns[0].schema, syns[0].to_batches()), rel],
+        keys=KEYS, target="depress",
+    )  # fmt: skip
+    _same(res, reference)
+
+
+def test_duckdb_database_table(
+    tmp_path: Path, tables: tuple[pa.Table, list[pa.Table]], reference: ds.DisclosureResult
+) -> None:
+    orig, syns = tables
+    db = tmp_path / "census.duckdb"
+    con = duckdb.connect(str(db))
+    con.register("o", orig)
+    con.execute('CREATE SCHEMA "my schema"')
+    con.execute('CREATE TABLE "my schema"."original data" AS SELECT * FROM o')
+    for i, s in enumerate(syns, start=1):
+        con.register("s", s)
+        con.execute(f"CREATE TABLE syn_{i} AS SELECT * FROM s")
+    con.close()
+    before = db.read_bytes()
+    res = ds.disclosure(
+        ds.duckdb_table(db, "original data", schema="my schema"),
+        [ds.duckdb_table(db, "syn_1"), ds.duckdb_table(db, "syn_2")],
+        keys=KEYS, target="depress",
+    )  # fmt: skip
+    _same(res, reference)
+    assert db.read_bytes() == before  # attached read-only, never modified
+
+
+def test_column_order_and_widths_may_differ(
+    tables: tuple[pa.Table, list[pa.Table]], reference: ds.DisclosureResult
+) -> None:
+    orig, syns = tables
+    reordered = syns[0].select(list(reversed(syns[0].column_names)))
+    widths = reordered.set_column(
+        reordered.column_names.index("age"), "age", pc.cast(reordered["age"], pa.float64())
+    )
+    widths = widths.set_column(
+        widths.column_names.index("depress"), "depress", pc.cast(widths["depress"], pa.int16())
+    )
+    res = ds.disclosure(orig, [widths, syns[1]], keys=KEYS, target="depress")
+    _same(res, reference)
+
+
+def test_inputs_are_not_modified(tmp_path: Path, tables: tuple[pa.Table, list[pa.Table]]) -> None:
+    orig, syns = tables
+    df = orig.to_pandas()
+    copy = df.copy()
+    path = tmp_path / "syn.csv"
+    shutil.copy(oracle.synthetic_paths("s5")[0], path)
+    before = path.read_bytes()
+    ds.disclosure(df, str(path), keys=KEYS, target="income", ngroups_target=5)
+    assert df.equals(copy)
+    assert path.read_bytes() == before
+
+
+def test_empty_synthesis_gives_nan_with_a_warning(tables: tuple[pa.Table, list[pa.Table]]) -> None:
+    orig, syns = tables
+    with pytest.warns(ds.DiscoSQLWarning, match="synthetic 2: the data set has no rows"):
+        res = ds.disclosure(orig, [syns[0], syns[0].slice(0, 0)], keys=KEYS, target="depress")
+    assert math.isnan(res.value("UiS", 2))
+    assert math.isnan(res.value("Dsyn", 2))
+    assert math.isnan(res.value("CAPs", 2))
+    assert math.isnan(res.value("TCAP", 2))
+    assert math.isnan(res.value("mean_denom", 2))
+    assert res.value("repU", 2) == 0.0
+    assert res.value("UiO", 2) == res.value("UiO", 1)
+
+
+def test_result_shapes(reference: ds.DisclosureResult) -> None:
+    assert reference.ident.column_names == ["synthesis", "UiO", "UiS", "UiOiS", "repU"]
+    assert reference.attrib.column_names == [
+        "synthesis", "Dorig", "Dsyn", "iS", "DiS", "DiSCO", "DiSDiO", "max_denom", "mean_denom",
+    ]  # fmt: skip
+    assert reference.allcaps.column_names == ["synthesis", "baseCAPd", "CAPd", "CAPs", "DCAP", "TCAP"]
+    assert reference.measures.column_names == ["target", "synthesis", "group", "measure", "value"]
+    assert reference.measures.num_rows == 17 * 2
+    assert reference.exclusions.num_rows == 8 * 6 * 2
+    assert reference.check_1way.column_names == [
+        "synthesis", "Level", "All", "PctLevelAll", "totalDisclosive", "nLevelDis", "PctLevelDis",
+    ]  # fmt: skip
+    assert reference.check_2way.column_names == [
+        "synthesis", "target_key_levs", "npairs", "key", "key_target_total", "key_total",
+        "PctTargetKeyLevel",
+    ]  # fmt: skip
+    assert reference.ident.column("synthesis").to_pylist() == [1, 2]
+    text = str(reference)
+    assert "Synthetic 2" in text and "48.38" in text
+
+
+def test_labels_follow_synthpop(tmp_path: Path) -> None:
+    """Integral numbers are levels without decimals, whatever the storage type."""
+    orig = pa.table({"k": ["a", "a", "b", "c", "c"], "t": pa.array([57, 57, 3, 4, 4], pa.int64())})
+    syn = pa.table({"k": ["a", "b", "b", "c"], "t": pa.array([57.0, 3.0, 3.0, 4.0], pa.float64())})
+    res = ds.disclosure(orig, syn, keys=["k"], target="t", not_targetlev="57",
+                        thresh_1way=(0, 0))  # fmt: skip
+    levels: Any = res.check_1way.column("Level").to_pylist()
+    assert levels == ["4"]  # DiSCO records: "3" 1 (int 3 matches 3.0), "4" 2
+    ex = {(r["table"], r["reason"]): r["count"] for r in res.exclusions.to_pylist()}
+    assert ex["original", "excluded target"] == 2
+    assert ex["synthetic", "excluded target"] == 1
