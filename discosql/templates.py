@@ -64,9 +64,7 @@ def render(template: str, **context: Any) -> str:
     """Render ``template`` with ``context`` and parse it with sqlglot; errors name the template."""
     try:
         sql = environment().get_template(template).render(**context)
-    except TemplateError:
-        raise
-    except jinja2.TemplateError as e:
+    except (TemplateError, jinja2.TemplateError) as e:
         raise TemplateError(f"template {template} failed to render: {e}") from e
     try:
         sqlglot.parse(sql, read=DIALECT)
