@@ -15,9 +15,9 @@ from .sources import duckdb_table
 __version__ = "0.1.0"
 
 __all__ = [
+    "DisclosureResult",
     "DiscoSQLError",
     "DiscoSQLWarning",
-    "DisclosureResult",
     "EngineError",
     "InputError",
     "SchemaError",

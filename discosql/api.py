@@ -48,7 +48,8 @@ def disclosure(
 
     Args:
         original: the confidential data: a path or glob to Parquet/CSV files, a pyarrow Table or
-            RecordBatchReader, a pandas DataFrame, a DuckDB relation, or ``duckdb_table(file, table)``.
+            RecordBatchReader, a pandas DataFrame, a DuckDB relation, or
+            ``duckdb_table(file, table)``.
         synthetic: one synthetic data set of the same kinds, or a list of m of them.
         keys: the key column names (quasi-identifiers).
         target: the target column name.

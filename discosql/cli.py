@@ -37,18 +37,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="synthpop's published example on the bundled SD2011 data")
-    d = sub.add_parser("disclosure", help="all disclosure measures for one target (synthpop disclosure())")
+    d = sub.add_parser(
+        "disclosure", help="all disclosure measures for one target (synthpop disclosure())"
+    )
     d.add_argument("original", help="original data: Parquet or CSV path or glob")
     d.add_argument("synthetic", nargs="+", help="one or more synthetic data sets (m syntheses)")
-    d.add_argument("--keys", required=True, type=_csv_list, help="comma-separated key columns (keys)")
+    d.add_argument(
+        "--keys", required=True, type=_csv_list, help="comma-separated key columns (keys)"
+    )
     d.add_argument("--target", required=True, help="target column (target)")
     d.add_argument("--denom-lim", type=int, default=5, help="synthpop denom_lim (default 5)")
-    d.add_argument("--exclude-ov-denom-lim", action="store_true", help="synthpop exclude_ov_denom_lim")
+    d.add_argument(
+        "--exclude-ov-denom-lim", action="store_true", help="synthpop exclude_ov_denom_lim"
+    )
     d.add_argument("--not-targetlev", type=_csv_list, default=None, help="synthpop not.targetlev")
     d.add_argument("--no-target-na", action="store_true", help="synthpop usetargetNA = FALSE")
     d.add_argument("--no-keys-na", action="store_true", help="synthpop usekeysNA = FALSE")
     d.add_argument("--ngroups-target", type=int, default=None, help="synthpop ngroups_target")
-    d.add_argument("--ngroups-keys", type=int, default=None, help="synthpop ngroups_keys (all numeric keys)")
+    d.add_argument(
+        "--ngroups-keys", type=int, default=None, help="synthpop ngroups_keys (all numeric keys)"
+    )
     d.add_argument("--format", choices=["table", "csv", "json"], default="table")
     return p
 

@@ -1,4 +1,4 @@
-"""Numeric grouping as synthpop's ``group_num`` does it (classInt 0.4-9, R's ``quantile`` and ``cut``).
+"""Numeric grouping as synthpop's ``group_num`` does it (classInt 0.4-9, R's quantile and cut).
 
 SQL computes the order statistics and distinct-value counts of the pooled values (original plus
 all syntheses, without NA and ``cont_na`` codes); this module decides the breaks and the labels:
@@ -15,6 +15,7 @@ all syntheses, without NA and ``cont_na`` codes); this module decides the breaks
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -35,7 +36,7 @@ class Grouping:
 
 
 def r_probs(n: int) -> list[float]:
-    """R's ``seq(0, 1, 1/n)``: ``0 + i * (1/n)``, capped at 1 (not ``i/n``: the last bits matter)."""
+    """R's ``seq(0, 1, 1/n)``: ``0 + i * (1/n)`` capped at 1 (not ``i/n``: the last bits matter)."""
     by = 1.0 / n
     return [min(0.0 + i * by, 1.0) for i in range(n + 1)]
 
@@ -66,9 +67,13 @@ def type7_quantiles(
 def unique_breaks(distinct_sorted: Sequence[float]) -> list[float]:
     """classInt's breaks when n equals the number of distinct values: midpoints, ends padded."""
     v = list(distinct_sorted)
-    gaps = [b - a for a, b in zip(v, v[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(v)]
     half_mean = (math.fsum(gaps) / len(gaps)) / 2
-    return [v[0] - half_mean] + [a + g / 2 for a, g in zip(v, gaps, strict=False)] + [v[-1] + half_mean]
+    return (
+        [v[0] - half_mean]
+        + [a + g / 2 for a, g in zip(v, gaps, strict=False)]
+        + [v[-1] + half_mean]
+    )
 
 
 def equal_breaks(lo: float, hi: float, n: int) -> list[float]:

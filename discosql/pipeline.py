@@ -45,12 +45,16 @@ def register_inputs(engine: Engine, original: Any, synthetic: Any) -> Inputs:
     if isinstance(synthetic, list | tuple):
         syns = list(synthetic)
         if not syns:
-            raise InputError("synthetic: the list of synthetic data sets is empty; give at least one")
+            raise InputError(
+                "synthetic: the list of synthetic data sets is empty; give at least one"
+            )
     else:
         syns = [synthetic]
     sources = [classify(original, "original")]
-    sources += [classify(s, f"synthetic {i}" if len(syns) > 1 else "synthetic") for i, s in
-                enumerate(syns, start=1)]  # fmt: skip
+    sources += [
+        classify(s, f"synthetic {i}" if len(syns) > 1 else "synthetic")
+        for i, s in enumerate(syns, start=1)
+    ]
     registered = [engine.register(s) for s in sources]
     if registered[0].n_rows == 0:
         raise InputError("original: the data set has no rows; nothing can be measured")
@@ -69,7 +73,7 @@ def check_columns(inputs: Inputs, spec: DisclosureSpec) -> dict[str, str]:
     """Every key and the target exist everywhere with compatible kinds; returns column -> kind."""
     problems: list[str] = []
     kinds: dict[str, str] = {}
-    columns = list(spec.keys) + [spec.target]
+    columns = [*spec.keys, spec.target]
     roles = {c: "key" for c in spec.keys} | {spec.target: "target"}
     for col in columns:
         seen: list[tuple[str, str, str]] = []  # (label, duck type, kind)
@@ -167,7 +171,9 @@ def plan_grouping(
     if not row["n_orig"]:
         problems.append(f"{where}: the original has only missing values; it cannot be grouped")
     if not row["n_syn"]:
-        problems.append(f"{where}: the synthetic data have only missing values; it cannot be grouped")
+        problems.append(
+            f"{where}: the synthetic data have only missing values; it cannot be grouped"
+        )
     if row["n_infinite"]:
         problems.append(f"{where}: has infinite values, which cannot be grouped")
     if not problems and row["n_distinct"] < 2:
@@ -184,7 +190,9 @@ def plan_grouping(
     def breaks_for(style: str) -> tuple[list[float], str]:
         k = min(n, n_distinct)
         if k == n_distinct:
-            tab = engine.query(render("grouping/distinct.sql.j2", **ctx), params, "grouping/distinct")
+            tab = engine.query(
+                render("grouping/distinct.sql.j2", **ctx), params, "grouping/distinct"
+            )
             return grp.unique_breaks(tab.column("v").to_pylist()), "unique"
         if style == "equal":
             return grp.equal_breaks(row["min_value"], row["max_value"], k), "equal"
@@ -196,7 +204,9 @@ def plan_grouping(
             params | pos_params,
             "grouping/order_stats",
         )
-        stat = dict(zip(tab.column("rank_pos").to_pylist(), tab.column("v").to_pylist(), strict=True))
+        stat = dict(
+            zip(tab.column("rank_pos").to_pylist(), tab.column("v").to_pylist(), strict=True)
+        )
         return grp.type7_quantiles(positions, stat.__getitem__), "quantile"
 
     brks, style = breaks_for("quantile")
@@ -214,7 +224,9 @@ def plan_grouping(
     return result
 
 
-def _grouping_ctx(g: grp.Grouping | None, prefix: str, params: dict[str, Any]) -> dict[str, Any] | None:
+def _grouping_ctx(
+    g: grp.Grouping | None, prefix: str, params: dict[str, Any]
+) -> dict[str, Any] | None:
     if g is None:
         return None
     ctx: dict[str, Any] = {"breaks": [], "labels": [], "codes": []}
@@ -265,10 +277,14 @@ def run(inputs: Inputs, spec: DisclosureSpec) -> RawResult:
         if col in cna and col not in groupings and cna[col]:
             _check_codes_exist(inputs, col, cna[col])
 
-    keys_ctx = []
+    keys_ctx: list[dict[str, Any]] = []
     for i, k in enumerate(spec.keys):
         keys_ctx.append(
-            {"name": k, "alias": f"k_{i}", "grouping": _grouping_ctx(groupings.get(k), f"g{i}", params)}
+            {
+                "name": k,
+                "alias": f"k_{i}",
+                "grouping": _grouping_ctx(groupings.get(k), f"g{i}", params),
+            }
         )
     target_ctx = {
         "name": spec.target,
@@ -303,7 +319,9 @@ def run(inputs: Inputs, spec: DisclosureSpec) -> RawResult:
         "keys": keys_ctx,
         "not_targetlevs": ntl,
         "drop_missing_target": not spec.use_target_na,
-        "keys_no_na": [k["alias"] for k, use in zip(keys_ctx, spec.use_keys_na, strict=True) if not use],
+        "keys_no_na": [
+            k["alias"] for k, use in zip(keys_ctx, spec.use_keys_na, strict=True) if not use
+        ],
         "excludes": excludes,
         "exclude_ov": spec.exclude_ov_denom_lim,
     }
@@ -318,9 +336,9 @@ def run(inputs: Inputs, spec: DisclosureSpec) -> RawResult:
         "thresh_2way_pct": spec.thresh_2way[1],
     }
     key_names = []
-    for i, k in enumerate(keys_ctx):
-        check_params[f"key_name_{i}"] = k["name"]
-        key_names.append({"alias": k["alias"], "name_param": f"key_name_{i}"})
+    for i, kc in enumerate(keys_ctx):
+        check_params[f"key_name_{i}"] = kc["name"]
+        key_names.append({"alias": kc["alias"], "name_param": f"key_name_{i}"})
 
     def measure(template: str, extra: dict[str, Any] | None = None) -> pa.Table:
         sql = render(template, cells=CELLS, keys=key_names)
@@ -341,7 +359,9 @@ def _check_codes_exist(inputs: Inputs, col: str, codes: Sequence[float]) -> None
     params = _params(inputs)
     code_params = [f"code_{i}" for i in range(len(codes))]
     params.update(dict(zip(code_params, codes, strict=True)))
-    sql = render("grouping/stats.sql.j2", sources=_source_ctx(inputs), column=col, codes=code_params)
+    sql = render(
+        "grouping/stats.sql.j2", sources=_source_ctx(inputs), column=col, codes=code_params
+    )
     row = inputs.engine.query(sql, params, "grouping/stats").to_pylist()[0]
     missing = [c for i, c in enumerate(codes) if not row[f"code_{i}"]]
     if missing:
@@ -387,7 +407,8 @@ def _check_levels(inputs: Inputs, spec: DisclosureSpec, keys_ctx: list[dict[str,
         if ex.targetlev not in target_levels:
             problems.append(
                 f"exclude_targetlevs[{i}]: {ex.targetlev!r} is not a level of the target "
-                f"{spec.target!r}{did_you_mean(ex.targetlev, target_levels)}; {allowed(spec.target)}"
+                f"{spec.target!r}{did_you_mean(ex.targetlev, target_levels)}; "
+                f"{allowed(spec.target)}"
             )
         key_levels = levels.get(ex.key, [])
         if ex.keylev not in key_levels:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
 import pyarrow as pa
 
@@ -16,6 +15,18 @@ GROUPS = {
     "attrib": ("Dorig", "Dsyn", "iS", "DiS", "DiSCO", "DiSDiO", "max_denom", "mean_denom"),
     "allCAPs": ("baseCAPd", "CAPd", "CAPs", "DCAP", "TCAP"),
 }
+
+
+MEASURES_SCHEMA = pa.schema(
+    [
+        ("target", pa.string()),
+        ("synthesis", pa.int32()),
+        ("group", pa.string()),
+        ("measure", pa.string()),
+        ("value", pa.float64()),
+    ]
+)
+MEASURE_COLUMNS = MEASURES_SCHEMA.names
 
 
 @dataclass(frozen=True)
@@ -47,38 +58,31 @@ class DisclosureResult:
 
     @property
     def m(self) -> int:
-        return self.ident.num_rows
+        return int(self.ident.num_rows)
 
     @property
     def measures(self) -> pa.Table:
-        rows: dict[str, list[Any]] = {k: [] for k in ("target", "synthesis", "group", "measure", "value")}
+        """All measures in long form: target, synthesis, group, measure, value."""
         tables = {"ident": self.ident, "attrib": self.attrib, "allCAPs": self.allcaps}
-        for group, names in GROUPS.items():
-            table = tables[group].to_pydict()
-            for i, syn in enumerate(table["synthesis"]):
-                for name in names:
-                    rows["target"].append(self.target)
-                    rows["synthesis"].append(syn)
-                    rows["group"].append(group)
-                    rows["measure"].append(name)
-                    rows["value"].append(float(table[name][i]))
-        rows_sorted = sorted(
-            zip(*rows.values(), strict=True), key=lambda r: (r[1], list(GROUPS).index(r[2]))
+        columns = {g: t.to_pydict() for g, t in tables.items()}
+        rows = [
+            (self.target, syn, group, name, float(columns[group][name][i]))
+            for i, syn in enumerate(columns["ident"]["synthesis"])
+            for group, names in GROUPS.items()
+            for name in names
+        ]
+        return pa.Table.from_pylist(
+            [dict(zip(MEASURE_COLUMNS, r, strict=True)) for r in rows], schema=MEASURES_SCHEMA
         )
-        columns = list(zip(*rows_sorted, strict=True)) if rows_sorted else [[] for _ in rows]
-        schema = pa.schema(
-            [("target", pa.string()), ("synthesis", pa.int32()), ("group", pa.string()),
-             ("measure", pa.string()), ("value", pa.float64())]
-        )  # fmt: skip
-        return pa.Table.from_arrays([pa.array(c, t) for c, t in zip(columns, schema.types, strict=True)],
-                                    schema=schema)  # fmt: skip
 
     def value(self, measure: str, synthesis: int = 1) -> float:
         """One measure of one synthesis, e.g. ``res.value("DiSCO", 2)``."""
         for table in (self.ident, self.attrib, self.allcaps):
             if measure in table.column_names:
                 return float(table.column(measure)[synthesis - 1].as_py())
-        raise KeyError(f"unknown measure {measure!r}; known: {[m for g in GROUPS.values() for m in g]}")
+        raise KeyError(
+            f"unknown measure {measure!r}; known: {[m for g in GROUPS.values() for m in g]}"
+        )
 
     def __str__(self) -> str:
         def fmt(x: float) -> str:
@@ -93,8 +97,10 @@ class DisclosureResult:
             f"{'Original':<12}{fmt(ident['UiO'][0]):>22}{fmt(attrib['Dorig'][0]):>26}",
         ]
         for i, syn in enumerate(ident["synthesis"]):
-            lines.append(f"{'Synthetic ' + str(syn):<12}{fmt(ident['repU'][i]):>22}"
-                         f"{fmt(attrib['DiSCO'][i]):>26}")  # fmt: skip
+            lines.append(
+                f"{'Synthetic ' + str(syn):<12}{fmt(ident['repU'][i]):>22}"
+                f"{fmt(attrib['DiSCO'][i]):>26}"
+            )
         fired1 = self.check_1way.column("synthesis").to_pylist()
         levels = self.check_1way.column("Level").to_pylist()
         if fired1:
@@ -107,9 +113,12 @@ class DisclosureResult:
         if fired2:
             per = {s: fired2.count(s) for s in dict.fromkeys(fired2)}
             lines.append(
-                "check_2way: " + "; ".join(f"synthesis {s}: {n} pairs need checks" for s, n in per.items())
+                "check_2way: "
+                + "; ".join(f"synthesis {s}: {n} pairs need checks" for s, n in per.items())
             )
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return f"<DisclosureResult target={self.target!r} keys={list(self.keys)!r} m={self.m}>\n{self}"
+        return (
+            f"<DisclosureResult target={self.target!r} keys={list(self.keys)!r} m={self.m}>\n{self}"
+        )

@@ -7,23 +7,45 @@ import re
 from collections.abc import Sequence
 
 INTEGER_TYPES = {
-    "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
-    "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT",
-}  # fmt: skip
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "UHUGEINT",
+}
 FLOAT_TYPES = {"FLOAT", "DOUBLE", "REAL"}
 TEXT_TYPES = {"VARCHAR"}
 OTHER_TYPES = {
-    "DATE", "TIME", "TIMESTAMP", "TIMESTAMP WITH TIME ZONE", "TIMESTAMP_S", "TIMESTAMP_MS",
-    "TIMESTAMP_NS", "TIME WITH TIME ZONE", "UUID", "INTERVAL",
-}  # fmt: skip
+    "DATE",
+    "TIME",
+    "TIMESTAMP",
+    "TIMESTAMP WITH TIME ZONE",
+    "TIMESTAMP_S",
+    "TIMESTAMP_MS",
+    "TIMESTAMP_NS",
+    "TIME WITH TIME ZONE",
+    "UUID",
+    "INTERVAL",
+}
 
 # What may be compared across data sets: a key that is text in one and numeric in the other is an
 # error, an int in one and a double in the other is fine.
-FAMILY = {"integer": "number", "float": "number", "text": "text", "boolean": "boolean", "other": "other"}
+FAMILY = {
+    "integer": "number",
+    "float": "number",
+    "text": "text",
+    "boolean": "boolean",
+    "other": "other",
+}
 
 
 def column_kind(duck_type: str) -> str | None:
-    """The kind of a DuckDB column type: integer, float, text, boolean, other, null; None if unusable."""
+    """Kind of a DuckDB type: integer, float, text, boolean, other or null; None if unusable."""
     t = duck_type.upper()
     if t in INTEGER_TYPES:
         return "integer"

@@ -27,14 +27,16 @@ class DuckDBTable:
     schema: str | None = None
 
 
-def duckdb_table(database: str | os.PathLike[str], table: str, schema: str | None = None) -> DuckDBTable:
-    """Name a table in a DuckDB database file as an input: ``duckdb_table("census.duckdb", "persons")``."""
+def duckdb_table(
+    database: str | os.PathLike[str], table: str, schema: str | None = None
+) -> DuckDBTable:
+    """A table in a DuckDB database file as input: ``duckdb_table("census.duckdb", "persons")``."""
     return DuckDBTable(str(database), table, schema)
 
 
 @dataclass(frozen=True)
 class Source:
-    """A classified input: ``kind`` is one of parquet, csv, arrow, reader, pandas, relation, duckdb_table."""
+    """A classified input; ``kind``: parquet, csv, arrow, reader, pandas, relation, duckdb_table."""
 
     kind: str
     obj: Any
@@ -62,7 +64,8 @@ def classify(obj: Any, label: str) -> Source:
             return Source("csv", path, label)
         raise InputError(
             f"{label}: cannot tell the format of {path!r}; allowed: a path or glob ending in "
-            f"{', '.join(PARQUET_SUFFIXES + CSV_SUFFIXES)}, a directory of Parquet files, a pyarrow "
+            f"{', '.join(PARQUET_SUFFIXES + CSV_SUFFIXES)}, a directory of Parquet files, a "
+            "pyarrow "
             "Table, a pandas DataFrame, a DuckDB relation or ds.duckdb_table(file, table)"
         )
     module = type(obj).__module__ or ""
@@ -77,7 +80,8 @@ def classify(obj: Any, label: str) -> Source:
     if (module.startswith("duckdb") or module.startswith("_duckdb")) and "Relation" in name:
         return Source("relation", obj, label)
     raise InputError(
-        f"{label}: unsupported data of type {module}.{name}; allowed: a path or glob to Parquet/CSV "
+        f"{label}: unsupported data of type {module}.{name}; allowed: a path or glob to "
+        "Parquet/CSV "
         "files, a pyarrow Table or RecordBatchReader, a pandas DataFrame, a DuckDB relation, or "
         "ds.duckdb_table(file, table)"
     )

@@ -69,7 +69,7 @@ def _as_list(x: Any) -> list[Any]:
     return list(x)
 
 
-def build_spec(  # noqa: C901, PLR0912, PLR0915 - one flat list of argument checks
+def build_spec(
     keys: Any,
     target: Any,
     *,
@@ -87,7 +87,7 @@ def build_spec(  # noqa: C901, PLR0912, PLR0915 - one flat list of argument chec
     thresh_1way: Any = (50, 90),
     thresh_2way: Any = (4, 80),
 ) -> DisclosureSpec:
-    """Check every argument that does not need the data; raise one InputError listing all problems."""
+    """Check every argument that does not need the data; one InputError lists all problems."""
     problems: list[str] = []
 
     # keys and target
@@ -110,7 +110,9 @@ def build_spec(  # noqa: C901, PLR0912, PLR0915 - one flat list of argument chec
         problems.append(f"target: expected one column name (str), got {target!r}")
         target = ""
     elif target in keys:
-        problems.append(f"target: {target!r} is also one of the keys {list(keys)!r}; it must not be")
+        problems.append(
+            f"target: {target!r} is also one of the keys {list(keys)!r}; it must not be"
+        )
     n_keys = len(keys)
 
     # denominators and flags
@@ -118,7 +120,9 @@ def build_spec(  # noqa: C901, PLR0912, PLR0915 - one flat list of argument chec
         problems.append(f"denom_lim: must be an integer > 0, got {denom_lim!r}")
         denom_lim = 5
     if not isinstance(exclude_ov_denom_lim, bool):
-        problems.append(f"exclude_ov_denom_lim: must be True or False, got {exclude_ov_denom_lim!r}")
+        problems.append(
+            f"exclude_ov_denom_lim: must be True or False, got {exclude_ov_denom_lim!r}"
+        )
     if not isinstance(use_target_na, bool):
         problems.append(f"use_target_na: must be a single True or False, got {use_target_na!r}")
 
@@ -153,7 +157,8 @@ def build_spec(  # noqa: C901, PLR0912, PLR0915 - one flat list of argument chec
     if any(given):
         if not all(given):
             problems.append(
-                "exclude_keys, exclude_keylevs, exclude_targetlevs: give all three (parallel lists) "
+                "exclude_keys, exclude_keylevs, exclude_targetlevs: give all three "
+                "(parallel lists) "
                 "or none"
             )
         else:

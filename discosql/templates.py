@@ -21,7 +21,7 @@ DIALECT = "duckdb"
 
 
 def template_dir() -> Path:
-    """Locate ``sql_templates``: inside the installed package first, else the repository checkout."""
+    """Locate ``sql_templates``: in the installed package first, else in the repository checkout."""
     installed = Path(str(resources.files("discosql"))) / "sql_templates"
     if installed.is_dir():
         return installed
@@ -32,7 +32,7 @@ def template_dir() -> Path:
 
 
 def ident(name: object) -> str:
-    """Quote an identifier for the template dialect (spaces, quotes, unicode and SQL words are safe)."""
+    """Quote an identifier for the template dialect (spaces, quotes, unicode, SQL words: safe)."""
     if not isinstance(name, str):
         raise TemplateError(f"identifier must be a string, got {type(name).__name__}: {name!r}")
     return exp.to_identifier(name, quoted=True).sql(DIALECT)
@@ -70,5 +70,7 @@ def render(template: str, **context: Any) -> str:
         sqlglot.parse(sql, read=DIALECT)
     except sqlglot.errors.ParseError as e:
         snippet = "\n".join(sql.splitlines()[:40])
-        raise TemplateError(f"template {template} rendered SQL that does not parse: {e}\n{snippet}") from e
+        raise TemplateError(
+            f"template {template} rendered SQL that does not parse: {e}\n{snippet}"
+        ) from e
     return sql

@@ -133,7 +133,9 @@ def expected_check_1way() -> dict[tuple[str, str], dict[int, dict[str, str]]]:
 
 @cache
 def expected_check_2way() -> dict[tuple[str, str], dict[int, list[dict[str, str]]]]:
-    out: dict[tuple[str, str], dict[int, list[dict[str, str]]]] = defaultdict(lambda: defaultdict(list))
+    out: dict[tuple[str, str], dict[int, list[dict[str, str]]]] = defaultdict(
+        lambda: defaultdict(list)
+    )
     for r in _read("expected_check_2way.csv"):
         out[r["case_id"], r["target"]][int(r["synthesis"])].append(r)
     return out

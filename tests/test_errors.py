@@ -30,7 +30,8 @@ ORACLE_ERRORS: dict[str, str] = {
     "err_denom_lim_zero": "denom_lim: must be an integer > 0, got 0",
     "err_denom_lim_frac": "denom_lim: must be an integer > 0, got 2.5",
     "err_ngroups_target_1": "ngroups_target: cannot be 1",
-    "err_ngroups_target_len": "ngroups_target: must be an integer >= 0 (0 = no grouping), got [5, 6]",
+    "err_ngroups_target_len": "ngroups_target: must be an integer >= 0 (0 = no grouping), "
+    "got [5, 6]",
     "err_ngroups_keys_len": "ngroups_keys: must be one integer or a list of 4",
     "err_ngroups_keys_1": "ngroups_keys[1] ('age'): cannot be 1",
     "err_exclude_key_not_key": "exclude_keys[0]: 'ls' is not one of the keys",
@@ -62,7 +63,7 @@ def test_every_oracle_error_case_is_mapped() -> None:
 def test_oracle_error_case(case: dict[str, Any]) -> None:
     args = dict(case["args"])
     if case["function"] == "multi.disclosure":
-        args["target"] = [t for t in args.pop("targets") if t in args["keys"]][0]
+        args["target"] = next(t for t in args.pop("targets") if t in args["keys"])
     kwargs: dict[str, Any] = {"keys": args.pop("keys"), "target": args.pop("target")}
     for r_name, value in args.items():
         kwargs[oracle.R_TO_PY[r_name]] = value
@@ -84,7 +85,9 @@ ORIG = _t(a=["x", "y", "y"], b=[1, 2, 2], t=["p", "q", None])
         pytest.param(
             ORIG.slice(0, 0), ORIG, {}, "original: the data set has no rows", id="empty-original"
         ),
-        pytest.param(ORIG, [], {}, "synthetic: the list of synthetic data sets is empty", id="no-syn"),
+        pytest.param(
+            ORIG, [], {}, "synthetic: the list of synthetic data sets is empty", id="no-syn"
+        ),
         pytest.param(
             ORIG,
             _t(a=["x"], b=["1"], t=["p"]),
@@ -100,35 +103,83 @@ ORIG = _t(a=["x", "y", "y"], b=[1, 2, 2], t=["p", "q", None])
             id="text-vs-bool-target",
         ),
         pytest.param(
-            ORIG, _t(a=["x"], t=["p"]), {}, "key 'b': not a column of the synthetic data",
+            ORIG,
+            _t(a=["x"], t=["p"]),
+            {},
+            "key 'b': not a column of the synthetic data",
             id="missing-on-synthetic",
         ),
         pytest.param(
-            ORIG, [ORIG, _t(a=["x"], b=[1])], {}, "target 't': not a column of the synthetic 2 data",
+            ORIG,
+            [ORIG, _t(a=["x"], b=[1])],
+            {},
+            "target 't': not a column of the synthetic 2 data",
             id="missing-in-synthesis-2",
         ),
-        pytest.param(ORIG, ORIG, {"ngroups_target": 3}, "ngroups_target: the target 't' is not numeric",
-                     id="group-text-target"),
-        pytest.param(ORIG, ORIG, {"ngroups_keys": [2, 0]}, "ngroups_keys: key 'a' is not numeric",
-                     id="group-text-key"),
-        pytest.param(ORIG, ORIG, {"not_targetlev": "r"}, "not_targetlev: 'r' is not a level",
-                     id="unknown-not-targetlev"),
-        pytest.param(ORIG, ORIG, {"thresh_1way": (50,)}, "thresh_1way: must be two finite numbers",
-                     id="thresh"),
-        pytest.param(ORIG, ORIG, {"cont_na": {"zz": [1]}}, "cont_na: 'zz' is not a column",
-                     id="cont-na-column"),
-        pytest.param(ORIG, ORIG, {"exclude_keys": ["a"]}, "give all three (parallel lists) or none",
-                     id="exclude-partial"),
-        pytest.param(ORIG, ORIG, {"exclude_keys": ["a"], "exclude_keylevs": ["x", "y"],
-                                  "exclude_targetlevs": ["p"]}, "must have the same length",
-                     id="exclude-lengths"),
-        pytest.param("/no/such/file.parquet", ORIG, {}, "original: file '/no/such/file.parquet' does not exist",
-                     id="missing-file"),
-        pytest.param(ORIG, "data.xlsx", {}, "synthetic: file 'data.xlsx' does not exist",
-                     id="missing-file-2"),
-        pytest.param(ORIG, 42, {}, "synthetic: unsupported data of type builtins.int", id="bad-type"),
+        pytest.param(
+            ORIG,
+            ORIG,
+            {"ngroups_target": 3},
+            "ngroups_target: the target 't' is not numeric",
+            id="group-text-target",
+        ),
+        pytest.param(
+            ORIG,
+            ORIG,
+            {"ngroups_keys": [2, 0]},
+            "ngroups_keys: key 'a' is not numeric",
+            id="group-text-key",
+        ),
+        pytest.param(
+            ORIG,
+            ORIG,
+            {"not_targetlev": "r"},
+            "not_targetlev: 'r' is not a level",
+            id="unknown-not-targetlev",
+        ),
+        pytest.param(
+            ORIG,
+            ORIG,
+            {"thresh_1way": (50,)},
+            "thresh_1way: must be two finite numbers",
+            id="thresh",
+        ),
+        pytest.param(
+            ORIG,
+            ORIG,
+            {"cont_na": {"zz": [1]}},
+            "cont_na: 'zz' is not a column",
+            id="cont-na-column",
+        ),
+        pytest.param(
+            ORIG,
+            ORIG,
+            {"exclude_keys": ["a"]},
+            "give all three (parallel lists) or none",
+            id="exclude-partial",
+        ),
+        pytest.param(
+            ORIG,
+            ORIG,
+            {"exclude_keys": ["a"], "exclude_keylevs": ["x", "y"], "exclude_targetlevs": ["p"]},
+            "must have the same length",
+            id="exclude-lengths",
+        ),
+        pytest.param(
+            "/no/such/file.parquet",
+            ORIG,
+            {},
+            "original: file '/no/such/file.parquet' does not exist",
+            id="missing-file",
+        ),
+        pytest.param(
+            ORIG, "data.xlsx", {}, "synthetic: file 'data.xlsx' does not exist", id="missing-file-2"
+        ),
+        pytest.param(
+            ORIG, 42, {}, "synthetic: unsupported data of type builtins.int", id="bad-type"
+        ),
     ],
-)  # fmt: skip
+)
 def test_bad_input(original: Any, synthetic: Any, kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ds.InputError, match=re.escape(message)):
         ds.disclosure(original, synthetic, keys=["a", "b"], target="t", **kwargs)
@@ -147,9 +198,22 @@ def test_grouping_errors() -> None:
     with pytest.raises(ds.InputError, match="single distinct value"):
         ds.disclosure(orig, syn, keys=["a", "v"], target="t", ngroups_keys=[0, 3])
     with pytest.raises(ds.InputError, match="the original has only missing values"):
-        ds.disclosure(orig.cast(pa.schema([("a", pa.string()), ("v", pa.float64()),
-                                           ("w", pa.float64()), ("t", pa.string())])),
-                      syn, keys=["a", "w"], target="t", ngroups_keys=[0, 3])  # fmt: skip
+        ds.disclosure(
+            orig.cast(
+                pa.schema(
+                    [
+                        ("a", pa.string()),
+                        ("v", pa.float64()),
+                        ("w", pa.float64()),
+                        ("t", pa.string()),
+                    ]
+                )
+            ),
+            syn,
+            keys=["a", "w"],
+            target="t",
+            ngroups_keys=[0, 3],
+        )
     inf = _t(a=["x", "y"], v=[1.0, float("inf")], t=["p", "q"])
     with pytest.raises(ds.InputError, match="infinite values"):
         ds.disclosure(inf, inf, keys=["a"], target="v", ngroups_target=2)

@@ -25,7 +25,9 @@ def tables() -> tuple[pa.Table, list[pa.Table]]:
     con = duckdb.connect()
     read = "select * from read_csv($p, auto_type_candidates = ['BIGINT', 'DOUBLE', 'VARCHAR'])"
     orig = con.sql(read, params={"p": oracle.original_path()}).to_arrow_table()
-    syns = [con.sql(read, params={"p": p}).to_arrow_table() for p in oracle.synthetic_paths("s5")[:2]]
+    syns = [
+        con.sql(read, params={"p": p}).to_arrow_table() for p in oracle.synthetic_paths("s5")[:2]
+    ]
     return orig, syns
 
 
@@ -59,12 +61,18 @@ def test_parquet_file_glob_and_directory(
     pq.write_table(syns[0].slice(half), parts / "b.parquet")
     pq.write_table(syns[1], tmp_path / "syn2.parquet")
     res = ds.disclosure(
-        tmp_path / "orig.parquet", [str(parts / "*.parquet"), str(tmp_path / "syn2.parquet")],
-        keys=KEYS, target="depress",
-    )  # fmt: skip
+        tmp_path / "orig.parquet",
+        [str(parts / "*.parquet"), str(tmp_path / "syn2.parquet")],
+        keys=KEYS,
+        target="depress",
+    )
     _same(res, reference)
-    res = ds.disclosure(str(tmp_path / "orig.parquet"), [str(parts), str(tmp_path / "syn2.parquet")],
-                        keys=KEYS, target="depress")  # fmt: skip
+    res = ds.disclosure(
+        str(tmp_path / "orig.parquet"),
+        [str(parts), str(tmp_path / "syn2.parquet")],
+        keys=KEYS,
+        target="depress",
+    )
     _same(res, reference)
 
 
@@ -75,9 +83,11 @@ def test_pandas_reader_and_relation(
     con = duckdb.connect()
     rel = con.from_arrow(syns[1])
     res = ds.disclosure(
-        orig.to_pandas(), [pa.RecordBatchReader.from_batches(syns[0].schema, syns[0].to_batches()), rel],
-        keys=KEYS, target="depress",
-    )  # fmt: skip
+        orig.to_pandas(),
+        [pa.RecordBatchReader.from_batches(syns[0].schema, syns[0].to_batches()), rel],
+        keys=KEYS,
+        target="depress",
+    )
     _same(res, reference)
 
 
@@ -98,8 +108,9 @@ def test_duckdb_database_table(
     res = ds.disclosure(
         ds.duckdb_table(db, "original data", schema="my schema"),
         [ds.duckdb_table(db, "syn_1"), ds.duckdb_table(db, "syn_2")],
-        keys=KEYS, target="depress",
-    )  # fmt: skip
+        keys=KEYS,
+        target="depress",
+    )
     _same(res, reference)
     assert db.read_bytes() == before  # attached read-only, never modified
 
@@ -120,7 +131,7 @@ def test_column_order_and_widths_may_differ(
 
 
 def test_inputs_are_not_modified(tmp_path: Path, tables: tuple[pa.Table, list[pa.Table]]) -> None:
-    orig, syns = tables
+    orig, _ = tables
     df = orig.to_pandas()
     copy = df.copy()
     path = tmp_path / "syn.csv"
@@ -147,30 +158,56 @@ def test_empty_synthesis_gives_nan_with_a_warning(tables: tuple[pa.Table, list[p
 def test_result_shapes(reference: ds.DisclosureResult) -> None:
     assert reference.ident.column_names == ["synthesis", "UiO", "UiS", "UiOiS", "repU"]
     assert reference.attrib.column_names == [
-        "synthesis", "Dorig", "Dsyn", "iS", "DiS", "DiSCO", "DiSDiO", "max_denom", "mean_denom",
-    ]  # fmt: skip
-    assert reference.allcaps.column_names == ["synthesis", "baseCAPd", "CAPd", "CAPs", "DCAP", "TCAP"]
+        "synthesis",
+        "Dorig",
+        "Dsyn",
+        "iS",
+        "DiS",
+        "DiSCO",
+        "DiSDiO",
+        "max_denom",
+        "mean_denom",
+    ]
+    assert reference.allcaps.column_names == [
+        "synthesis",
+        "baseCAPd",
+        "CAPd",
+        "CAPs",
+        "DCAP",
+        "TCAP",
+    ]
     assert reference.measures.column_names == ["target", "synthesis", "group", "measure", "value"]
     assert reference.measures.num_rows == 17 * 2
     assert reference.exclusions.num_rows == 8 * 6 * 2
     assert reference.check_1way.column_names == [
-        "synthesis", "Level", "All", "PctLevelAll", "totalDisclosive", "nLevelDis", "PctLevelDis",
-    ]  # fmt: skip
+        "synthesis",
+        "Level",
+        "All",
+        "PctLevelAll",
+        "totalDisclosive",
+        "nLevelDis",
+        "PctLevelDis",
+    ]
     assert reference.check_2way.column_names == [
-        "synthesis", "target_key_levs", "npairs", "key", "key_target_total", "key_total",
+        "synthesis",
+        "target_key_levs",
+        "npairs",
+        "key",
+        "key_target_total",
+        "key_total",
         "PctTargetKeyLevel",
-    ]  # fmt: skip
+    ]
     assert reference.ident.column("synthesis").to_pylist() == [1, 2]
     text = str(reference)
-    assert "Synthetic 2" in text and "48.38" in text
+    assert "Synthetic 2" in text
+    assert "48.38" in text
 
 
 def test_labels_follow_synthpop(tmp_path: Path) -> None:
     """Integral numbers are levels without decimals, whatever the storage type."""
     orig = pa.table({"k": ["a", "a", "b", "c", "c"], "t": pa.array([57, 57, 3, 4, 4], pa.int64())})
     syn = pa.table({"k": ["a", "b", "b", "c"], "t": pa.array([57.0, 3.0, 3.0, 4.0], pa.float64())})
-    res = ds.disclosure(orig, syn, keys=["k"], target="t", not_targetlev="57",
-                        thresh_1way=(0, 0))  # fmt: skip
+    res = ds.disclosure(orig, syn, keys=["k"], target="t", not_targetlev="57", thresh_1way=(0, 0))
     levels: Any = res.check_1way.column("Level").to_pylist()
     assert levels == ["4"]  # DiSCO records: "3" 1 (int 3 matches 3.0), "4" 2
     ex = {(r["table"], r["reason"]): r["count"] for r in res.exclusions.to_pylist()}

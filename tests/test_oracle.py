@@ -76,7 +76,9 @@ def test_measures(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
 def test_exclusions(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
     res = _run(case_id, target)
     expected = oracle.expected_exclusions()[_expected_key(case_id, target)]
-    got = {(r["synthesis"], r["table"], r["reason"]): r["count"] for r in res.exclusions.to_pylist()}
+    got = {
+        (r["synthesis"], r["table"], r["reason"]): r["count"] for r in res.exclusions.to_pylist()
+    }
     assert got == expected
 
 
@@ -120,9 +122,10 @@ def test_published_vignette_values() -> None:
     """The 2-decimal numbers printed in the synthpop disclosure vignette for t5 (all syntheses)."""
     res = _run("sd_depress_default", "depress")
     published = [
-        r for r in oracle._read("published_values.csv")
+        r
+        for r in oracle._read("published_values.csv")
         if r["kind"] == "measure" and r["case_id"] == "sd_depress_default"
-    ]  # fmt: skip
+    ]
     assert published
     for r in published:
         assert round(res.value(r["measure"], int(r["synthesis"])), 2) == pytest.approx(
