@@ -113,6 +113,11 @@ def build_spec(
         problems.append(
             f"target: {target!r} is also one of the keys {list(keys)!r}; it must not be"
         )
+    reserved = [c for c in [*keys, target] if isinstance(c, str) and c.startswith("__disco_")]
+    if reserved:
+        problems.append(
+            f"keys/target: column names starting with '__disco_' are reserved: {reserved}"
+        )
     n_keys = len(keys)
 
     # denominators and flags

@@ -198,6 +198,10 @@ def test_result_shapes(reference: ds.DisclosureResult) -> None:
         "PctTargetKeyLevel",
     ]
     assert reference.ident.column("synthesis").to_pylist() == [1, 2]
+    assert reference.exclusions.schema.field("count").type == pa.int64()
+    assert reference.ident.schema.field("UiO").type == pa.float64()
+    for table in (reference.ident, reference.attrib, reference.allcaps):
+        assert all(t == pa.float64() for t in table.schema.types[1:])
     text = str(reference)
     assert "Synthetic 2" in text
     assert "48.38" in text
