@@ -1,0 +1,60 @@
+"""The discosql command, end to end in a subprocess."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+
+from . import oracle
+
+KEYS = "sex,age,region,placesize"
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "discosql", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_demo_reproduces_the_vignette() -> None:
+    out = run("demo")
+    assert out.returncode == 0, out.stderr
+    assert "Synthesis 1 matches all 17 published synthpop values" in out.stdout
+    assert "48.38" in out.stdout
+
+
+def test_disclosure_formats() -> None:
+    syn = oracle.synthetic_paths("s5")[:2]
+    base = ["disclosure", oracle.original_path(), *syn, "--keys", KEYS, "--target", "depress"]
+    table = run(*base)
+    assert table.returncode == 0, table.stderr
+    assert "Synthetic 2" in table.stdout
+    as_json = json.loads(run(*base, "--format", "json").stdout)
+    assert len(as_json) == 34
+    disco = next(r for r in as_json if r["measure"] == "DiSCO" and r["synthesis"] == 1)
+    assert round(disco["value"], 2) == 9.54
+    rows = list(csv.DictReader(io.StringIO(run(*base, "--format", "csv").stdout)))
+    assert len(rows) == 34
+    assert {r["measure"] for r in rows} >= {"UiO", "repU", "DiSCO", "TCAP"}
+
+
+def test_bad_input_is_one_line_and_exit_2() -> None:
+    out = run(
+        "disclosure",
+        oracle.original_path(),
+        oracle.original_path(),
+        "--keys",
+        "sex,agex",
+        "--target",
+        "depress",
+    )
+    assert out.returncode == 2
+    assert out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "Traceback" not in out.stderr
+    assert "key 'agex'" in lines[0]
+    assert "did you mean 'age'" in lines[0]
