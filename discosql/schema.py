@@ -51,7 +51,9 @@ def column_kind(duck_type: str) -> str | None:
         return "integer"
     if t in FLOAT_TYPES or t.startswith("DECIMAL"):
         return "float"
-    if t in TEXT_TYPES or t.startswith("ENUM(") or t.startswith("VARCHAR"):
+    if t.endswith("]") or t.startswith(("STRUCT", "MAP", "UNION")):  # lists, arrays, nested
+        return None
+    if t in TEXT_TYPES or t.startswith(("ENUM(", "VARCHAR COLLATE")):
         return "text"
     if t == "BOOLEAN":
         return "boolean"
