@@ -95,17 +95,4 @@ def disclosure(
     )
     with Engine(threads=threads) as engine:
         inputs = register_inputs(engine, original, synthetic)
-        raw = run(inputs, spec)
-        return DisclosureResult(
-            target=spec.target,
-            keys=spec.keys,
-            spec=spec,
-            ident=raw.ident,
-            attrib=raw.attrib,
-            allcaps=raw.allcaps,
-            exclusions=raw.exclusions,
-            check_1way=raw.check_1way,
-            check_2way=raw.check_2way,
-            groupings=raw.groupings,
-            n_original=inputs.sources[0].n_rows,
-        )
+        return run(inputs, spec)

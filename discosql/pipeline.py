@@ -18,6 +18,7 @@ import pyarrow as pa
 from . import grouping as grp
 from .engine import Engine, Registered
 from .errors import DiscoSQLWarning, InputError, SchemaError
+from .results import DisclosureResult
 from .schema import FAMILY, column_kind, did_you_mean
 from .sources import classify
 from .spec import DisclosureSpec
@@ -243,20 +244,7 @@ def _grouping_ctx(
     return ctx
 
 
-@dataclass
-class RawResult:
-    """The Arrow tables of one run, straight from SQL."""
-
-    ident: pa.Table
-    attrib: pa.Table
-    allcaps: pa.Table
-    exclusions: pa.Table
-    check_1way: pa.Table
-    check_2way: pa.Table
-    groupings: dict[str, grp.Grouping]
-
-
-def run(inputs: Inputs, spec: DisclosureSpec) -> RawResult:
+def run(inputs: Inputs, spec: DisclosureSpec) -> DisclosureResult:
     """Run every stage of one disclosure() for ``spec`` on registered ``inputs``."""
     kinds = check_columns(inputs, spec)
     engine = inputs.engine
@@ -344,7 +332,11 @@ def run(inputs: Inputs, spec: DisclosureSpec) -> RawResult:
         sql = render(template, cells=CELLS, keys=key_names)
         return engine.query(sql, check_params | (extra or {}), template)
 
-    return RawResult(
+    return DisclosureResult(
+        target=spec.target,
+        keys=spec.keys,
+        spec=spec,
+        n_original=inputs.sources[0].n_rows,
         ident=measure("measures/identity.sql.j2"),
         attrib=measure("measures/attribute.sql.j2"),
         allcaps=measure("measures/cap.sql.j2"),
