@@ -244,10 +244,21 @@ def _grouping_ctx(
     return ctx
 
 
-def run(inputs: Inputs, spec: DisclosureSpec) -> DisclosureResult:
-    """Run every stage of one disclosure() for ``spec`` on registered ``inputs``."""
+@dataclass
+class Plan:
+    """Everything decided for one target before any cell is counted."""
+
+    inputs: Inputs
+    spec: DisclosureSpec
+    groupings: dict[str, grp.Grouping]
+    keys_ctx: list[dict[str, Any]]
+    target_ctx: dict[str, Any]
+    params: dict[str, Any]
+
+
+def plan(inputs: Inputs, spec: DisclosureSpec) -> Plan:
+    """Validate ``spec`` against the data and decide the grouping; no measure SQL runs here."""
     kinds = check_columns(inputs, spec)
-    engine = inputs.engine
     params = _params(inputs)
     cna = spec.cont_na or {}
     numeric = ("integer", "float")
@@ -265,31 +276,33 @@ def run(inputs: Inputs, spec: DisclosureSpec) -> DisclosureResult:
         if col in cna and col not in groupings and cna[col]:
             _check_codes_exist(inputs, col, cna[col])
 
-    keys_ctx: list[dict[str, Any]] = []
-    for i, k in enumerate(spec.keys):
-        keys_ctx.append(
-            {
-                "name": k,
-                "alias": f"k_{i}",
-                "grouping": _grouping_ctx(groupings.get(k), f"g{i}", params),
-            }
-        )
+    keys_ctx = [
+        {"name": k, "alias": f"k_{i}", "grouping": _grouping_ctx(groupings.get(k), f"g{i}", params)}
+        for i, k in enumerate(spec.keys)
+    ]
     target_ctx = {
         "name": spec.target,
         "alias": "t",
         "grouping": _grouping_ctx(groupings.get(spec.target), "gt", params),
     }
+    result = Plan(inputs, spec, groupings, keys_ctx, target_ctx, params)
+    _check_levels(result)
+    return result
+
+
+def execute(p: Plan) -> DisclosureResult:
+    """Count the cells, flag them, and compute every measure and check of a planned target."""
+    inputs, spec, keys_ctx, params = p.inputs, p.spec, p.keys_ctx, p.params
+    engine = inputs.engine
     base_ctx = {
         "sources": _source_ctx(inputs),
         "keys": keys_ctx,
-        "target": target_ctx,
+        "target": p.target_ctx,
         "syntheses": list(range(1, inputs.m + 1)),
     }
     engine.execute(f"DROP TABLE IF EXISTS {BASE_CELLS}", {}, "cleanup")
     sql = render("stages/020_cells.sql.j2", **base_ctx)
     engine.execute(f"CREATE TEMP TABLE {BASE_CELLS} AS\n{sql}", params, "020_cells")
-
-    _check_levels(inputs, spec, keys_ctx)
 
     flag_params: dict[str, Any] = {"denom_lim": spec.denom_lim}
     ntl = []
@@ -328,11 +341,11 @@ def run(inputs: Inputs, spec: DisclosureSpec) -> DisclosureResult:
         check_params[f"key_name_{i}"] = kc["name"]
         key_names.append({"alias": kc["alias"], "name_param": f"key_name_{i}"})
 
-    def measure(template: str, extra: dict[str, Any] | None = None) -> pa.Table:
+    def measure(template: str) -> pa.Table:
         sql = render(template, cells=CELLS, keys=key_names)
-        return engine.query(sql, check_params | (extra or {}), template)
+        return engine.query(sql, check_params, template)
 
-    return DisclosureResult(
+    result = DisclosureResult(
         target=spec.target,
         keys=spec.keys,
         spec=spec,
@@ -343,8 +356,16 @@ def run(inputs: Inputs, spec: DisclosureSpec) -> DisclosureResult:
         exclusions=measure("measures/exclusions.sql.j2"),
         check_1way=measure("checks/check_1way.sql.j2"),
         check_2way=measure("checks/check_2way.sql.j2"),
-        groupings=groupings,
+        groupings=p.groupings,
     )
+    engine.execute(f"DROP TABLE IF EXISTS {CELLS}", {}, "cleanup")
+    engine.execute(f"DROP TABLE IF EXISTS {BASE_CELLS}", {}, "cleanup")
+    return result
+
+
+def run(inputs: Inputs, spec: DisclosureSpec) -> DisclosureResult:
+    """Plan and execute one disclosure() on registered inputs."""
+    return execute(plan(inputs, spec))
 
 
 def _check_codes_exist(inputs: Inputs, col: str, codes: Sequence[float]) -> None:
@@ -366,18 +387,20 @@ def _check_codes_exist(inputs: Inputs, col: str, codes: Sequence[float]) -> None
         )
 
 
-def _check_levels(inputs: Inputs, spec: DisclosureSpec, keys_ctx: list[dict[str, Any]]) -> None:
+def _check_levels(p: Plan) -> None:
     """not_targetlev and exclude levels must be levels that exist (in original or synthetic)."""
+    spec = p.spec
     if not spec.not_targetlev and not spec.exclusions:
         return
-    params: dict[str, Any] = {"name_t": spec.target}
-    columns = [{"alias": "t", "name_param": "name_t"}]
-    by_name = {k["name"]: k for k in keys_ctx}
+    params = dict(p.params)
+    by_name = {k["name"]: k for k in p.keys_ctx}
+    columns = [{**p.target_ctx, "name_param": "name_t"}]
+    params["name_t"] = spec.target
     for i, key in enumerate(dict.fromkeys(ex.key for ex in spec.exclusions)):
         params[f"name_{i}"] = key
-        columns.append({"alias": by_name[key]["alias"], "name_param": f"name_{i}"})
-    sql = render("inspect/levels.sql.j2", cells=BASE_CELLS, columns=columns)
-    table = inputs.engine.query(sql, params, "inspect/levels").to_pylist()
+        columns.append({**by_name[key], "name_param": f"name_{i}"})
+    sql = render("inspect/levels.sql.j2", sources=_source_ctx(p.inputs), columns=columns)
+    table = p.inputs.engine.query(sql, params, "inspect/levels").to_pylist()
     levels: dict[str, list[str]] = {}
     for row in table:
         levels.setdefault(row["column"], []).append(row["level"])

@@ -75,6 +75,18 @@ class DisclosureResult:
             [dict(zip(MEASURE_COLUMNS, r, strict=True)) for r in rows], schema=MEASURES_SCHEMA
         )
 
+    @property
+    def check1(self) -> str:
+        """synthpop's ``check1`` string for the last synthesis where check_1way fired, else ""."""
+        levels = self.check_1way.column("Level").to_pylist()
+        return f"Check  {self.target}  level  {levels[-1]}" if levels else ""
+
+    @property
+    def check2(self) -> str:
+        """synthpop's ``check2``: "<n> pairs need checks" for the last synthesis that fired."""
+        fired = self.check_2way.column("synthesis").to_pylist()
+        return f"{fired.count(fired[-1])} pairs need checks" if fired else ""
+
     def value(self, measure: str, synthesis: int = 1) -> float:
         """One measure of one synthesis, e.g. ``res.value("DiSCO", 2)``."""
         for table in (self.ident, self.attrib, self.allcaps):

@@ -142,6 +142,14 @@ def expected_check_2way() -> dict[tuple[str, str], dict[int, list[dict[str, str]
 
 
 @cache
+def expected_check_flags() -> dict[tuple[str, str], tuple[str, str]]:
+    return {
+        (r["case_id"], r["target"]): (r["check1"], r["check2"])
+        for r in _read("expected_check_flags.csv")
+    }
+
+
+@cache
 def expected_errors() -> dict[str, str]:
     return {r["case_id"]: r["message"] for r in _read("expected_errors.csv")}
 

@@ -118,6 +118,14 @@ def test_check_2way(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
             assert oracle.close(r["PctTargetKeyLevel"], float(e["PctTargetKeyLevel"]))
 
 
+@pytest.mark.parametrize(("case_id", "target", "kwargs"), CALLS, ids=IDS)
+def test_check_flag_strings(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
+    """synthpop's check1 / check2 strings (from the last synthesis where the check fired)."""
+    res = _run(case_id, target)
+    expected = oracle.expected_check_flags()[_expected_key(case_id, target)]
+    assert (res.check1, res.check2) == expected
+
+
 def test_published_vignette_values() -> None:
     """The 2-decimal numbers printed in the synthpop disclosure vignette for t5 (all syntheses)."""
     res = _run("sd_depress_default", "depress")
