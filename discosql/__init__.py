@@ -11,11 +11,13 @@ from .errors import (
 )
 from .results import DisclosureResult
 from .sources import duckdb_table
+from .summary import DisclosureSummary, disclosure_summary
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DisclosureResult",
+    "DisclosureSummary",
     "DiscoSQLError",
     "DiscoSQLWarning",
     "EngineError",
@@ -24,5 +26,6 @@ __all__ = [
     "TemplateError",
     "__version__",
     "disclosure",
+    "disclosure_summary",
     "duckdb_table",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .engine import Engine
-from .pipeline import register_inputs, run
+from .pipeline import materialize_files, register_inputs, run
 from .results import DisclosureResult
 from .spec import build_spec
 
@@ -95,4 +95,6 @@ def disclosure(
     )
     with Engine(threads=threads) as engine:
         inputs = register_inputs(engine, original, synthetic)
+        # CSV would be parsed once per stage: parse it once
+        materialize_files(inputs, [*spec.keys, spec.target], kinds=("csv",))
         return run(inputs, spec)
