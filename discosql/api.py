@@ -96,5 +96,5 @@ def disclosure(
     with Engine(threads=threads) as engine:
         inputs = register_inputs(engine, original, synthetic)
         # CSV would be parsed once per stage: parse it once
-        materialize_files(inputs, [*spec.keys, spec.target], kinds=("csv",))
+        materialize_files(inputs, [*spec.keys, spec.target, *(spec.cont_na or {})], kinds=("csv",))
         return run(inputs, spec)

@@ -241,7 +241,7 @@ def disclosure_summary(
                 problems += [f"target {t!r}: {p}" for p in e.problems]
         if problems:
             raise InputError(problems)
-        materialize_files(inputs, [*specs[0].keys, *targets])
+        materialize_files(inputs, [*specs[0].keys, *targets, *(cont_na or {})])
         plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
         results: dict[str, DisclosureResult] = {}
         for i, p in enumerate(plans):

@@ -41,7 +41,7 @@ ORACLE_ERRORS: dict[str, str] = {
     # multi.disclosure's own errors; its target check is the same as disclosure()'s
     "err_multi_target_in_keys": "target: 'age' is also one of the keys",
 }
-# multi.disclosure argument errors that belong to disclosure_summary (not in this API), and
+# multi.disclosure argument errors (tested with disclosure_summary in test_summary.py), and
 # synthpop bugs that discosql does not have (a list of syntheses works; exclusions work).
 NOT_DISCLOSURE_ERRORS = {
     "err_multi_nottargetslev_len",
