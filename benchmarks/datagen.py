@@ -1,7 +1,8 @@
 """Seeded generator of admin-style original/synthetic data as Parquet (for benchmarks only).
 
 Six keys (sex 2, age ~80 levels peaked near 35, region 16, marital 6, educ 8, ethnic 18, skewed),
-three targets that depend on the keys (t_smoke 2, t_occ 12, t_income 30 with 5% NA). The
+ten targets that depend on the keys (2 to 50 levels, skewed; t_income, t_benefit and t_religion
+have 5% NA). The
 synthetic data is a perturbed copy: 60% original rows with each cell resampled with probability
 0.2, 40% fresh draws from the same model, so that disclosure measures are non-trivial.
 
@@ -18,7 +19,28 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 KEYS = ["sex", "age", "region", "marital", "educ", "ethnic"]
-TARGETS = ["t_smoke", "t_occ", "t_income"]
+TARGETS = [
+    "t_smoke",
+    "t_occ",
+    "t_income",
+    "t_health",
+    "t_benefit",
+    "t_hours",
+    "t_tenure",
+    "t_religion",
+    "t_disab",
+    "t_lang",
+]
+EXTRA = {  # target: (levels, Zipf exponent, depends on)
+    "t_health": (5, 1.0, "age"),
+    "t_benefit": (2, 1.5, "marital"),
+    "t_hours": (50, 0.5, "sex"),
+    "t_tenure": (4, 0.8, "region"),
+    "t_religion": (8, 1.8, "ethnic"),
+    "t_disab": (3, 2.0, "age"),
+    "t_lang": (20, 1.6, "ethnic"),
+}
+WITH_NA = ("t_income", "t_benefit", "t_religion")
 
 
 def _zipf(rng: np.random.Generator, n: int, k: int, s: float) -> np.ndarray:
@@ -40,6 +62,9 @@ def draw(rng: np.random.Generator, n: int) -> dict[str, np.ndarray]:
     cols["t_smoke"] = (rng.random(n) < 0.15 + 0.1 * cols["sex"]).astype(np.int64)
     cols["t_occ"] = (base + _zipf(rng, n, 12, 1.0)) % 12
     cols["t_income"] = (base * 2 + cols["educ"] * 3 + _zipf(rng, n, 30, 0.7)) % 30
+    for name, (levels, s, dep) in EXTRA.items():
+        shift = cols[dep] // 10 if dep == "age" else cols[dep]
+        cols[name] = (shift + _zipf(rng, n, levels, s)) % levels
     return cols
 
 
@@ -47,7 +72,12 @@ def to_table(cols: dict[str, np.ndarray], rng: np.random.Generator) -> pa.Table:
     sex = np.array(["MALE", "FEMALE"])[cols["sex"]]
     region = np.array([f"R{i:02d}" for i in range(16)])[cols["region"]]
     marital = np.array(["SINGLE", "MARRIED", "WIDOWED", "DIVORCED", "SEPARATED", "DE FACTO"])
-    income = pa.array(cols["t_income"], mask=rng.random(len(sex)) < 0.05)
+    n = len(sex)
+    targets = {
+        name: pa.array(cols[name], mask=rng.random(n) < 0.05 if name in WITH_NA else None)
+        for name in EXTRA
+    }
+    income = pa.array(cols["t_income"], mask=rng.random(n) < 0.05)
     return pa.table(
         {
             "sex": sex,
@@ -59,6 +89,7 @@ def to_table(cols: dict[str, np.ndarray], rng: np.random.Generator) -> pa.Table:
             "t_smoke": np.array(["NO", "YES"])[cols["t_smoke"]],
             "t_occ": cols["t_occ"],
             "t_income": income,
+            **targets,
         }
     )
 

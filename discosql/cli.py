@@ -1,101 +1,407 @@
-"""The ``discosql`` command line."""
+"""The ``discosql`` command line: demo, disclosure (one target), summary (many targets).
+
+Every option of the Python API is a flag; ``--help`` names the synthpop argument of each.
+Bad input prints one line on stderr and exits with status 2.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+import threading
+import time
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
 
-from .api import disclosure
 from .errors import DiscoSQLError, InputError
+
+TABLES = ("measures", "ident", "attrib", "allcaps", "exclusions", "check_1way", "check_2way")
+
+
+class UsageError(Exception):
+    """A flag value that cannot be parsed."""
 
 
 def _csv_list(text: str) -> list[str]:
     return [x.strip() for x in text.split(",") if x.strip()]
 
 
-def _table_text(table: pa.Table) -> str:
-    rows = table.to_pylist()
-    cols = table.column_names
+def _bool(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("true", "t", "yes", "1"):
+        return True
+    if value in ("false", "f", "no", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
 
-    def cell(v: object) -> str:
-        return f"{v:.6g}" if isinstance(v, float) else str(v)
 
-    widths = {c: max([len(c)] + [len(cell(r[c])) for r in rows]) for c in cols}
-    out = ["  ".join(f"{c:>{widths[c]}}" for c in cols)]
-    out += ["  ".join(f"{cell(r[c]):>{widths[c]}}" for c in cols) for r in rows]
-    return "\n".join(out)
+def _bools(text: str) -> bool | list[bool]:
+    values = [_bool(x) for x in text.split(",")]
+    return values[0] if len(values) == 1 else values
+
+
+def _ints(text: str) -> int | list[int]:
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected integers, got {text!r}") from None
+    return values[0] if len(values) == 1 else values
+
+
+def _pair(text: str) -> tuple[float, float]:
+    try:
+        a, b = (float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected two numbers N,PCT, got {text!r}") from None
+    return (a, b)
+
+
+def _cont_na(items: list[str] | None) -> dict[str, list[float]] | None:
+    if not items:
+        return None
+    out: dict[str, list[float]] = {}
+    for item in items:
+        col, _, codes = item.rpartition("=")
+        try:
+            out.setdefault(col, []).extend(float(c) for c in codes.split(","))
+        except ValueError:
+            raise UsageError(f"--cont-na: expected COLUMN=CODE[,CODE], got {item!r}") from None
+        if not col:
+            raise UsageError(f"--cont-na: expected COLUMN=CODE[,CODE], got {item!r}")
+    return out
+
+
+def _target_map(items: list[str] | None, flag: str, convert: Any) -> Any:
+    """``TARGET=VALUE`` items into a dict; a single item without '=' is a value for all."""
+    if not items:
+        return None
+    if len(items) == 1 and "=" not in items[0]:
+        return convert(items[0])
+    out: dict[str, Any] = {}
+    for item in items:
+        target, sep, value = item.partition("=")
+        if not sep:
+            raise UsageError(f"{flag}: expected TARGET=VALUE, got {item!r}")
+        out[target] = convert(value)
+    return out
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("original", help="original data: a Parquet or CSV path, glob or directory")
+    p.add_argument("synthetic", nargs="+", help="synthetic data set(s): m syntheses")
+    p.add_argument(
+        "--keys", required=True, type=_csv_list, help="key columns, comma-separated (keys)"
+    )
+    p.add_argument("--denom-lim", type=int, default=5, help="(denom_lim) default 5")
+    p.add_argument(
+        "--exclude-ov-denom-lim",
+        action="store_true",
+        help="(exclude_ov_denom_lim) drop cells with counts above --denom-lim",
+    )
+    p.add_argument(
+        "--use-keys-na",
+        type=_bools,
+        default=True,
+        metavar="BOOL[,BOOL...]",
+        help="(usekeysNA) false drops key combinations with a missing key; one value "
+        "or one per key",
+    )
+    p.add_argument(
+        "--ngroups-keys",
+        type=_ints,
+        default=None,
+        metavar="N[,N...]",
+        help="(ngroups_keys) quantile groups for numeric keys; one value or one per key",
+    )
+    p.add_argument(
+        "--cont-na",
+        action="append",
+        metavar="COLUMN=CODE[,CODE]",
+        help="(cont.na) special numeric codes kept as levels when grouping; repeatable",
+    )
+    p.add_argument(
+        "--thresh-1way",
+        type=_pair,
+        default=(50, 90),
+        metavar="N,PCT",
+        help="(thresh_1way) default 50,90",
+    )
+    p.add_argument(
+        "--thresh-2way",
+        type=_pair,
+        default=(4, 80),
+        metavar="N,PCT",
+        help="(thresh_2way) default 4,80",
+    )
+    p.add_argument("--threads", type=int, default=None, help="DuckDB threads (default: all cores)")
+    p.add_argument(
+        "--format",
+        choices=["table", "json", "csv", "parquet"],
+        default="table",
+        help="output format (default: table, aligned for a terminal)",
+    )
+    p.add_argument("--out", type=Path, default=None, help="write the output to FILE (not stdout)")
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="discosql", description="Disclosure risk of synthetic data, computed in SQL."
+        prog="discosql",
+        description="Disclosure risk of synthetic data (synthpop's measures), computed in SQL.",
     )
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("demo", help="synthpop's published example on the bundled SD2011 data")
-    d = sub.add_parser(
-        "disclosure", help="all disclosure measures for one target (synthpop disclosure())"
-    )
-    d.add_argument("original", help="original data: Parquet or CSV path or glob")
-    d.add_argument("synthetic", nargs="+", help="one or more synthetic data sets (m syntheses)")
+
+    d = sub.add_parser("disclosure", help="all measures for one target (synthpop disclosure())")
+    _add_common(d)
+    d.add_argument("--target", required=True, help="(target) the target column")
     d.add_argument(
-        "--keys", required=True, type=_csv_list, help="comma-separated key columns (keys)"
+        "--not-targetlev",
+        action="append",
+        metavar="LEVEL",
+        help="(not.targetlev) target level to drop; repeatable",
     )
-    d.add_argument("--target", required=True, help="target column (target)")
-    d.add_argument("--denom-lim", type=int, default=5, help="synthpop denom_lim (default 5)")
     d.add_argument(
-        "--exclude-ov-denom-lim", action="store_true", help="synthpop exclude_ov_denom_lim"
+        "--use-target-na",
+        type=_bool,
+        default=True,
+        metavar="BOOL",
+        help="(usetargetNA) false drops the target level Missing",
     )
-    d.add_argument("--not-targetlev", type=_csv_list, default=None, help="synthpop not.targetlev")
-    d.add_argument("--no-target-na", action="store_true", help="synthpop usetargetNA = FALSE")
-    d.add_argument("--no-keys-na", action="store_true", help="synthpop usekeysNA = FALSE")
-    d.add_argument("--ngroups-target", type=int, default=None, help="synthpop ngroups_target")
     d.add_argument(
-        "--ngroups-keys", type=int, default=None, help="synthpop ngroups_keys (all numeric keys)"
+        "--exclude",
+        nargs=3,
+        action="append",
+        metavar=("KEY", "KEYLEV", "TARGETLEV"),
+        help="(exclude.keys, exclude.keylevs, exclude.targetlevs) drop the cells "
+        "with TARGETLEV whose KEY is KEYLEV; repeatable",
     )
-    d.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    d.add_argument(
+        "--ngroups-target",
+        type=int,
+        default=None,
+        help="(ngroups_target) quantile groups for a numeric target",
+    )
+    d.add_argument(
+        "--table",
+        choices=TABLES,
+        default="measures",
+        help="which table --format json/csv/parquet writes (default: measures)",
+    )
+
+    s = sub.add_parser("summary", help="many targets at once (synthpop multi.disclosure())")
+    _add_common(s)
+    s.add_argument(
+        "--targets",
+        type=_csv_list,
+        default=None,
+        help="(targets) comma-separated; default: every synthetic column not a key",
+    )
+    s.add_argument("--ident-meas", default="repU", choices=["repU", "UiOiS"], help="(ident.meas)")
+    s.add_argument(
+        "--attrib-meas",
+        default="DiSCO",
+        choices=["DiSCO", "DiSDiO", "DCAP", "TCAP"],
+        help="(attrib.meas)",
+    )
+    s.add_argument(
+        "--not-targetlevs",
+        action="append",
+        metavar="TARGET=LEVEL",
+        help="(not.targetslev) a level to drop for a target; repeatable",
+    )
+    s.add_argument(
+        "--use-targets-na",
+        action="append",
+        metavar="[TARGET=]BOOL",
+        help="(usetargetsNA) one value for all targets, or TARGET=BOOL; repeatable",
+    )
+    s.add_argument(
+        "--ngroups-targets",
+        action="append",
+        metavar="[TARGET=]N",
+        help="(ngroups_targets) N for every numeric target, or TARGET=N; repeatable",
+    )
+    s.add_argument(
+        "--exclude",
+        nargs=4,
+        action="append",
+        metavar=("TARGET", "KEY", "KEYLEV", "TARGETLEV"),
+        help="(exclude.keys/keylevs/targetlevs per target) repeatable",
+    )
+    s.add_argument(
+        "--plot",
+        type=Path,
+        default=None,
+        metavar="FILE.png|.svg",
+        help="save synthpop's comparison plot",
+    )
     return p
+
+
+class Progress:
+    """Says on stderr what is running, once a run has taken more than a couple of seconds."""
+
+    def __init__(self, delay: float = 2.0) -> None:
+        self.start = time.monotonic()
+        self.delay = delay
+        self.current = ""
+        self.timer = threading.Timer(delay, self._late)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _late(self) -> None:
+        print(f"discosql: working ({self.current or 'reading the data'}) ...", file=sys.stderr)
+
+    def step(self, i: int, n: int, target: str) -> None:
+        self.current = f"target {i + 1}/{n}: {target}"
+        if time.monotonic() - self.start > self.delay:
+            print(f"discosql: {self.current}", file=sys.stderr)
+
+    def stop(self) -> None:
+        self.timer.cancel()
+
+
+def _text_table(table: pa.Table) -> str:
+    rows = table.to_pylist()
+    cols = table.column_names
+
+    def cell(v: object) -> str:
+        if isinstance(v, float):
+            return "NaN" if math.isnan(v) else f"{v:.4f}"
+        return "" if v is None else str(v)
+
+    widths = {c: max([len(c)] + [len(cell(r[c])) for r in rows]) for c in cols}
+    lines = ["  ".join(f"{c:>{widths[c]}}" for c in cols)]
+    lines += ["  ".join(f"{cell(r[c]):>{widths[c]}}" for c in cols) for r in rows]
+    return "\n".join(lines)
+
+
+def _write(table: pa.Table, text: str, fmt: str, out: Path | None) -> None:
+    if fmt == "parquet":
+        if out is None:
+            raise UsageError("--format parquet needs --out FILE")
+        pq.write_table(table, out)
+        return
+    if fmt == "csv":
+        sink = pa.BufferOutputStream()
+        pacsv.write_csv(table, sink)
+        payload = sink.getvalue().to_pybytes().decode()
+    elif fmt == "json":
+        rows = [
+            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+            for r in table.to_pylist()
+        ]
+        payload = json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
+    else:
+        payload = text + "\n"
+    if out is None:
+        sys.stdout.write(payload)
+    else:
+        out.write_text(payload)
+
+
+def _common_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "keys": args.keys,
+        "denom_lim": args.denom_lim,
+        "exclude_ov_denom_lim": args.exclude_ov_denom_lim,
+        "use_keys_na": args.use_keys_na,
+        "ngroups_keys": args.ngroups_keys,
+        "cont_na": _cont_na(args.cont_na),
+        "thresh_1way": args.thresh_1way,
+        "thresh_2way": args.thresh_2way,
+        "threads": args.threads,
+    }
+
+
+def _disclosure(args: argparse.Namespace, progress: Progress) -> None:
+    from .api import disclosure
+
+    progress.current = f"target {args.target}"
+    ex = args.exclude or []
+    res = disclosure(
+        args.original,
+        args.synthetic,
+        target=args.target,
+        not_targetlev=args.not_targetlev,
+        use_target_na=args.use_target_na,
+        exclude_keys=[e[0] for e in ex] or None,
+        exclude_keylevs=[e[1] for e in ex] or None,
+        exclude_targetlevs=[e[2] for e in ex] or None,
+        ngroups_target=args.ngroups_target,
+        **_common_kwargs(args),
+    )
+    table = getattr(res, args.table)
+    text = f"{res}\n\n{_text_table(res.measures.drop_columns(['target']))}"
+    if args.table != "measures":
+        text = f"{res}\n\n{_text_table(table)}"
+    _write(table, text, args.format, args.out)
+
+
+def _summary(args: argparse.Namespace, progress: Progress) -> None:
+    from .summary import disclosure_summary
+
+    exclude: dict[str, list[tuple[str, str, str]]] = {}
+    for target, key, keylev, targetlev in args.exclude or []:
+        exclude.setdefault(target, []).append((key, keylev, targetlev))
+    not_targetlevs: dict[str, list[str]] = {}
+    for item in args.not_targetlevs or []:
+        target, sep, level = item.partition("=")
+        if not sep:
+            raise UsageError(f"--not-targetlevs: expected TARGET=LEVEL, got {item!r}")
+        not_targetlevs.setdefault(target, []).append(level)
+    s = disclosure_summary(
+        args.original,
+        args.synthetic,
+        targets=args.targets,
+        ident_meas=args.ident_meas,
+        attrib_meas=args.attrib_meas,
+        not_targetlevs=not_targetlevs or None,
+        use_targets_na=_target_map(args.use_targets_na, "--use-targets-na", _bool)
+        if args.use_targets_na
+        else True,
+        ngroups_targets=_target_map(args.ngroups_targets, "--ngroups-targets", int),
+        exclude=exclude or None,
+        progress=progress.step,
+        **_common_kwargs(args),
+    )
+    if args.plot is not None:
+        s.plot().savefig(args.plot, dpi=150)
+    _write(s.table, str(s), args.format, args.out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    try:
-        if args.command == "demo":
-            from .demo import run_demo
+    if args.command == "demo":
+        from .demo import run_demo
 
-            print(run_demo()[1])
-            return 0
-        res = disclosure(
-            args.original,
-            args.synthetic,
-            keys=args.keys,
-            target=args.target,
-            denom_lim=args.denom_lim,
-            exclude_ov_denom_lim=args.exclude_ov_denom_lim,
-            not_targetlev=args.not_targetlev,
-            use_target_na=not args.no_target_na,
-            use_keys_na=not args.no_keys_na,
-            ngroups_target=args.ngroups_target,
-            ngroups_keys=args.ngroups_keys,
+        print(run_demo()[1])
+        return 0
+    progress = Progress()
+    try:
+        if args.command == "disclosure":
+            _disclosure(args, progress)
+        else:
+            _summary(args, progress)
+    except (InputError, UsageError) as e:
+        problems = e.problems if isinstance(e, InputError) else [str(e)]
+        print(
+            f"discosql: error: {' | '.join(p.replace(chr(10), ' ') for p in problems)}",
+            file=sys.stderr,
         )
-    except InputError as e:
-        print(f"discosql: error: {' | '.join(e.problems)}", file=sys.stderr)
         return 2
-    except DiscoSQLError as e:
-        print(f"discosql: error: {e}", file=sys.stderr)
+    except (DiscoSQLError, OSError) as e:
+        print(f"discosql: error: {str(e).splitlines()[0]}", file=sys.stderr)
         return 1
-    if args.format == "table":
-        print(res)
-        print()
-        print(_table_text(res.measures.drop_columns(["target"])))
-    elif args.format == "json":
-        print(json.dumps(res.measures.to_pylist(), indent=1))
-    else:
-        pacsv.write_csv(res.measures, sys.stdout.buffer)
+    finally:
+        progress.stop()
     return 0
 
 

@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from .engine import Engine
 from .errors import InputError
-from .pipeline import execute, materialize_files, plan, register_inputs
+from .pipeline import check_columns, execute, materialize_files, plan, register_inputs
 from .results import DisclosureResult
 from .schema import column_kind, did_you_mean
 from .spec import build_spec
@@ -241,6 +241,8 @@ def disclosure_summary(
                 problems += [f"target {t!r}: {p}" for p in e.problems]
         if problems:
             raise InputError(problems)
+        for spec in specs:  # before the copy below, so that messages list every column
+            check_columns(inputs, spec)
         materialize_files(inputs, [*specs[0].keys, *targets, *(cont_na or {})])
         plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
         results: dict[str, DisclosureResult] = {}

@@ -147,7 +147,10 @@ def test_tcap_ranking_and_list_of_syntheses() -> None:
         ({"targets": ["depress"], "attrib_meas": "DiSC0"}, "attrib_meas: 'DiSC0' is not one of"),
         ({"targets": ["depress"], "ident_meas": "UiO"}, "ident_meas: 'UiO' is not one of"),
         ({"targets": ["depress"], "use_targets_na": {"nosuch": False}}, "['nosuch'] are not"),
-        ({"targets": ["ls"], "ngroups_targets": [4]}, "ngroups_target: the target 'ls' is not numeric"),
+        (
+            {"targets": ["ls"], "ngroups_targets": [4]},
+            "ngroups_target: the target 'ls' is not numeric",
+        ),
         (
             {"targets": ["depress", "ls"], "not_targetlevs": {"ls": "PLEASEDD"}},
             "not_targetlev: 'PLEASEDD' is not a level",
