@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .engine import Engine
-from .pipeline import check_columns, materialize_files, register_inputs, run
+from .pipeline import register_inputs, run
 from .results import DisclosureResult
 from .spec import build_spec
 
@@ -95,7 +95,4 @@ def disclosure(
     )
     with Engine(threads=threads) as engine:
         inputs = register_inputs(engine, original, synthetic)
-        check_columns(inputs, spec)  # before the copy below, so that messages list every column
-        # CSV would be parsed once per stage: parse it once
-        materialize_files(inputs, [*spec.keys, spec.target, *(spec.cont_na or {})], kinds=("csv",))
         return run(inputs, spec)

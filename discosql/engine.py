@@ -73,10 +73,13 @@ class Engine:
         if kind == "parquet":
             return Registered(source, f"read_parquet(${param})", {param: obj})
         if kind == "csv":
-            # Only numbers and text: the sniffer would otherwise turn YES/NO into booleans and
-            # change the level names.
+            # Parsed once into a temporary table (every stage reads it again). Only numbers and
+            # text: the sniffer would otherwise turn YES/NO into booleans and change the levels.
             sql = f"read_csv(${param}, auto_type_candidates = ['BIGINT', 'DOUBLE', 'VARCHAR'])"
-            return Registered(source, sql, {param: obj})
+            self.con.execute(
+                f"CREATE TEMP TABLE {ident(name)} AS SELECT * FROM {sql}", {param: obj}
+            )
+            return Registered(source, ident(name))
         if kind == "duckdb_table":
             db = f"__disco_db_{param}"
             self.con.execute(f"ATTACH ${param} AS {ident(db)} (READ_ONLY)", {param: obj.database})

@@ -70,7 +70,7 @@ def register_inputs(engine: Engine, original: Any, synthetic: Any) -> Inputs:
     return Inputs(engine, registered)
 
 
-FILE_KINDS = ("parquet", "csv", "duckdb_table")
+FILE_KINDS = ("parquet", "duckdb_table")  # CSV is parsed into a table when registered
 
 
 def materialize_files(

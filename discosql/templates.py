@@ -60,6 +60,12 @@ def environment() -> jinja2.Environment:
     return env
 
 
+@functools.lru_cache(maxsize=1024)
+def _parse(sql: str) -> None:
+    # The same statement recurs across targets and calls; parsing it once is enough.
+    sqlglot.parse(sql, read=DIALECT)
+
+
 def render(template: str, **context: Any) -> str:
     """Render ``template`` with ``context`` and parse it with sqlglot; errors name the template."""
     try:
@@ -67,7 +73,7 @@ def render(template: str, **context: Any) -> str:
     except (TemplateError, jinja2.TemplateError) as e:
         raise TemplateError(f"template {template} failed to render: {e}") from e
     try:
-        sqlglot.parse(sql, read=DIALECT)
+        _parse(sql)
     except sqlglot.errors.ParseError as e:
         snippet = "\n".join(sql.splitlines()[:40])
         raise TemplateError(

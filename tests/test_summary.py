@@ -14,6 +14,7 @@ import pytest
 
 import discosql as ds
 from discosql import engine
+from discosql.demo import demo_paths
 
 from . import oracle
 
@@ -181,7 +182,12 @@ def test_inputs_are_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engine.Engine, "materialize", materialize)
     ds.disclosure_summary(oracle.original_path(), oracle.synthetic_paths("s5")[:2], KEYS)
     assert registered == ["original", "synthetic 1", "synthetic 2"]
-    assert copied == registered  # each file parsed once, for all 5 targets
+    assert copied == []  # CSV is parsed into a table once, when registered
+    registered.clear()
+    original, synthetic = demo_paths()
+    ds.disclosure_summary(original, synthetic[:2], KEYS)
+    assert registered == ["original", "synthetic 1", "synthetic 2"]
+    assert copied == registered  # each Parquet file read once, for all 5 targets
 
 
 def test_plot_is_a_real_image(tmp_path: Path) -> None:
