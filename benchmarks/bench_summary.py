@@ -23,9 +23,16 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--rows", type=int, default=1_000_000)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--format", choices=["parquet", "csv"], default="parquet")
     a = p.parse_args()
     d = data(a.rows)
     o, s = str(d / "original.parquet"), str(d / "synthetic.parquet")
+    if a.format == "csv":  # the same data as CSV files
+        for name in ("original", "synthetic"):
+            csv = d / f"{name}.csv"
+            if not csv.exists():
+                duckdb.sql(f"COPY (SELECT * FROM '{d / name}.parquet') TO '{csv}' (HEADER)")
+        o, s = str(d / "original.csv"), str(d / "synthetic.csv")
     ds.disclosure(o, s, keys=KEYS, target=TARGETS[0], threads=a.threads)  # warm-up
 
     t0 = time.perf_counter()
@@ -40,7 +47,7 @@ def main() -> None:
     print(
         f"machine: {platform.machine()}, Python {platform.python_version()}, "
         f"duckdb {duckdb.__version__}, threads {a.threads}, N = {a.rows:,}, "
-        f"{len(TARGETS)} targets, {len(KEYS)} keys"
+        f"{len(TARGETS)} targets, {len(KEYS)} keys, {a.format} input"
     )
     print(f"10 separate disclosure() calls: {t_separate:.2f} s")
     print(f"disclosure_summary():          {t_summary:.2f} s  ({t_separate / t_summary:.2f}x)")

@@ -100,24 +100,6 @@ class Engine:
             return Registered(source, ident(name))
         raise EngineError(f"unknown source kind {kind!r}")
 
-    def materialize(self, reg: Registered, columns: list[str]) -> None:
-        """Copy the ``columns`` of a registered input into a temporary table, read once.
-
-        Used when an input would otherwise be read (parsed, decompressed) many times.
-        """
-        name = f"__disco_copy_{self._n}"
-        self._n += 1
-        cols = [c for c in reg.columns if c in set(columns)]
-        select = ", ".join(ident(c) for c in cols) if cols else "*"
-        try:
-            self.con.execute(
-                f"CREATE TEMP TABLE {ident(name)} AS SELECT {select} FROM {reg.sql}", reg.params
-            )
-        except duckdb.Error as e:
-            raise InputError(f"{reg.source.label}: cannot read the data: {e}") from e
-        reg.sql, reg.params = ident(name), {}
-        reg.columns = {c: reg.columns[c] for c in cols} if cols else reg.columns
-
     # -- running SQL ----------------------------------------------------------------------
     def execute(self, sql: str, params: dict[str, Any], stage: str) -> None:
         try:

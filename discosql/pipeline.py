@@ -70,18 +70,6 @@ def register_inputs(engine: Engine, original: Any, synthetic: Any) -> Inputs:
     return Inputs(engine, registered)
 
 
-FILE_KINDS = ("parquet", "duckdb_table")  # CSV is parsed into a table when registered
-
-
-def materialize_files(
-    inputs: Inputs, columns: list[str], kinds: tuple[str, ...] = FILE_KINDS
-) -> None:
-    """Read the needed columns of file inputs once into temporary tables."""
-    for reg in inputs.sources:
-        if reg.source.kind in kinds:
-            inputs.engine.materialize(reg, columns)
-
-
 def check_columns(inputs: Inputs, spec: DisclosureSpec) -> dict[str, str]:
     """Every key and the target exist everywhere with compatible kinds; returns column -> kind."""
     problems: list[str] = []
