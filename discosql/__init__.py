@@ -1,6 +1,19 @@
 """discosql: disclosure risk measures for synthetic data, computed inside a SQL engine."""
 
 from .api import disclosure
+from .cap import (
+    CapScore,
+    CapSummary,
+    DisclosureProtectionScore,
+    TaubTCAP,
+    cap_records,
+    cap_summary,
+    categorical_cap,
+    categorical_generalized_cap,
+    categorical_zero_cap,
+    disclosure_protection,
+    taub_tcap,
+)
 from .errors import (
     DiscoSQLError,
     DiscoSQLWarning,
@@ -16,6 +29,9 @@ from .summary import DisclosureSummary, disclosure_summary
 __version__ = "0.1.0"
 
 __all__ = [
+    "CapScore",
+    "CapSummary",
+    "DisclosureProtectionScore",
     "DisclosureResult",
     "DisclosureSummary",
     "DiscoSQLError",
@@ -23,9 +39,17 @@ __all__ = [
     "EngineError",
     "InputError",
     "SchemaError",
+    "TaubTCAP",
     "TemplateError",
     "__version__",
+    "cap_records",
+    "cap_summary",
+    "categorical_cap",
+    "categorical_generalized_cap",
+    "categorical_zero_cap",
     "disclosure",
+    "disclosure_protection",
     "disclosure_summary",
     "duckdb_table",
+    "taub_tcap",
 ]
