@@ -14,6 +14,7 @@ from .cap import (
     disclosure_protection,
     taub_tcap,
 )
+from .engine import postgres, spark
 from .errors import (
     DiscoSQLError,
     DiscoSQLWarning,
@@ -51,5 +52,7 @@ __all__ = [
     "disclosure_protection",
     "disclosure_summary",
     "duckdb_table",
+    "postgres",
+    "spark",
     "taub_tcap",
 ]

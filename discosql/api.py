@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import Engine
+from .engine import open_engine
 from .pipeline import register_inputs, run
 from .results import DisclosureResult
 from .spec import build_spec
@@ -30,6 +30,7 @@ def disclosure(
     thresh_1way: tuple[float, float] = (50, 90),
     thresh_2way: tuple[float, float] = (4, 80),
     threads: int | None = None,
+    engine: Any = None,
 ) -> DisclosureResult:
     """Identity and attribute disclosure measures of synthpop's ``disclosure()``, computed in SQL.
 
@@ -68,6 +69,10 @@ def disclosure(
         cont_na: ``{column: [codes]}`` special numeric values kept as their own level when grouping.
         thresh_1way, thresh_2way: thresholds (count, percent) of the two checks.
         threads: DuckDB threads (default: all cores).
+        engine: where the SQL runs: None or ``"duckdb"`` (embedded DuckDB, the default), a
+            PostgreSQL DSN or ``ds.postgres(dsn)`` (data sets are then table names on that
+            server), or a SparkSession or ``ds.spark(session)`` (table names, Parquet paths or
+            DataFrames). Only the result tables come back.
 
     Returns:
         A :class:`DisclosureResult` with Arrow tables ``ident``, ``attrib``, ``allcaps``,
@@ -93,6 +98,6 @@ def disclosure(
         thresh_1way=thresh_1way,
         thresh_2way=thresh_2way,
     )
-    with Engine(threads=threads) as engine:
-        inputs = register_inputs(engine, original, synthetic)
+    with open_engine(engine, threads=threads) as eng:
+        inputs = register_inputs(eng, original, synthetic)
         return run(inputs, spec)

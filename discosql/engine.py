@@ -1,20 +1,31 @@
-"""The only module that talks to DuckDB.
+"""Engines: where the SQL runs. This is the only module that talks to DuckDB.
 
-One in-memory connection per call: inputs are registered (never copied unless they can be read
-only once), templates run as bound statements, results come back as Arrow tables.
+Every template renders DuckDB-dialect SQL with ``$name`` parameters. An engine runs it as it is
+(DuckDB) or transpiled by sqlglot to its own dialect with the parameters in its driver's style
+(``%(name)s`` for psycopg, ``:name`` for Spark), binds the values, and returns Arrow tables whose
+types do not depend on the engine (:func:`conform`). Temporary relations go through
+:meth:`Engine.create_table` / :meth:`Engine.drop_table` because engines make them differently.
+
+:func:`open_engine` turns the ``engine=`` argument of the public functions into an engine:
+``None``/``"duckdb"`` (in-process DuckDB), a PostgreSQL DSN or :func:`postgres`, a SparkSession
+or :func:`spark`.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+import sqlglot
+from sqlglot import exp
 
 from .errors import EngineError, InputError
-from .sources import Source
+from .sources import Source, classify
 from .templates import ident
 
 
@@ -25,25 +36,22 @@ class Registered:
     source: Source
     sql: str
     params: dict[str, Any] = field(default_factory=dict)
-    columns: dict[str, str] = field(default_factory=dict)  # name -> DuckDB type, in order
+    columns: dict[str, str] = field(default_factory=dict)  # name -> DuckDB type name, in order
     n_rows: int = 0
 
 
 class Engine:
-    """A DuckDB connection with the few operations discosql needs."""
+    """What discosql needs from a SQL engine; subclasses implement the ``_`` methods."""
 
-    def __init__(self, threads: int | None = None, memory_limit: str | None = None) -> None:
-        self.con = duckdb.connect(":memory:")
-        # Extensions cannot be downloaded in locked-down environments; never try.
-        self.con.execute("SET autoinstall_known_extensions = false")
-        if threads is not None:
-            self.con.execute(f"SET threads = {int(threads)}")
-        if memory_limit is not None:
-            self.con.execute("SET memory_limit = $m", {"m": memory_limit})
+    dialect = "duckdb"
+    name = "DuckDB"
+
+    def __init__(self) -> None:
         self._n = 0
 
+    # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
-        self.con.close()
+        """Release what this engine opened (never the user's own connection or session)."""
 
     def __enter__(self) -> Engine:
         return self
@@ -52,23 +60,156 @@ class Engine:
         self.close()
 
     # -- inputs ---------------------------------------------------------------------------
+    def classify(self, obj: Any, label: str) -> Source:
+        """What a data set argument is on this engine (paths and files for DuckDB)."""
+        return classify(obj, label)
+
     def register(self, source: Source) -> Registered:
-        """Make ``source`` readable by the templates and read its schema and row count."""
+        """Make ``source`` readable by the templates; read its schema and row count."""
         i = self._n
         self._n += 1
-        name = f"__disco_src_{i}"
-        param = f"src_{i}"
         try:
-            reg = self._register(source, name, param)
-            desc = self.con.execute(f"DESCRIBE SELECT * FROM {reg.sql}", reg.params).fetchall()
-            reg.columns = {row[0]: str(row[1]) for row in desc}
-            count = self.con.execute(f"SELECT count(*) FROM {reg.sql}", reg.params).fetchall()
-            reg.n_rows = int(count[0][0])
-        except duckdb.Error as e:
+            reg = self._register(source, f"__disco_src_{i}", f"src_{i}")
+            reg.columns = self._columns(reg)
+            count = self.query(f"SELECT count(*) AS n FROM {reg.sql}", reg.params, "register")
+            reg.n_rows = int(count.column(0)[0].as_py())
+        except EngineError as e:
             raise InputError(f"{source.label}: cannot read the data: {e}") from e
         return reg
 
     def _register(self, source: Source, name: str, param: str) -> Registered:
+        raise NotImplementedError
+
+    def _columns(self, reg: Registered) -> dict[str, str]:
+        raise NotImplementedError
+
+    # -- running SQL ----------------------------------------------------------------------
+    def execute(self, sql: str, params: dict[str, Any], stage: str) -> None:
+        """Run a statement (DuckDB dialect, ``$name`` parameters) for its effect."""
+        self._guarded(stage, lambda: self._execute(*self.translate(sql, params)))
+
+    def query(self, sql: str, params: dict[str, Any], stage: str) -> pa.Table:
+        """Run a query (DuckDB dialect, ``$name`` parameters); the result as an Arrow table."""
+        table = self._guarded(stage, lambda: self._query(*self.translate(sql, params)))
+        return conform(table)
+
+    def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
+        """Materialise the query ``sql`` as the temporary relation ``name`` (replacing it)."""
+        self.drop_table(name)
+        self.execute(f"CREATE TEMP TABLE {ident(name)} AS\n{sql}", params, stage)
+
+    def drop_table(self, name: str) -> None:
+        self.execute(f"DROP TABLE IF EXISTS {ident(name)}", {}, "cleanup")
+
+    def translate(self, sql: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The statement in this engine's dialect and the parameters it uses."""
+        used = {k: v for k, v in params.items() if re.search(rf"\${re.escape(k)}\b", sql)}
+        if self.dialect == "duckdb":
+            return sql, used
+        return transpile(sql, self.dialect), used
+
+    def _guarded(self, stage: str, run: Callable[[], Any]) -> Any:
+        try:
+            return run()
+        except (EngineError, InputError):
+            raise
+        except Exception as e:
+            if not self._is_engine_error(e):
+                raise
+            raise EngineError(f"stage {stage} failed on {self.name}: {e}") from e
+
+    def _is_engine_error(self, e: Exception) -> bool:
+        raise NotImplementedError
+
+    def _execute(self, sql: str, params: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _query(self, sql: str, params: dict[str, Any]) -> pa.Table:
+        raise NotImplementedError
+
+
+@functools.lru_cache(maxsize=512)
+def transpile(sql: str, dialect: str) -> str:
+    """DuckDB-dialect SQL in ``dialect`` (cached: the same statement recurs across targets)."""
+    return ";\n".join(sqlglot.transpile(sql, read="duckdb", write=dialect))
+
+
+def inline_params(sql: str, params: dict[str, Any], dialect: str) -> str:
+    """``sql`` with every ``$name`` parameter replaced by a literal, in ``dialect``.
+
+    For exported scripts only, which must run without a driver. The literals are built by
+    sqlglot from the values (quoted and escaped there), never by pasting text.
+    """
+    trees = sqlglot.parse(sql, read="duckdb")
+
+    def replace(node: Any) -> Any:
+        if isinstance(node, exp.Placeholder | exp.Parameter):
+            name = node.name
+            if name not in params:
+                raise EngineError(f"parameter ${name} has no value")
+            return exp.convert(params[name])
+        return node
+
+    out = [t.transform(replace).sql(dialect, pretty=True) for t in trees if t is not None]
+    return ";\n".join(out)
+
+
+def conform(table: pa.Table) -> pa.Table:
+    """Engine-independent result types: decimals (PostgreSQL's SUM, Spark's exact sums) become
+    BIGINT when their scale is 0 and DOUBLE otherwise; small integers become INTEGER; every
+    column is nullable (Spark marks some not null)."""
+    fields = []
+    changed = False
+    for f in table.schema:
+        t = f.type
+        if pa.types.is_decimal(t):
+            t = pa.int64() if t.scale == 0 else pa.float64()
+        elif pa.types.is_integer(t) and t.bit_width < 32:
+            t = pa.int32()
+        elif pa.types.is_large_string(t):
+            t = pa.string()
+        changed |= t != f.type or not f.nullable
+        fields.append(pa.field(f.name, t))
+    return table.cast(pa.schema(fields)) if changed else table
+
+
+class DuckDBEngine(Engine):
+    """An in-memory DuckDB connection of discosql's own (the default engine)."""
+
+    def __init__(self, threads: int | None = None, memory_limit: str | None = None) -> None:
+        super().__init__()
+        self.con = duckdb.connect(":memory:")
+        # Extensions cannot be downloaded in locked-down environments; never try.
+        self.con.execute("SET autoinstall_known_extensions = false")
+        self.con.execute("SET autoload_known_extensions = false")
+        if threads is not None:
+            self.con.execute(f"SET threads = {int(threads)}")
+        if memory_limit is not None:
+            self.con.execute("SET memory_limit = $m", {"m": memory_limit})
+
+    def close(self) -> None:
+        self.con.close()
+
+    def _is_engine_error(self, e: Exception) -> bool:
+        return isinstance(e, duckdb.Error)
+
+    def _execute(self, sql: str, params: dict[str, Any]) -> None:
+        self.con.execute(sql, params)
+
+    def _query(self, sql: str, params: dict[str, Any]) -> pa.Table:
+        return self.con.sql(sql, params=params).to_arrow_table()
+
+    def _columns(self, reg: Registered) -> dict[str, str]:
+        desc = self.con.execute(f"DESCRIBE SELECT * FROM {reg.sql}", reg.params).fetchall()
+        return {row[0]: str(row[1]) for row in desc}
+
+    def _register(self, source: Source, name: str, param: str) -> Registered:
+        try:
+            return self._register_duckdb(source, name, param)
+        except duckdb.Error as e:
+            raise EngineError(str(e)) from e
+
+    def _register_duckdb(self, source: Source, name: str, param: str) -> Registered:
         kind, obj = source.kind, source.obj
         if kind == "parquet":
             return Registered(source, f"read_parquet(${param})", {param: obj})
@@ -100,20 +241,76 @@ class Engine:
             return Registered(source, ident(name))
         raise EngineError(f"unknown source kind {kind!r}")
 
-    # -- running SQL ----------------------------------------------------------------------
-    def execute(self, sql: str, params: dict[str, Any], stage: str) -> None:
-        try:
-            self.con.execute(sql, _used(sql, params))
-        except duckdb.Error as e:
-            raise EngineError(f"stage {stage} failed on DuckDB: {e}") from e
 
-    def query(self, sql: str, params: dict[str, Any], stage: str) -> pa.Table:
-        try:
-            return self.con.sql(sql, params=_used(sql, params)).to_arrow_table()
-        except duckdb.Error as e:
-            raise EngineError(f"stage {stage} failed on DuckDB: {e}") from e
+class EngineSpec:
+    """Where to run: opened by the public functions for the length of one call."""
+
+    def open(self) -> Engine:
+        raise NotImplementedError
 
 
-def _used(sql: str, params: dict[str, Any]) -> dict[str, Any]:
-    # DuckDB rejects bound names that the statement does not use.
-    return {k: v for k, v in params.items() if re.search(rf"\${re.escape(k)}\b", sql)}
+@dataclass(frozen=True)
+class PostgresSpec(EngineSpec):
+    dsn: str
+    schema: str | None = None
+
+    def open(self) -> Engine:
+        from .backends.postgres import PostgresEngine
+
+        return PostgresEngine(self.dsn, self.schema)
+
+
+@dataclass(frozen=True)
+class SparkSpec(EngineSpec):
+    session: Any
+
+    def open(self) -> Engine:
+        from .backends.spark import SparkEngine
+
+        return SparkEngine(self.session)
+
+
+def postgres(dsn: str, schema: str | None = None) -> PostgresSpec:
+    """Run on a PostgreSQL server: ``engine=ds.postgres("postgresql://user@host:5432/db")``.
+
+    Data sets are then table or view names on that server (``"persons"``,
+    ``"census.persons"``), read where they are; only the result tables come back. ``schema``
+    is the default schema for unqualified names. discosql creates only temporary tables.
+    """
+    if not isinstance(dsn, str) or not dsn:
+        raise InputError(f"postgres: dsn must be a connection string, got {dsn!r}")
+    return PostgresSpec(dsn, schema)
+
+
+def spark(session: Any) -> SparkSpec:
+    """Run as Spark SQL in ``session`` (a ``pyspark.sql.SparkSession``).
+
+    Data sets are then table or view names of the session's catalog, Parquet paths or
+    directories, or Spark DataFrames. discosql creates only temporary views.
+    """
+    if type(session).__name__ != "SparkSession":
+        raise InputError(f"spark: give a pyspark.sql.SparkSession, got {type(session).__name__}")
+    return SparkSpec(session)
+
+
+def open_engine(
+    engine: Any = None, threads: int | None = None, memory_limit: str | None = None
+) -> Engine:
+    """The engine an ``engine=`` argument names (see the module docstring)."""
+    if engine is None or (isinstance(engine, str) and engine.lower() == "duckdb"):
+        return DuckDBEngine(threads=threads, memory_limit=memory_limit)
+    if isinstance(engine, Engine):
+        raise InputError(
+            "engine: give 'duckdb', a PostgreSQL DSN, ds.postgres(dsn), a SparkSession or "
+            "ds.spark(session), not an engine object"
+        )
+    if isinstance(engine, EngineSpec):
+        return engine.open()
+    if isinstance(engine, str) and engine.startswith(("postgresql://", "postgres://")):
+        return postgres(engine).open()
+    if type(engine).__name__ == "SparkSession":
+        return spark(engine).open()
+    raise InputError(
+        f"engine: {engine!r} is not an engine; allowed: 'duckdb' (default), a PostgreSQL DSN "
+        "('postgresql://user@host:port/db'), ds.postgres(dsn), a SparkSession or ds.spark(session)"
+    )

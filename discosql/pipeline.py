@@ -20,7 +20,6 @@ from .engine import Engine, Registered
 from .errors import DiscoSQLWarning, InputError, SchemaError
 from .results import DisclosureResult
 from .schema import FAMILY, column_kind, did_you_mean
-from .sources import classify
 from .spec import DisclosureSpec
 from .templates import render
 
@@ -51,9 +50,9 @@ def register_inputs(engine: Engine, original: Any, synthetic: Any) -> Inputs:
             )
     else:
         syns = [synthetic]
-    sources = [classify(original, "original")]
+    sources = [engine.classify(original, "original")]
     sources += [
-        classify(s, f"synthetic {i}" if len(syns) > 1 else "synthetic")
+        engine.classify(s, f"synthetic {i}" if len(syns) > 1 else "synthetic")
         for i, s in enumerate(syns, start=1)
     ]
     registered = [engine.register(s) for s in sources]
@@ -159,7 +158,9 @@ def plan_grouping(
     code_params = [f"code_{i}" for i in range(len(codes))]
     params.update({p: c for p, c in zip(code_params, codes, strict=True)})
     ctx = {"sources": sources, "column": column, "codes": code_params}
-    stats = engine.query(render("grouping/stats.sql.j2", **ctx), params, "grouping/stats")
+    stats = engine.query(
+        render("grouping/stats.sql.j2", engine.dialect, **ctx), params, "grouping/stats"
+    )
     row = {k: v[0] for k, v in stats.to_pydict().items()}
     where = f"{role} {column!r}"
     problems = []
@@ -192,7 +193,9 @@ def plan_grouping(
         k = min(n, n_distinct)
         if k == n_distinct:
             tab = engine.query(
-                render("grouping/distinct.sql.j2", **ctx), params, "grouping/distinct"
+                render("grouping/distinct.sql.j2", engine.dialect, **ctx),
+                params,
+                "grouping/distinct",
             )
             return grp.unique_breaks(tab.column("v").to_pylist()), "unique"
         if style == "equal":
@@ -201,7 +204,12 @@ def plan_grouping(
         wanted = sorted({p for lo, hi, _ in positions for p in (lo, hi)})
         pos_params = {f"pos_{i}": p for i, p in enumerate(wanted)}
         tab = engine.query(
-            render("grouping/order_stats.sql.j2", **ctx, positions=list(pos_params)),
+            render(
+                "grouping/order_stats.sql.j2",
+                engine.dialect,
+                **ctx,
+                positions=list(pos_params),
+            ),
             params | pos_params,
             "grouping/order_stats",
         )
@@ -300,9 +308,8 @@ def execute(p: Plan) -> DisclosureResult:
         "target": p.target_ctx,
         "syntheses": list(range(1, inputs.m + 1)),
     }
-    engine.execute(f"DROP TABLE IF EXISTS {BASE_CELLS}", {}, "cleanup")
-    sql = render("stages/020_cells.sql.j2", **base_ctx)
-    engine.execute(f"CREATE TEMP TABLE {BASE_CELLS} AS\n{sql}", params, "020_cells")
+    sql = render("stages/020_cells.sql.j2", engine.dialect, **base_ctx)
+    engine.create_table(BASE_CELLS, sql, params, "020_cells")
 
     flag_params: dict[str, Any] = {"denom_lim": spec.denom_lim}
     ntl = []
@@ -326,9 +333,8 @@ def execute(p: Plan) -> DisclosureResult:
         "excludes": excludes,
         "exclude_ov": spec.exclude_ov_denom_lim,
     }
-    engine.execute(f"DROP TABLE IF EXISTS {CELLS}", {}, "cleanup")
-    sql = render("stages/030_cell_flags.sql.j2", **flags_ctx)
-    engine.execute(f"CREATE TEMP TABLE {CELLS} AS\n{sql}", flag_params, "030_cell_flags")
+    sql = render("stages/030_cell_flags.sql.j2", engine.dialect, **flags_ctx)
+    engine.create_table(CELLS, sql, flag_params, "030_cell_flags")
 
     check_params: dict[str, Any] = {
         "thresh_1way_n": spec.thresh_1way[0],
@@ -342,7 +348,7 @@ def execute(p: Plan) -> DisclosureResult:
         key_names.append({"alias": kc["alias"], "name_param": f"key_name_{i}"})
 
     def measure(template: str) -> pa.Table:
-        sql = render(template, cells=CELLS, keys=key_names)
+        sql = render(template, engine.dialect, cells=CELLS, keys=key_names)
         return engine.query(sql, check_params, template)
 
     result = DisclosureResult(
@@ -358,8 +364,8 @@ def execute(p: Plan) -> DisclosureResult:
         check_2way=measure("checks/check_2way.sql.j2"),
         groupings=p.groupings,
     )
-    engine.execute(f"DROP TABLE IF EXISTS {CELLS}", {}, "cleanup")
-    engine.execute(f"DROP TABLE IF EXISTS {BASE_CELLS}", {}, "cleanup")
+    engine.drop_table(CELLS)
+    engine.drop_table(BASE_CELLS)
     return result
 
 
@@ -373,7 +379,11 @@ def _check_codes_exist(inputs: Inputs, col: str, codes: Sequence[float]) -> None
     code_params = [f"code_{i}" for i in range(len(codes))]
     params.update(dict(zip(code_params, codes, strict=True)))
     sql = render(
-        "grouping/stats.sql.j2", sources=_source_ctx(inputs), column=col, codes=code_params
+        "grouping/stats.sql.j2",
+        inputs.engine.dialect,
+        sources=_source_ctx(inputs),
+        column=col,
+        codes=code_params,
     )
     row = inputs.engine.query(sql, params, "grouping/stats").to_pylist()[0]
     missing = [c for i, c in enumerate(codes) if not row[f"code_{i}"]]
@@ -399,7 +409,12 @@ def _check_levels(p: Plan) -> None:
     for i, key in enumerate(dict.fromkeys(ex.key for ex in spec.exclusions)):
         params[f"name_{i}"] = key
         columns.append({**by_name[key], "name_param": f"name_{i}"})
-    sql = render("inspect/levels.sql.j2", sources=_source_ctx(p.inputs), columns=columns)
+    sql = render(
+        "inspect/levels.sql.j2",
+        p.inputs.engine.dialect,
+        sources=_source_ctx(p.inputs),
+        columns=columns,
+    )
     table = p.inputs.engine.query(sql, params, "inspect/levels").to_pylist()
     levels: dict[str, list[str]] = {}
     for row in table:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from .engine import Engine
+from .engine import open_engine
 from .errors import InputError
 from .pipeline import execute, plan, register_inputs
 from .results import DisclosureResult
@@ -136,6 +136,7 @@ def disclosure_summary(
     thresh_1way: tuple[float, float] = (50, 90),
     thresh_2way: tuple[float, float] = (4, 80),
     threads: int | None = None,
+    engine: Any = None,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> DisclosureSummary:
     """Disclosure measures for many targets with the same keys (synthpop's ``multi.disclosure``).
@@ -174,8 +175,8 @@ def disclosure_summary(
     if problems:
         raise InputError(problems)
 
-    with Engine(threads=threads) as engine:
-        inputs = register_inputs(engine, original, synthetic)
+    with open_engine(engine, threads=threads) as eng:
+        inputs = register_inputs(eng, original, synthetic)
         if targets is None:
             key_set = set(keys) if isinstance(keys, Sequence) else set()
             targets = [c for c in inputs.sources[1].columns if c not in key_set]

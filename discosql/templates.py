@@ -46,7 +46,9 @@ def lit(value: object) -> str:
 
 
 @functools.cache
-def environment() -> jinja2.Environment:
+def environment(dialect: str = DIALECT) -> jinja2.Environment:
+    """The Jinja environment for SQL that will run on ``dialect`` (templates stay DuckDB SQL;
+    ``dialect`` only lets a macro in ``macros/`` pick a portable spelling)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(template_dir())),
         undefined=jinja2.StrictUndefined,
@@ -57,6 +59,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters["ident"] = ident
     env.filters["lit"] = lit
+    env.globals["dialect"] = dialect
     return env
 
 
@@ -66,10 +69,13 @@ def _parse(sql: str) -> None:
     sqlglot.parse(sql, read=DIALECT)
 
 
-def render(template: str, **context: Any) -> str:
-    """Render ``template`` with ``context`` and parse it with sqlglot; errors name the template."""
+def render(template: str, dialect: str = DIALECT, **context: Any) -> str:
+    """Render ``template`` with ``context`` and parse it with sqlglot; errors name the template.
+
+    ``dialect`` is the engine the SQL is meant for; the result is DuckDB SQL either way.
+    """
     try:
-        sql = environment().get_template(template).render(**context)
+        sql = environment(dialect).get_template(template).render(**context)
     except (TemplateError, jinja2.TemplateError) as e:
         raise TemplateError(f"template {template} failed to render: {e}") from e
     try:

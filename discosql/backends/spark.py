@@ -1,0 +1,117 @@
+"""Spark: the SQL runs as Spark SQL in the user's SparkSession; results come back as Arrow.
+
+Statements are transpiled by sqlglot to Spark SQL with ``:name`` parameter markers and bound
+through ``SparkSession.sql(args=...)``. Spark has no temporary tables: a stage's result is
+materialised with ``localCheckpoint()`` (so later stages do not recompute it) and registered as
+a temporary view. discosql never changes the session's configuration.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pyarrow as pa
+
+from ..engine import Engine, Registered
+from ..errors import EngineError, InputError
+from ..sources import PARQUET_SUFFIXES, Source
+from ..templates import ident
+
+# Spark type names (DataType.typeName()) -> DuckDB type names for schema.column_kind.
+SPARK_TYPES = {
+    "string": "VARCHAR",
+    "varchar": "VARCHAR",
+    "char": "VARCHAR",
+    "byte": "TINYINT",
+    "short": "SMALLINT",
+    "integer": "INTEGER",
+    "long": "BIGINT",
+    "float": "FLOAT",
+    "double": "DOUBLE",
+    "decimal": "DECIMAL",
+    "boolean": "BOOLEAN",
+    "date": "DATE",
+    "timestamp": "TIMESTAMP WITH TIME ZONE",
+    "timestamp_ntz": "TIMESTAMP",
+    "void": "NULL",
+}
+
+
+class SparkEngine(Engine):
+    dialect = "spark"
+    name = "Spark"
+
+    def __init__(self, session: Any) -> None:
+        super().__init__()
+        self.spark = session
+        self._views: list[str] = []
+
+    def close(self) -> None:
+        for view in self._views:
+            self.spark.catalog.dropTempView(view)
+        self._views.clear()
+
+    def classify(self, obj: Any, label: str) -> Source:
+        if type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pyspark"):
+            return Source("spark_df", obj, label)
+        if isinstance(obj, str | os.PathLike):
+            text = os.fspath(obj)
+            if text.lower().endswith(PARQUET_SUFFIXES) or os.path.isdir(text) or "/" in text:
+                return Source("spark_parquet", text, label)
+            return Source("spark_table", text, label)
+        raise InputError(
+            f"{label}: on Spark a data set is a table or view name, a Parquet path or directory, "
+            f"or a Spark DataFrame, got {type(obj).__name__}: {obj!r}"
+        )
+
+    def _register(self, source: Source, name: str, param: str) -> Registered:
+        try:
+            if source.kind == "spark_df":
+                df = source.obj
+            elif source.kind == "spark_parquet":
+                df = self.spark.read.parquet(source.obj)
+            else:
+                df = self.spark.table(source.obj)
+        except Exception as e:
+            raise EngineError(str(e).splitlines()[0]) from e
+        df.createOrReplaceTempView(name)
+        self._views.append(name)
+        return Registered(source, ident(name))
+
+    def _columns(self, reg: Registered) -> dict[str, str]:
+        df = self.spark.table(_view_name(reg.sql))
+        return {
+            f.name: SPARK_TYPES.get(f.dataType.typeName(), f.dataType.typeName().upper())
+            for f in df.schema.fields
+        }
+
+    def _is_engine_error(self, e: Exception) -> bool:
+        module = type(e).__module__ or ""
+        return module.startswith(("pyspark", "py4j"))
+
+    def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
+        def run() -> None:
+            df = self.spark.sql(*self.translate(sql, params))
+            df.localCheckpoint(eager=True).createOrReplaceTempView(name)
+
+        self._guarded(stage, run)
+        if name not in self._views:
+            self._views.append(name)
+
+    def drop_table(self, name: str) -> None:
+        self.spark.catalog.dropTempView(name)
+
+    def _execute(self, sql: str, params: dict[str, Any]) -> None:
+        self.spark.sql(sql, args=params or None).collect()
+
+    def _query(self, sql: str, params: dict[str, Any]) -> pa.Table:
+        df = self.spark.sql(sql, args=params or None)
+        table: pa.Table = df.toArrow()
+        return table
+
+
+def _view_name(quoted: str) -> str:
+    if not (quoted.startswith('"') and quoted.endswith('"')):
+        raise EngineError(f"not a quoted view name: {quoted}")
+    return quoted[1:-1].replace('""', '"')

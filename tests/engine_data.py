@@ -1,0 +1,71 @@
+"""The oracle data sets loaded into the engines under test (PostgreSQL tables, Parquet for Spark
+and the duckdb shell), with DuckDB's reading of the CSV files as the common starting point."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from . import oracle
+
+PG_TYPES = {"int64": "bigint", "int32": "integer", "double": "double precision", "string": "text",
+            "bool": "boolean"}  # fmt: skip
+
+
+def oracle_tables() -> dict[str, pa.Table]:
+    """sd2011 and every synthesis, as discosql's DuckDB engine reads the CSV files."""
+    synthetic = {f for s in oracle.cases()["synthetic"].values() for f in s["files"]}
+    files = ["sd2011.csv", *sorted(synthetic)]
+    out = {}
+    for f in files:
+        rel = duckdb.read_csv(
+            str(oracle.ORACLE / f), auto_type_candidates=["BIGINT", "DOUBLE", "VARCHAR"]
+        )
+        out[Path(f).stem] = rel.to_arrow_table()
+    return out
+
+
+def load_postgres(dsn: str, tables: dict[str, pa.Table]) -> None:
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as con:
+        for name, table in tables.items():
+            cols = ", ".join(f'"{f.name}" {PG_TYPES[str(f.type)]}' for f in table.schema)
+            con.execute(f'DROP TABLE IF EXISTS "{name}"')
+            con.execute(f'CREATE TABLE "{name}" ({cols})')
+            with con.cursor().copy(f'COPY "{name}" FROM STDIN') as copy:
+                for row in table.to_pylist():
+                    copy.write_row(list(row.values()))
+
+
+def write_parquet(directory: Path, tables: dict[str, pa.Table]) -> dict[str, str]:
+    paths = {}
+    for name, table in tables.items():
+        path = directory / f"{name}.parquet"
+        pq.write_table(table, path)
+        paths[name] = str(path)
+    return paths
+
+
+def assert_same(got: Any, ref: Any, tables: tuple[str, ...], rel: float = 1e-12) -> None:
+    """The result tables of two runs are equal: same schema, rows, strings; floats to ``rel``."""
+    for name in tables:
+        a, b = getattr(got, name), getattr(ref, name)
+        assert a.schema == b.schema, f"{name}: {a.schema} != {b.schema}"
+        ra, rb = a.to_pylist(), b.to_pylist()
+        assert len(ra) == len(rb), f"{name}: {len(ra)} rows != {len(rb)}"
+        for i, (x, y) in enumerate(zip(ra, rb, strict=True)):
+            for col in x:
+                u, v = x[col], y[col]
+                if isinstance(u, float) and isinstance(v, float):
+                    same = (math.isnan(u) and math.isnan(v)) or math.isclose(
+                        u, v, rel_tol=rel, abs_tol=1e-13
+                    )
+                else:
+                    same = u == v
+                assert same, f"{name} row {i} column {col}: {u!r} != {v!r}"
