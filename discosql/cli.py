@@ -93,8 +93,12 @@ def _target_map(items: list[str] | None, flag: str, convert: Any) -> Any:
     return out
 
 
-def _add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("original", help="original data: a Parquet or CSV path, glob or directory")
+def _add_common(p: argparse.ArgumentParser, outputs: bool = True) -> None:
+    p.add_argument(
+        "original",
+        help="original data: a Parquet or CSV path, glob or directory (a table name with "
+        "--engine postgresql://...)",
+    )
     p.add_argument("synthetic", nargs="+", help="synthetic data set(s): m syntheses")
     p.add_argument(
         "--keys", required=True, type=_csv_list, help="key columns, comma-separated (keys)"
@@ -142,6 +146,15 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--threads", type=int, default=None, help="DuckDB threads (default: all cores)")
     p.add_argument(
+        "--engine",
+        default=None,
+        metavar="duckdb|DSN",
+        help="where the SQL runs: duckdb (default) or a PostgreSQL DSN "
+        "(postgresql://user@host:port/db; the data sets are then table names there)",
+    )
+    if not outputs:
+        return
+    p.add_argument(
         "--format",
         choices=["table", "json", "csv", "parquet"],
         default="table",
@@ -150,16 +163,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=None, help="write the output to FILE (not stdout)")
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="discosql",
-        description="Disclosure risk of synthetic data (synthpop's measures), computed in SQL.",
-    )
-    sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("demo", help="synthpop's published example on the bundled SD2011 data")
-
-    d = sub.add_parser("disclosure", help="all measures for one target (synthpop disclosure())")
-    _add_common(d)
+def _add_target_options(d: argparse.ArgumentParser) -> None:
     d.add_argument("--target", required=True, help="(target) the target column")
     d.add_argument(
         "--not-targetlev",
@@ -188,12 +192,52 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="(ngroups_target) quantile groups for a numeric target",
     )
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="discosql",
+        description="Disclosure risk of synthetic data (synthpop's measures), computed in SQL.",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("demo", help="synthpop's published example on the bundled SD2011 data")
+
+    d = sub.add_parser("disclosure", help="all measures for one target (synthpop disclosure())")
+    _add_common(d)
+    _add_target_options(d)
     d.add_argument(
         "--table",
         choices=TABLES,
         default="measures",
         help="which table --format json/csv/parquet writes (default: measures)",
     )
+
+    q = sub.add_parser(
+        "sql", help="export the measures as one SQL script (duckdb shell or a warehouse)"
+    )
+    _add_common(q, outputs=False)
+    _add_target_options(q)
+    q.add_argument(
+        "--dialect",
+        default="duckdb",
+        choices=["duckdb", "postgres", "spark", "databricks", "bigquery", "snowflake", "trino",
+                 "tsql"],
+        help="SQL dialect of the script (default: duckdb, which reads the files named)",
+    )  # fmt: skip
+    q.add_argument(
+        "--original-table",
+        default=None,
+        metavar="NAME",
+        help="table the script reads as the original data (default: the file, duckdb only)",
+    )
+    q.add_argument(
+        "--synthetic-tables",
+        type=_csv_list,
+        default=None,
+        metavar="NAME[,NAME...]",
+        help="tables the script reads as the syntheses, one per synthetic data set",
+    )
+    q.add_argument("--out", type=Path, default=None, help="write the script to FILE (not stdout)")
 
     s = sub.add_parser("summary", help="many targets at once (synthpop multi.disclosure())")
     _add_common(s)
@@ -318,6 +362,7 @@ def _common_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "thresh_1way": args.thresh_1way,
         "thresh_2way": args.thresh_2way,
         "threads": args.threads,
+        "engine": args.engine,
     }
 
 
@@ -325,17 +370,11 @@ def _disclosure(args: argparse.Namespace, progress: Progress) -> None:
     from .api import disclosure
 
     progress.current = f"target {args.target}"
-    ex = args.exclude or []
     res = disclosure(
         args.original,
         args.synthetic,
         target=args.target,
-        not_targetlev=args.not_targetlev,
-        use_target_na=args.use_target_na,
-        exclude_keys=[e[0] for e in ex] or None,
-        exclude_keylevs=[e[1] for e in ex] or None,
-        exclude_targetlevs=[e[2] for e in ex] or None,
-        ngroups_target=args.ngroups_target,
+        **_target_kwargs(args),
         **_common_kwargs(args),
     )
     table = getattr(res, args.table)
@@ -343,6 +382,41 @@ def _disclosure(args: argparse.Namespace, progress: Progress) -> None:
     if args.table != "measures":
         text = f"{res}\n\n{_text_table(table)}"
     _write(table, text, args.format, args.out)
+
+
+def _target_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    ex = args.exclude or []
+    return {
+        "not_targetlev": args.not_targetlev,
+        "use_target_na": args.use_target_na,
+        "exclude_keys": [e[0] for e in ex] or None,
+        "exclude_keylevs": [e[1] for e in ex] or None,
+        "exclude_targetlevs": [e[2] for e in ex] or None,
+        "ngroups_target": args.ngroups_target,
+    }
+
+
+def _sql(args: argparse.Namespace) -> None:
+    from .export import to_sql
+
+    tables: dict[str, Any] = {}
+    if args.original_table:
+        tables["original"] = args.original_table
+    if args.synthetic_tables:
+        tables["synthetic"] = args.synthetic_tables
+    script = to_sql(
+        args.original,
+        args.synthetic,
+        target=_csv_list(args.target),
+        dialect=args.dialect,
+        tables=tables or None,
+        **_target_kwargs(args),
+        **_common_kwargs(args),
+    )
+    if args.out is None:
+        sys.stdout.write(script)
+    else:
+        args.out.write_text(script)
 
 
 def _summary(args: argparse.Namespace, progress: Progress) -> None:
@@ -388,6 +462,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "disclosure":
             _disclosure(args, progress)
+        elif args.command == "sql":
+            _sql(args)
         else:
             _summary(args, progress)
     except (InputError, UsageError) as e:

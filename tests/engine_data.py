@@ -36,9 +36,10 @@ def load_postgres(dsn: str, tables: dict[str, pa.Table]) -> None:
     with psycopg.connect(dsn, autocommit=True) as con:
         for name, table in tables.items():
             cols = ", ".join(f'"{f.name}" {PG_TYPES[str(f.type)]}' for f in table.schema)
-            con.execute(f'DROP TABLE IF EXISTS "{name}"')
-            con.execute(f'CREATE TABLE "{name}" ({cols})')
-            with con.cursor().copy(f'COPY "{name}" FROM STDIN') as copy:
+            qname = ".".join(f'"{part}"' for part in name.split("."))
+            con.execute(f"DROP TABLE IF EXISTS {qname}")
+            con.execute(f"CREATE TABLE {qname} ({cols})")
+            with con.cursor().copy(f"COPY {qname} FROM STDIN") as copy:
                 for row in table.to_pylist():
                     copy.write_row(list(row.values()))
 
@@ -61,11 +62,15 @@ def assert_same(got: Any, ref: Any, tables: tuple[str, ...], rel: float = 1e-12)
         assert len(ra) == len(rb), f"{name}: {len(ra)} rows != {len(rb)}"
         for i, (x, y) in enumerate(zip(ra, rb, strict=True)):
             for col in x:
-                u, v = x[col], y[col]
-                if isinstance(u, float) and isinstance(v, float):
-                    same = (math.isnan(u) and math.isnan(v)) or math.isclose(
-                        u, v, rel_tol=rel, abs_tol=1e-13
-                    )
-                else:
-                    same = u == v
-                assert same, f"{name} row {i} column {col}: {u!r} != {v!r}"
+                assert_value(x[col], y[col], f"{name} row {i} column {col}", rel)
+
+
+def assert_value(u: Any, v: Any, where: str, rel: float = 1e-12) -> None:
+    """Equal, floats to ``rel`` (NaN equals NaN); a whole float equals the same int (JSON)."""
+    if isinstance(u, float) or isinstance(v, float):
+        assert isinstance(u, int | float), f"{where}: {u!r} is not a number"
+        assert isinstance(v, int | float), f"{where}: {v!r} is not a number"
+        same = (math.isnan(u) and math.isnan(v)) or math.isclose(u, v, rel_tol=rel, abs_tol=1e-13)
+    else:
+        same = u == v
+    assert same, f"{where}: {u!r} != {v!r}"

@@ -89,5 +89,6 @@ def spark_session() -> Any:
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.memory", "2g")
         .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.warehouse.dir", tempfile.mkdtemp(prefix="discosql-spark-"))
         .getOrCreate()
     )

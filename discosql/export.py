@@ -1,0 +1,254 @@
+"""``to_sql``: the measures as one self-contained SQL script, for the ``duckdb`` shell or a
+warehouse console.
+
+The script is exactly the SQL that :func:`discosql.disclosure` runs (the same templates and
+stages), with every bound value written as a literal by sqlglot and transpiled to the dialect.
+Decisions that need the data (the column types, numeric grouping breaks, the check that level
+arguments exist) are made at export time by reading the data once, and the script says so in a
+comment: re-export when the data change.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from .engine import Engine, Registered, inline_params, open_engine
+from .errors import InputError
+from .pipeline import Inputs, Plan, execute, plan, register_inputs
+from .spec import build_spec
+from .templates import ident, template_dir
+
+DIALECTS = (
+    "duckdb",
+    "postgres",
+    "spark",
+    "databricks",
+    "bigquery",
+    "snowflake",
+    "trino",
+    "tsql",
+)
+# Why these read functions: only DuckDB can read the files named in the script by itself.
+FILE_READERS = {
+    "parquet": "read_parquet(${p})",
+    "csv": "read_csv(${p}, auto_type_candidates = ['BIGINT', 'DOUBLE', 'VARCHAR'])",
+}
+
+
+class ScriptEngine(Engine):
+    """Writes statements into a script instead of running them."""
+
+    name = "script"
+
+    def __init__(self, dialect: str) -> None:
+        super().__init__()
+        self.dialect = dialect
+        self.parts: list[str] = []
+
+    def comment(self, text: str) -> None:
+        self.parts.append("\n".join(f"-- {line}".rstrip() for line in text.splitlines()))
+
+    def execute(self, sql: str, params: dict[str, Any], stage: str) -> None:
+        self.comment(_template_header(stage))
+        self._statement(sql, params)
+
+    def _statement(self, sql: str, params: dict[str, Any]) -> None:
+        if self.dialect == "tsql":
+            # SQL Server's temporary tables are the ones named #...; discosql's own relations
+            # are the only quoted identifiers that start with __disco_ (user columns may not).
+            sql = sql.replace('"__disco_', '"#__disco_')
+        self.parts.append(inline_params(sql, _literals(params), self.dialect) + ";")
+
+    def query(self, sql: str, params: dict[str, Any], stage: str) -> pa.Table:
+        self.execute(sql, params, stage)
+        return _EMPTY
+
+    def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
+        temp = "" if self.dialect == "tsql" else "TEMP "  # tsql: the # in the name says it
+        self.execute(f"CREATE {temp}TABLE {ident(name)} AS\n{sql}", params, stage)
+
+    def drop_table(self, name: str) -> None:
+        self._statement(f"DROP TABLE IF EXISTS {ident(name)}", {})
+
+
+_EMPTY = pa.table({"synthesis": pa.array([], pa.int32())})
+
+
+def to_sql(
+    original: Any,
+    synthetic: Any,
+    keys: Any,
+    target: str | Sequence[str],
+    *,
+    dialect: str = "duckdb",
+    tables: dict[str, Any] | None = None,
+    engine: Any = None,
+    threads: int | None = None,
+    **options: Any,
+) -> str:
+    """One readable SQL script that computes the result tables of :func:`discosql.disclosure`.
+
+    Args:
+        original, synthetic: the data, read once at export time for the column types and the
+            data-dependent decisions (numeric grouping breaks, level checks). With
+            ``dialect="duckdb"`` and Parquet/CSV files, the script reads those files.
+        keys, target: as :func:`discosql.disclosure`; ``target`` may be a list (one section of
+            the script per target, with the same options).
+        dialect: one of duckdb, postgres, spark, databricks, bigquery, snowflake, trino, tsql.
+        tables: what the script reads instead: ``{"original": "db.persons", "synthetic":
+            ["db.syn1", ...]}`` (table names, dotted for schema/database); needed unless the
+            data are files and the dialect is duckdb, or the data are table names on ``engine``.
+        engine: where to read the data at export time (default: DuckDB), e.g. a PostgreSQL DSN
+            when the data are tables on that server.
+        options: every other option of :func:`discosql.disclosure`.
+
+    Returns:
+        The script. Each result table is one SELECT, in the order ident, attrib, allcaps,
+        exclusions, check_1way, check_2way; ``duckdb < script.sql`` prints them.
+    """
+    if dialect not in DIALECTS:
+        raise InputError(f"dialect: {dialect!r} is not one of {list(DIALECTS)}")
+    targets = [target] if isinstance(target, str) else list(target)
+    if not targets:
+        raise InputError("target: give a target column or a list of them")
+    specs = [build_spec(keys, t, **options) for t in targets]
+    with open_engine(engine, threads=threads) as eng:
+        inputs = register_inputs(eng, original, synthetic)
+        plans = [plan(inputs, s) for s in specs]  # every check before anything is written
+        script = ScriptEngine(dialect)
+        sources = _script_sources(inputs, tables, dialect)
+        script.comment(_header(plans, inputs, sources, dialect))
+        for p in plans:
+            script.comment(f"\n===== target {p.spec.target!r} =====\n{_decisions(p)}")
+            execute(_retarget(p, script, sources))
+    return "\n\n".join(script.parts) + "\n"
+
+
+def _script_sources(
+    inputs: Inputs, tables: dict[str, Any] | None, dialect: str
+) -> list[Registered]:
+    """What the script reads for each data set: files (DuckDB) or table names."""
+    names: list[Any] = [None] * len(inputs.sources)
+    if tables is not None:
+        unknown = set(tables) - {"original", "synthetic"}
+        if unknown:
+            raise InputError(f"tables: keys must be 'original' and 'synthetic', got {unknown}")
+        syn = tables.get("synthetic")
+        syn_list = [syn] if isinstance(syn, str) else list(syn or [])
+        if syn is not None and len(syn_list) != inputs.m:
+            raise InputError(
+                f"tables: 'synthetic' names {len(syn_list)} table(s) for {inputs.m} syntheses"
+            )
+        names = [tables.get("original"), *(syn_list or [None] * inputs.m)]
+    out: list[Registered] = []
+    for reg, name in zip(inputs.sources, names, strict=True):
+        src = reg.source
+        if name is not None:
+            if not isinstance(name, str) or not name:
+                raise InputError(f"tables: the name for the {src.label} data must be a string")
+            params: dict[str, Any] = {}
+            sql = ".".join(ident(part) for part in name.split("."))
+        elif src.kind in ("pg_table", "spark_table"):
+            sql, params = reg.sql, {}
+        elif src.kind in FILE_READERS and dialect == "duckdb":
+            p = f"src_{len(out)}"
+            sql, params = FILE_READERS[src.kind].replace("${p}", f"${p}"), {p: src.obj}
+        else:
+            raise InputError(
+                f"tables: the {src.label} data ({src.kind}) cannot be named in a {dialect} "
+                "script; give its table name, e.g. tables={'original': 'db.persons', "
+                "'synthetic': ['db.syn1']}"
+            )
+        out.append(dataclasses.replace(reg, sql=sql, params=params))
+    return out
+
+
+def _retarget(p: Plan, script: ScriptEngine, sources: list[Registered]) -> Plan:
+    params = {k: v for k, v in p.params.items() if not k.startswith("src_")}
+    for reg in sources:
+        params.update(reg.params)
+    inputs = Inputs(script, sources, p.inputs.groupings)
+    return dataclasses.replace(p, inputs=inputs, params=params)
+
+
+def _header(plans: list[Plan], inputs: Inputs, sources: list[Registered], dialect: str) -> str:
+    from . import __version__  # not at import time: the package imports this module
+
+    spec = plans[0].spec
+    reads = "\n".join(
+        f"  {s.source.label}: {next(iter(s.params.values())) if s.params else s.sql}"
+        for s in sources
+    )
+    return (
+        f"discosql {__version__}: synthpop disclosure() measures as SQL ({dialect} dialect)\n"
+        f"keys {', '.join(spec.keys)}; "
+        f"target(s) {', '.join(p.spec.target for p in plans)}; m = {inputs.m}\n"
+        f"reads:\n{reads}\n"
+        "Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,\n"
+        "check_1way, check_2way (percentages 0-100, as synthpop). Temporary tables start with\n"
+        "__disco_. Decisions that needed the data were made at export time (below, per target):\n"
+        "re-export when the data change."
+    )
+
+
+def _decisions(p: Plan) -> str:
+    lines = [f"options: {_options(p)}"]
+    for col, g in p.groupings.items():
+        codes = f"; cont_na codes kept as levels: {[c for _, c in g.codes]}" if g.codes else ""
+        lines.append(
+            f"grouping of {col!r} (decided at export time, {g.style} breaks): "
+            f"{list(g.labels)}{codes}"
+        )
+    if p.spec.not_targetlev or p.spec.exclusions:
+        lines.append("level arguments checked against the data at export time")
+    return "\n".join(lines)
+
+
+def _options(p: Plan) -> str:
+    s = p.spec
+    parts = [f"denom_lim={s.denom_lim}", f"exclude_ov_denom_lim={s.exclude_ov_denom_lim}"]
+    if s.not_targetlev:
+        parts.append(f"not_targetlev={list(s.not_targetlev)}")
+    parts.append(f"use_target_na={s.use_target_na}")
+    parts.append(f"use_keys_na={list(s.use_keys_na)}")
+    if s.exclusions:
+        parts.append(f"exclude={[(e.key, e.keylev, e.targetlev) for e in s.exclusions]}")
+    parts.append(f"thresh_1way={s.thresh_1way}, thresh_2way={s.thresh_2way}")
+    return ", ".join(parts)
+
+
+def _literals(params: dict[str, Any]) -> dict[str, Any]:
+    """Values sqlglot cannot write as plain literals (NaN, infinities) as expressions."""
+    out: dict[str, Any] = {}
+    for k, v in params.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            text = "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
+            out[k] = exp.cast(exp.Literal.string(text), exp.DataType.build("double"))
+        else:
+            out[k] = v
+    return out
+
+
+def _template_header(stage: str) -> str:
+    """The header comment of the template behind ``stage``, as the script's comment."""
+    name = stage if stage.endswith(".sql.j2") else _STAGE_TEMPLATES.get(stage)
+    if name is None:
+        return stage
+    text = (template_dir() / name).read_text()
+    m = re.match(r"\s*\{#-?(.*?)-?#\}", text, re.DOTALL)
+    body = m.group(1).strip("\n") if m else ""
+    lines = [line[2:] if line.startswith("  ") else line for line in body.splitlines()]
+    return f"{name}\n" + "\n".join(lines)
+
+
+_STAGE_TEMPLATES = {
+    "020_cells": "stages/020_cells.sql.j2",
+    "030_cell_flags": "stages/030_cell_flags.sql.j2",
+}

@@ -1,0 +1,923 @@
+-- discosql 0.1.0: synthpop disclosure() measures as SQL (snowflake dialect)
+-- keys sex, age, region, placesize; target(s) income; m = 2
+-- reads:
+--   original: "survey"."sd2011"
+--   synthetic 1: "survey"."syn_1"
+--   synthetic 2: "survey"."syn_2"
+-- Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,
+-- check_1way, check_2way (percentages 0-100, as synthpop). Temporary tables start with
+-- __disco_. Decisions that needed the data were made at export time (below, per target):
+-- re-export when the data change.
+
+--
+-- ===== target 'income' =====
+-- options: denom_lim=5, exclude_ov_denom_lim=False, not_targetlev=['[-8,600)'], use_target_na=True, use_keys_na=[True, True, False, True], exclude=[('sex', 'MALE', '[1440,2000)')], thresh_1way=(50.0, 90.0), thresh_2way=(4.0, 80.0)
+-- grouping of 'income' (decided at export time, quantile breaks): ['[-8,600)', '[600,1000)', '[1000,1440)', '[1440,2000)', '[2000,16000]']
+-- level arguments checked against the data at export time
+
+-- stages/020_cells.sql.j2
+-- Stage 020 cells: the (synthesis, q, t) count table, original and synthetic side by side.
+-- Input:   the prepared records of stage 010 (src 0 = original, 1..m = syntheses).
+-- Params:  syntheses = [1..m] (validated ints).
+-- Output:  j INTEGER (synthesis), k_0 .. k_{K-1}, t, d BIGINT (original count d_tq),
+--          s BIGINT (synthetic count s_tq); one row per cell with d > 0 or s > 0.
+-- How:     one aggregation over a tagged UNION ALL of the counted data sets (original counts
+--          repeated for every synthesis) instead of a FULL OUTER JOIN of two count tables: no key
+--          coalescing, no null-safe join, and raw values that share a level name are merged in
+--          the same pass. Cells are matched by level name (fixes synthpop's quirk Q0).
+-- synthpop: tab_ktd / tab_kts and their union of rows and columns (D:282-337).
+
+CREATE TEMPORARY TABLE "__disco_cells_base" AS
+WITH prepared AS (
+  SELECT
+    0 AS src,
+    COALESCE(CAST("__disco_k_0" AS VARCHAR), 'Missing') AS "k_0",
+    COALESCE(CAST("__disco_k_1" AS VARCHAR), 'Missing') AS "k_1",
+    COALESCE(CAST("__disco_k_2" AS VARCHAR), 'Missing') AS "k_2",
+    COALESCE(CAST("__disco_k_3" AS VARCHAR), 'Missing') AS "k_3",
+    CASE
+      WHEN "__disco_t" IS NULL OR (
+        CAST("__disco_t" AS DOUBLE) = CAST('NaN' AS DOUBLE)
+      )
+      THEN 'Missing'
+      WHEN CAST("__disco_t" AS DOUBLE) < 600.0
+      THEN '[-8,600)'
+      WHEN CAST("__disco_t" AS DOUBLE) < 1000.0
+      THEN '[600,1000)'
+      WHEN CAST("__disco_t" AS DOUBLE) < 1440.0
+      THEN '[1000,1440)'
+      WHEN CAST("__disco_t" AS DOUBLE) < 2000.0
+      THEN '[1440,2000)'
+      ELSE '[2000,16000]'
+    END AS "t",
+    __disco_n AS n
+  FROM (
+    SELECT
+      "sex" AS "__disco_k_0",
+      "age" AS "__disco_k_1",
+      "region" AS "__disco_k_2",
+      "placesize" AS "__disco_k_3",
+      "income" AS "__disco_t",
+      COUNT(*) AS __disco_n
+    FROM "survey"."sd2011"
+    GROUP BY
+      "sex",
+      "age",
+      "region",
+      "placesize",
+      "income"
+  ) AS raw_0
+  UNION ALL
+  SELECT
+    1 AS src,
+    COALESCE(CAST("__disco_k_0" AS VARCHAR), 'Missing') AS "k_0",
+    COALESCE(CAST("__disco_k_1" AS VARCHAR), 'Missing') AS "k_1",
+    COALESCE(CAST("__disco_k_2" AS VARCHAR), 'Missing') AS "k_2",
+    COALESCE(CAST("__disco_k_3" AS VARCHAR), 'Missing') AS "k_3",
+    CASE
+      WHEN "__disco_t" IS NULL OR (
+        CAST("__disco_t" AS DOUBLE) = CAST('NaN' AS DOUBLE)
+      )
+      THEN 'Missing'
+      WHEN CAST("__disco_t" AS DOUBLE) < 600.0
+      THEN '[-8,600)'
+      WHEN CAST("__disco_t" AS DOUBLE) < 1000.0
+      THEN '[600,1000)'
+      WHEN CAST("__disco_t" AS DOUBLE) < 1440.0
+      THEN '[1000,1440)'
+      WHEN CAST("__disco_t" AS DOUBLE) < 2000.0
+      THEN '[1440,2000)'
+      ELSE '[2000,16000]'
+    END AS "t",
+    __disco_n AS n
+  FROM (
+    SELECT
+      "sex" AS "__disco_k_0",
+      "age" AS "__disco_k_1",
+      "region" AS "__disco_k_2",
+      "placesize" AS "__disco_k_3",
+      "income" AS "__disco_t",
+      COUNT(*) AS __disco_n
+    FROM "survey"."syn_1"
+    GROUP BY
+      "sex",
+      "age",
+      "region",
+      "placesize",
+      "income"
+  ) AS raw_1
+  UNION ALL
+  SELECT
+    2 AS src,
+    COALESCE(CAST("__disco_k_0" AS VARCHAR), 'Missing') AS "k_0",
+    COALESCE(CAST("__disco_k_1" AS VARCHAR), 'Missing') AS "k_1",
+    COALESCE(CAST("__disco_k_2" AS VARCHAR), 'Missing') AS "k_2",
+    COALESCE(CAST("__disco_k_3" AS VARCHAR), 'Missing') AS "k_3",
+    CASE
+      WHEN "__disco_t" IS NULL OR (
+        CAST("__disco_t" AS DOUBLE) = CAST('NaN' AS DOUBLE)
+      )
+      THEN 'Missing'
+      WHEN CAST("__disco_t" AS DOUBLE) < 600.0
+      THEN '[-8,600)'
+      WHEN CAST("__disco_t" AS DOUBLE) < 1000.0
+      THEN '[600,1000)'
+      WHEN CAST("__disco_t" AS DOUBLE) < 1440.0
+      THEN '[1000,1440)'
+      WHEN CAST("__disco_t" AS DOUBLE) < 2000.0
+      THEN '[1440,2000)'
+      ELSE '[2000,16000]'
+    END AS "t",
+    __disco_n AS n
+  FROM (
+    SELECT
+      "sex" AS "__disco_k_0",
+      "age" AS "__disco_k_1",
+      "region" AS "__disco_k_2",
+      "placesize" AS "__disco_k_3",
+      "income" AS "__disco_t",
+      COUNT(*) AS __disco_n
+    FROM "survey"."syn_2"
+    GROUP BY
+      "sex",
+      "age",
+      "region",
+      "placesize",
+      "income"
+  ) AS raw_2
+), syntheses AS (
+  SELECT
+    1 AS j
+  UNION ALL
+  SELECT
+    2 AS j
+), tagged AS (
+  SELECT
+    x.j,
+    p."k_0",
+    p."k_1",
+    p."k_2",
+    p."k_3",
+    p.t,
+    p.n AS d,
+    0 AS s
+  FROM prepared AS p
+  CROSS JOIN syntheses AS x
+  WHERE
+    p.src = 0
+  UNION ALL
+  SELECT
+    p.src AS j,
+    p."k_0",
+    p."k_1",
+    p."k_2",
+    p."k_3",
+    p.t,
+    0 AS d,
+    p.n AS s
+  FROM prepared AS p
+  WHERE
+    p.src > 0
+)
+SELECT
+  j,
+  "k_0",
+  "k_1",
+  "k_2",
+  "k_3",
+  t,
+  SUM(d) AS d,
+  SUM(s) AS s
+FROM tagged
+GROUP BY
+  j,
+  "k_0",
+  "k_1",
+  "k_2",
+  "k_3",
+  t;
+
+-- stages/030_cell_flags.sql.j2
+-- Stage 030 cell flags: disclosiveness (decided BEFORE exclusions), the exclusion step of every
+-- cell, and the counts that survive the exclusions.
+-- Input:   cells (stage 020): j, k_*, t, d, s.
+-- Params:  not_targetlevs  [param names]   step 1 "excluded target"
+--          drop_missing_target (bool)       step 2 "missing target", only if the ORIGINAL has 'Missing'
+--          keys_no_na      [key aliases]    step 3 "missing in keys"
+--          excludes        [{alias, keylev, targetlev}] step 4 "set to exclude"
+--          exclude_ov (bool), $denom_lim    step 5 "over denom_lim": each table's OWN count > denom_lim
+-- Output:  j, k_*, t, d, s, dq = d.q, sq = s.q (before exclusions),
+--          orig_dis  pd_tq = 1            (Dorig cells)
+--          syn_dis   ps_tq = 1, s.q > 0   (Dsyn and DiSCO cells)
+--          in_syn    s.q > 0              (iS)
+--          q_syn_dis some ps_t'q = 1     (DiS)
+--          step_d, step_s: 0 kept, 1..4 the first exclusion step that applies, 5 over denom_lim
+--                    (by the original resp. synthetic count)
+--          d_keep, s_keep: d and s after exclusions; dq_keep, sq_keep: their q margins.
+-- How:     the exclusion step of a cell depends only on its levels and its own counts, so it is
+--          decided first; then one GROUP BY q gives every margin (before and after exclusions)
+--          and one join brings them back to the cells (cheaper than window functions).
+-- synthpop: D:342-371 (tables), D:374-466 (tab_exclude, recomputed margins).
+
+CREATE TEMPORARY TABLE "__disco_cells" AS
+WITH reasons AS (
+  SELECT
+    j,
+    "k_0",
+    "k_1",
+    "k_2",
+    "k_3",
+    t,
+    d,
+    s,
+    CASE
+      WHEN t IN ('[-8,600)')
+      THEN 1
+      WHEN "k_2" = 'Missing'
+      THEN 3
+      WHEN t = '[1440,2000)' AND "k_0" = 'MALE'
+      THEN 4
+      ELSE 0
+    END AS reason
+  FROM "__disco_cells_base"
+), steps AS (
+  SELECT
+    reasons.*,
+    CASE WHEN reason > 0 THEN reason ELSE 0 END AS step_d,
+    CASE WHEN reason > 0 THEN reason ELSE 0 END AS step_s
+  FROM reasons
+), kept AS (
+  SELECT
+    steps.*,
+    CASE WHEN step_d = 0 THEN d ELSE 0 END AS d_keep,
+    CASE WHEN step_s = 0 THEN s ELSE 0 END AS s_keep
+  FROM steps
+), margins AS (
+  SELECT
+    j,
+    "k_0",
+    "k_1",
+    "k_2",
+    "k_3",
+    SUM(d) AS dq,
+    SUM(s) AS sq,
+    SUM(CASE WHEN s > 0 THEN 1 ELSE 0 END) AS s_levels,
+    SUM(d_keep) AS dq_keep,
+    SUM(s_keep) AS sq_keep
+  FROM kept
+  GROUP BY
+    j,
+    "k_0",
+    "k_1",
+    "k_2",
+    "k_3"
+)
+SELECT
+  c.j,
+  c."k_0",
+  c."k_1",
+  c."k_2",
+  c."k_3",
+  c.t,
+  c.d,
+  c.s,
+  m.dq,
+  m.sq,
+  CASE WHEN c.d > 0 AND c.d = m.dq THEN 1 ELSE 0 END AS orig_dis,
+  CASE WHEN c.s > 0 AND c.s = m.sq THEN 1 ELSE 0 END AS syn_dis,
+  CASE WHEN m.sq > 0 THEN 1 ELSE 0 END AS in_syn,
+  CASE WHEN m.s_levels = 1 THEN 1 ELSE 0 END AS q_syn_dis,
+  c.step_d,
+  c.step_s,
+  c.d_keep,
+  c.s_keep,
+  m.dq_keep,
+  m.sq_keep
+FROM kept AS c
+INNER JOIN margins AS m
+  ON m.j = c.j
+  AND m."k_0" = c."k_0"
+  AND m."k_1" = c."k_1"
+  AND m."k_2" = c."k_2"
+  AND m."k_3" = c."k_3";
+
+-- measures/identity.sql.j2
+-- Identity disclosure measures, one row per synthesis (percentages).
+-- Input:  flagged cells (stage 030).  Nd = sum(d), Ns = sum(s) (before exclusions, as synthpop).
+-- Output: synthesis, UiO, UiS, UiOiS, repU
+--   UiO   = 100 * #{q : d'.q = 1} / Nd                          unique in the original
+--   UiS   = 100 * #{q : s'.q = 1} / Ns                          unique in the synthesis
+--   UiOiS = 100 * #{q : d'.q = 1, s.q > 0 before exclusions} / Nd
+--   repU  = 100 * #{q : d'.q = 1 and s'.q = 1} / Nd             replicated uniques
+-- (d'.q, s'.q: q margins after exclusions; a q with d'.q = 1 has exactly one cell with d' = 1,
+-- so counting such cells counts the q values.)  synthpop: D:454-473.
+
+SELECT
+  j AS synthesis,
+  CASE
+    WHEN SUM(d) = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(SUM(CASE WHEN d_keep = 1 AND dq_keep = 1 THEN 1 ELSE 0 END) AS DOUBLE) / CAST(SUM(d) AS DOUBLE)
+  END AS "UiO",
+  CASE
+    WHEN SUM(s) = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(SUM(CASE WHEN s_keep = 1 AND sq_keep = 1 THEN 1 ELSE 0 END) AS DOUBLE) / CAST(SUM(s) AS DOUBLE)
+  END AS "UiS",
+  CASE
+    WHEN SUM(d) = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(SUM(CASE WHEN d_keep = 1 AND dq_keep = 1 AND in_syn = 1 THEN 1 ELSE 0 END) AS DOUBLE) / CAST(SUM(d) AS DOUBLE)
+  END AS "UiOiS",
+  CASE
+    WHEN SUM(d) = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(SUM(CASE WHEN d_keep = 1 AND dq_keep = 1 AND sq_keep = 1 THEN 1 ELSE 0 END) AS DOUBLE) / CAST(SUM(d) AS DOUBLE)
+  END AS "repU"
+FROM "__disco_cells"
+GROUP BY
+  j
+ORDER BY
+  j;
+
+-- measures/attribute.sql.j2
+-- Attribute disclosure measures, one row per synthesis (percentages, except the denominators).
+-- Input:  flagged cells (stage 030). Disclosive flags are pre-exclusion, counts post-exclusion.
+-- Output: synthesis, Dorig, Dsyn, iS, DiS, DiSCO, DiSDiO, max_denom, mean_denom
+--   Dorig  = 100 * sum(d' : pd_tq = 1) / Nd
+--   Dsyn   = 100 * sum(s' : ps_tq = 1) / Ns
+--   iS     = 100 * sum(d' : s.q > 0) / Nd
+--   DiS    = 100 * sum(d' : some ps_t'q = 1) / Nd
+--   DiSCO  = 100 * sum(d' : ps_tq = 1) / Nd
+--   DiSDiO = 100 * sum(d' : ps_tq = 1 and pd_tq = 1) / Nd
+--   max_denom  = max d' over DiSCO cells (0 if none)
+--   mean_denom = mean d' over DiSCO cells with d' > 0 (NaN if none)
+-- synthpop: D:477-484.
+
+SELECT
+  j AS synthesis,
+  CASE
+    WHEN SUM(d) = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(SUM(orig_dis * d_keep) AS DOUBLE) / CAST(SUM(d) AS DOUBLE)
+  END AS "Dorig",
+  CASE
+    WHEN SUM(s) = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(SUM(syn_dis * s_keep) AS DOUBLE) / CAST(SUM(s) AS DOUBLE)
+  END AS "Dsyn",
+  CASE
+    WHEN SUM(d) = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(SUM(in_syn * d_keep) AS DOUBLE) / CAST(SUM(d) AS DOUBLE)
+  END AS "iS",
+  CASE
+    WHEN SUM(d) = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(SUM(q_syn_dis * d_keep) AS DOUBLE) / CAST(SUM(d) AS DOUBLE)
+  END AS "DiS",
+  CASE
+    WHEN SUM(d) = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(SUM(syn_dis * d_keep) AS DOUBLE) / CAST(SUM(d) AS DOUBLE)
+  END AS "DiSCO",
+  CASE
+    WHEN SUM(d) = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(SUM(syn_dis * orig_dis * d_keep) AS DOUBLE) / CAST(SUM(d) AS DOUBLE)
+  END AS "DiSDiO",
+  CAST(MAX(syn_dis * d_keep) AS DOUBLE) AS max_denom,
+  COALESCE(
+    AVG(CASE WHEN syn_dis = 1 AND d_keep > 0 THEN CAST(d_keep AS DOUBLE) END),
+    CAST('NaN' AS DOUBLE)
+  ) AS mean_denom
+FROM "__disco_cells"
+GROUP BY
+  j
+ORDER BY
+  j;
+
+-- measures/cap.sql.j2
+-- CAP (correct attribution probability) measures, one row per synthesis (percentages).
+-- Sums of fractions use exact_sum, so the numbers do not depend on thread or engine order.
+-- Input:  flagged cells (stage 030); pd'_tq = d'_tq / d'.q, ps'_tq = s'_tq / s'.q (0 if the margin is 0).
+-- Output: synthesis, baseCAPd, CAPd, CAPs, DCAP, TCAP
+--   baseCAPd = 100 * sum_t (d_t. / Nd)^2        target margins BEFORE exclusions, 'Missing' included
+--   CAPd     = 100 * sum_tq d'_tq * pd'_tq / Nd
+--   CAPs     = 100 * sum_tq s'_tq * ps'_tq / Ns
+--   DCAP     = 100 * sum_tq d'_tq * ps'_tq / Nd
+--   TCAP     = 100 * sum(d' : ps_tq = 1) / sum_{q : s'.q > 0} d'.q   (= DiSCO / iS; NaN if 0/0)
+-- synthpop: D:489-502.
+
+WITH target_margins AS (
+  SELECT
+    j,
+    t,
+    CAST(SUM(d) AS DOUBLE) AS dt,
+    CAST(SUM(SUM(d)) OVER (PARTITION BY j) AS DOUBLE) AS nd
+  FROM "__disco_cells"
+  GROUP BY
+    j,
+    t
+), base AS (
+  SELECT
+    j,
+    100 * CAST(SUM(CAST((
+      dt / nd
+    ) * (
+      dt / nd
+    ) AS DECIMAL(38, 18))) AS DOUBLE) AS base_cap
+  FROM target_margins
+  GROUP BY
+    j
+), cap AS (
+  SELECT
+    j,
+    SUM(d) AS nd,
+    SUM(s) AS ns,
+    CAST(SUM(
+      CAST(CASE WHEN dq_keep > 0 THEN CAST(d_keep AS DOUBLE) * d_keep / dq_keep ELSE 0 END AS DECIMAL(38, 18))
+    ) AS DOUBLE) AS capd,
+    CAST(SUM(
+      CAST(CASE WHEN sq_keep > 0 THEN CAST(s_keep AS DOUBLE) * s_keep / sq_keep ELSE 0 END AS DECIMAL(38, 18))
+    ) AS DOUBLE) AS caps,
+    CAST(SUM(
+      CAST(CASE WHEN sq_keep > 0 THEN CAST(d_keep AS DOUBLE) * s_keep / sq_keep ELSE 0 END AS DECIMAL(38, 18))
+    ) AS DOUBLE) AS dcap,
+    SUM(syn_dis * d_keep) AS disco,
+    SUM(CASE WHEN sq_keep > 0 THEN d_keep ELSE 0 END) AS tcap_den
+  FROM "__disco_cells"
+  GROUP BY
+    j
+)
+SELECT
+  cap.j AS synthesis,
+  base.base_cap AS "baseCAPd",
+  CASE
+    WHEN cap.nd = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(cap.capd AS DOUBLE) / CAST(cap.nd AS DOUBLE)
+  END AS "CAPd",
+  CASE
+    WHEN cap.ns = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(cap.caps AS DOUBLE) / CAST(cap.ns AS DOUBLE)
+  END AS "CAPs",
+  CASE
+    WHEN cap.nd = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(cap.dcap AS DOUBLE) / CAST(cap.nd AS DOUBLE)
+  END AS "DCAP",
+  CASE
+    WHEN cap.tcap_den = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(cap.disco AS DOUBLE) / CAST(cap.tcap_den AS DOUBLE)
+  END AS "TCAP"
+FROM cap
+INNER JOIN base
+  ON base.j = cap.j
+ORDER BY
+  cap.j;
+
+-- measures/exclusions.sql.j2
+-- Exclusion bookkeeping: synthpop's Nexclusions, in long form.
+-- Input:  flagged cells (stage 030): step_d / step_s say at which step a cell left the original /
+--         synthetic based tables (0 = kept).
+-- Output: synthesis, table, reason, count -- for each synthesis, each of the 8 tables
+--         (original, synthetic, Dorig, Dsyn, iS, DiS, DiSCO, DiSDiO) and each step
+--         (excluded target, missing target, missing in keys, set to exclude, over denom_lim,
+--         remaining): the records of that table removed at that step, or kept ("remaining").
+-- synthpop: D:374-450 (tab_exclude applied to every table separately).
+
+WITH tables AS (
+  SELECT
+    1 AS tpos,
+    'original' AS tbl
+  UNION ALL
+  SELECT
+    2,
+    'synthetic'
+  UNION ALL
+  SELECT
+    3,
+    'Dorig'
+  UNION ALL
+  SELECT
+    4,
+    'Dsyn'
+  UNION ALL
+  SELECT
+    5,
+    'iS'
+  UNION ALL
+  SELECT
+    6,
+    'DiS'
+  UNION ALL
+  SELECT
+    7,
+    'DiSCO'
+  UNION ALL
+  SELECT
+    8,
+    'DiSDiO'
+), reasons AS (
+  SELECT
+    1 AS step,
+    1 AS rpos,
+    'excluded target' AS reason
+  UNION ALL
+  SELECT
+    2,
+    2,
+    'missing target'
+  UNION ALL
+  SELECT
+    3,
+    3,
+    'missing in keys'
+  UNION ALL
+  SELECT
+    4,
+    4,
+    'set to exclude'
+  UNION ALL
+  SELECT
+    5,
+    5,
+    'over denom_lim'
+  UNION ALL
+  SELECT
+    0,
+    6,
+    'remaining'
+), syntheses AS (
+  SELECT DISTINCT
+    j
+  FROM "__disco_cells"
+), counts AS (
+  SELECT
+    j,
+    1 AS tpos,
+    step_d AS step,
+    SUM(d) AS n
+  FROM "__disco_cells"
+  GROUP BY
+    j,
+    step_d
+  UNION ALL
+  SELECT
+    j,
+    2,
+    step_s,
+    SUM(s)
+  FROM "__disco_cells"
+  GROUP BY
+    j,
+    step_s
+  UNION ALL
+  SELECT
+    j,
+    3,
+    step_d,
+    SUM(orig_dis * d)
+  FROM "__disco_cells"
+  GROUP BY
+    j,
+    step_d
+  UNION ALL
+  SELECT
+    j,
+    4,
+    step_s,
+    SUM(syn_dis * s)
+  FROM "__disco_cells"
+  GROUP BY
+    j,
+    step_s
+  UNION ALL
+  SELECT
+    j,
+    5,
+    step_d,
+    SUM(in_syn * d)
+  FROM "__disco_cells"
+  GROUP BY
+    j,
+    step_d
+  UNION ALL
+  SELECT
+    j,
+    6,
+    step_d,
+    SUM(q_syn_dis * d)
+  FROM "__disco_cells"
+  GROUP BY
+    j,
+    step_d
+  UNION ALL
+  SELECT
+    j,
+    7,
+    step_d,
+    SUM(syn_dis * d)
+  FROM "__disco_cells"
+  GROUP BY
+    j,
+    step_d
+  UNION ALL
+  SELECT
+    j,
+    8,
+    step_d,
+    SUM(syn_dis * orig_dis * d)
+  FROM "__disco_cells"
+  GROUP BY
+    j,
+    step_d
+)
+SELECT
+  x.j AS synthesis,
+  tables.tbl AS "table",
+  reasons.reason,
+  CAST(COALESCE(counts.n, 0) AS BIGINT) AS "count"
+FROM syntheses AS x
+CROSS JOIN tables
+CROSS JOIN reasons
+LEFT JOIN counts
+  ON counts.j = x.j AND counts.tpos = tables.tpos AND counts.step = reasons.step
+ORDER BY
+  x.j,
+  tables.tpos,
+  reasons.rpos;
+
+-- checks/check_1way.sql.j2
+-- check_1way: is one target level dominating the DiSCO records? One row per synthesis where it fires.
+-- Input:  flagged cells (stage 030); after exclusions.
+-- Params: $thresh_1way_n, $thresh_1way_pct.
+-- Output: synthesis, Level, All, PctLevelAll, totalDisclosive, nLevelDis, PctLevelDis
+--   Level       = the level with most DiSCO records (ties: smallest level name)
+--   nLevelDis   = its DiSCO records;  totalDisclosive = all DiSCO records
+--   PctLevelDis = 100 * nLevelDis / totalDisclosive
+--   All         = original records after exclusions; PctLevelAll = 100 * (records of Level) / All
+-- Fires iff nLevelDis > $thresh_1way_n and PctLevelDis > $thresh_1way_pct (both strict).
+-- synthpop: D:509-525.
+
+WITH by_level AS (
+  SELECT
+    j,
+    t,
+    SUM(d_keep) AS n_all,
+    SUM(syn_dis * d_keep) AS n_dis
+  FROM "__disco_cells"
+  GROUP BY
+    j,
+    t
+), ranked AS (
+  SELECT
+    j,
+    t,
+    n_all,
+    n_dis,
+    SUM(n_all) OVER (PARTITION BY j) AS total_all,
+    SUM(n_dis) OVER (PARTITION BY j) AS total_dis,
+    ROW_NUMBER() OVER (PARTITION BY j ORDER BY n_dis DESC NULLS LAST, t) AS rank_dis
+  FROM by_level
+)
+SELECT
+  j AS synthesis,
+  t AS "Level",
+  CAST(total_all AS BIGINT) AS "All",
+  CASE
+    WHEN total_all = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(n_all AS DOUBLE) / CAST(total_all AS DOUBLE)
+  END AS "PctLevelAll",
+  CAST(total_dis AS BIGINT) AS "totalDisclosive",
+  CAST(n_dis AS BIGINT) AS "nLevelDis",
+  CASE
+    WHEN total_dis = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST(n_dis AS DOUBLE) / CAST(total_dis AS DOUBLE)
+  END AS "PctLevelDis"
+FROM ranked
+WHERE
+  rank_dis = 1
+  AND n_dis > 50.0
+  AND total_dis > 0
+  AND 100 * CAST(n_dis AS DOUBLE) / CAST(total_dis AS DOUBLE) > 90.0
+ORDER BY
+  j;
+
+-- checks/check_2way.sql.j2
+-- check_2way: (target level, key level) pairs that carry many DiSCO records and where the key level
+-- almost determines the target in the original.
+-- Input:  flagged cells (stage 030).
+-- Params: $thresh_2way_n, $thresh_2way_pct; keys = [{alias, name_param}] (key names bound).
+-- Output: synthesis, target_key_levs ("<target level>|<key level>"), npairs, key,
+--         key_target_total, key_total, PctTargetKeyLevel
+--   npairs            = DiSCO records (after exclusions) in cells with more than $thresh_2way_n
+--                       of them, summed per (target level, key level)
+--   key_total         = original records with that key level (ALL records, before exclusions)
+--   key_target_total  = of those, records with that target level
+--   PctTargetKeyLevel = 100 * key_target_total / key_total; rows kept iff > $thresh_2way_pct.
+-- Order: npairs descending, then key position, then target_key_levs.  synthpop: D:530-572.
+
+WITH big_cells AS (
+  SELECT
+    *
+  FROM "__disco_cells"
+  WHERE
+    syn_dis * d_keep > 4.0
+), pairs AS (
+  SELECT
+    b.j,
+    0 AS key_pos,
+    'sex' AS "key",
+    b.t,
+    b."k_0" AS key_level,
+    SUM(b.d_keep) AS npairs,
+    MAX(kt.key_target_total) AS key_target_total,
+    MAX(kk.key_total) AS key_total
+  FROM big_cells AS b
+  INNER JOIN (
+    SELECT
+      j,
+      "k_0" AS key_level,
+      t,
+      SUM(d) AS key_target_total
+    FROM "__disco_cells"
+    GROUP BY
+      j,
+      "k_0",
+      t
+  ) AS kt
+    ON kt.j = b.j AND kt.key_level = b."k_0" AND kt.t = b.t
+  INNER JOIN (
+    SELECT
+      j,
+      "k_0" AS key_level,
+      SUM(d) AS key_total
+    FROM "__disco_cells"
+    GROUP BY
+      j,
+      "k_0"
+  ) AS kk
+    ON kk.j = b.j AND kk.key_level = b."k_0"
+  GROUP BY
+    b.j,
+    b.t,
+    b."k_0"
+  UNION ALL
+  SELECT
+    b.j,
+    1 AS key_pos,
+    'age' AS "key",
+    b.t,
+    b."k_1" AS key_level,
+    SUM(b.d_keep) AS npairs,
+    MAX(kt.key_target_total) AS key_target_total,
+    MAX(kk.key_total) AS key_total
+  FROM big_cells AS b
+  INNER JOIN (
+    SELECT
+      j,
+      "k_1" AS key_level,
+      t,
+      SUM(d) AS key_target_total
+    FROM "__disco_cells"
+    GROUP BY
+      j,
+      "k_1",
+      t
+  ) AS kt
+    ON kt.j = b.j AND kt.key_level = b."k_1" AND kt.t = b.t
+  INNER JOIN (
+    SELECT
+      j,
+      "k_1" AS key_level,
+      SUM(d) AS key_total
+    FROM "__disco_cells"
+    GROUP BY
+      j,
+      "k_1"
+  ) AS kk
+    ON kk.j = b.j AND kk.key_level = b."k_1"
+  GROUP BY
+    b.j,
+    b.t,
+    b."k_1"
+  UNION ALL
+  SELECT
+    b.j,
+    2 AS key_pos,
+    'region' AS "key",
+    b.t,
+    b."k_2" AS key_level,
+    SUM(b.d_keep) AS npairs,
+    MAX(kt.key_target_total) AS key_target_total,
+    MAX(kk.key_total) AS key_total
+  FROM big_cells AS b
+  INNER JOIN (
+    SELECT
+      j,
+      "k_2" AS key_level,
+      t,
+      SUM(d) AS key_target_total
+    FROM "__disco_cells"
+    GROUP BY
+      j,
+      "k_2",
+      t
+  ) AS kt
+    ON kt.j = b.j AND kt.key_level = b."k_2" AND kt.t = b.t
+  INNER JOIN (
+    SELECT
+      j,
+      "k_2" AS key_level,
+      SUM(d) AS key_total
+    FROM "__disco_cells"
+    GROUP BY
+      j,
+      "k_2"
+  ) AS kk
+    ON kk.j = b.j AND kk.key_level = b."k_2"
+  GROUP BY
+    b.j,
+    b.t,
+    b."k_2"
+  UNION ALL
+  SELECT
+    b.j,
+    3 AS key_pos,
+    'placesize' AS "key",
+    b.t,
+    b."k_3" AS key_level,
+    SUM(b.d_keep) AS npairs,
+    MAX(kt.key_target_total) AS key_target_total,
+    MAX(kk.key_total) AS key_total
+  FROM big_cells AS b
+  INNER JOIN (
+    SELECT
+      j,
+      "k_3" AS key_level,
+      t,
+      SUM(d) AS key_target_total
+    FROM "__disco_cells"
+    GROUP BY
+      j,
+      "k_3",
+      t
+  ) AS kt
+    ON kt.j = b.j AND kt.key_level = b."k_3" AND kt.t = b.t
+  INNER JOIN (
+    SELECT
+      j,
+      "k_3" AS key_level,
+      SUM(d) AS key_total
+    FROM "__disco_cells"
+    GROUP BY
+      j,
+      "k_3"
+  ) AS kk
+    ON kk.j = b.j AND kk.key_level = b."k_3"
+  GROUP BY
+    b.j,
+    b.t,
+    b."k_3"
+), flagged AS (
+  SELECT
+    j AS synthesis,
+    key_pos,
+    t || '|' || key_level AS target_key_levs,
+    CAST(npairs AS BIGINT) AS npairs,
+    "key",
+    CAST(key_target_total AS BIGINT) AS key_target_total,
+    CAST(key_total AS BIGINT) AS key_total,
+    CASE
+      WHEN key_total = 0
+      THEN CAST('NaN' AS DOUBLE)
+      ELSE 100 * CAST(key_target_total AS DOUBLE) / CAST(key_total AS DOUBLE)
+    END AS "PctTargetKeyLevel"
+  FROM pairs
+  WHERE
+    100 * CAST(key_target_total AS DOUBLE) / CAST(key_total AS DOUBLE) > 80.0
+)
+SELECT
+  synthesis,
+  target_key_levs,
+  npairs,
+  "key",
+  key_target_total,
+  key_total,
+  "PctTargetKeyLevel"
+FROM flagged
+ORDER BY
+  synthesis,
+  npairs DESC NULLS LAST,
+  key_pos,
+  target_key_levs;
+
+DROP TABLE IF EXISTS "__disco_cells";
+
+DROP TABLE IF EXISTS "__disco_cells_base";
