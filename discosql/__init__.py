@@ -15,6 +15,7 @@ from .cap import (
     taub_tcap,
 )
 from .engine import postgres, spark
+from .export import to_sql
 from .errors import (
     DiscoSQLError,
     DiscoSQLWarning,
@@ -54,5 +55,6 @@ __all__ = [
     "duckdb_table",
     "postgres",
     "spark",
+    "to_sql",
     "taub_tcap",
 ]
