@@ -15,7 +15,6 @@ from .cap import (
     taub_tcap,
 )
 from .engine import postgres, spark
-from .export import to_sql
 from .errors import (
     DiscoSQLError,
     DiscoSQLWarning,
@@ -24,6 +23,7 @@ from .errors import (
     SchemaError,
     TemplateError,
 )
+from .export import to_sql
 from .results import DisclosureResult
 from .sources import duckdb_table
 from .summary import DisclosureSummary, disclosure_summary
@@ -55,6 +55,6 @@ __all__ = [
     "duckdb_table",
     "postgres",
     "spark",
-    "to_sql",
     "taub_tcap",
+    "to_sql",
 ]
