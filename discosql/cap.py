@@ -473,44 +473,40 @@ def _generalized(run: _Run, side: str) -> dict[str, Any]:
     matches exactly; only keys left open go to the next round.
     """
     eng, keys, targets = run.engine, run.keys, run.targets
-    ctx = {"cells": CELLS, "keys": keys, "targets": targets, "side": side}
-    open_table = f"{OPEN}_0"
-    sql = _render(
-        eng, "cap/generalized.sql.j2", statement="open", open=open_table, resolved=[], **ctx
-    )
-    _create(eng, open_table, sql, {}, "cap/generalized open")
+    side_q = side + "q"
+    ctx = {"cells": CELLS, "keys": keys, "targets": targets, "side": side, "side_q": side_q}
+    template = "cap/generalized.sql.j2"
+    # d = 0: exact matches come straight from the cell table and its margins.
+    rounds = [f"{RESOLVED}_0"]
+    opened = [f"{OPEN}_1"]
+    steps = ((rounds[0], "exact"), (opened[0], "unmatched"))
+    for table, statement in steps:
+        sql = _render(eng, template, statement=statement, open="", resolved=[], **ctx)
+        _create(eng, table, sql, {}, f"cap/generalized {statement}")
     aliases = [k["alias"] for k in keys]
-    rounds: list[str] = []
-    opened = [open_table]
-    for d in range(len(keys) + 1):
-        subsets = [list(s) for s in itertools.combinations(aliases, len(keys) - d)]
-        round_table = f"{RESOLVED}_{d}"
-        sql = _render(
-            eng, "cap/generalized.sql.j2", statement="round", subsets=subsets,
-            open=open_table, resolved=rounds, **ctx,
-        )  # fmt: skip
-        _create(eng, round_table, sql, {}, f"cap/generalized round {d}")
-        rounds.append(round_table)
-        if d == len(keys):
-            break
-        next_table = f"{OPEN}_{d + 1}"
-        sql = _render(
-            eng, "cap/generalized.sql.j2", statement="remaining", open=open_table,
-            resolved=rounds, **ctx,
-        )  # fmt: skip
-        _create(eng, next_table, sql, {}, "cap/generalized remaining")
-        opened.append(next_table)
-        open_table = next_table
+    for d in range(1, len(keys) + 1):
+        open_table = opened[-1]
         left = eng.query(
             f"SELECT count(*) AS n FROM {ident(open_table)}", {}, "cap/generalized open count"
         )
         if left.column("n")[0].as_py() == 0:
             break
-    sql = _render(
-        eng, "cap/generalized.sql.j2", statement="score", open=open_table, resolved=rounds, **ctx
-    )
+        subsets = [list(s) for s in itertools.combinations(aliases, len(keys) - d)]
+        rounds.append(f"{RESOLVED}_{d}")
+        sql = _render(
+            eng, template, statement="round", subsets=subsets, open=open_table, resolved=rounds,
+            **ctx,
+        )  # fmt: skip
+        _create(eng, rounds[-1], sql, {}, f"cap/generalized round {d}")
+        if d < len(keys):
+            opened.append(f"{OPEN}_{d + 1}")
+            sql = _render(
+                eng, template, statement="remaining", open=open_table, resolved=rounds, **ctx
+            )
+            _create(eng, opened[-1], sql, {}, "cap/generalized remaining")
+    sql = _render(eng, template, statement="score", open="", resolved=rounds, **ctx)
     row = _one_row(eng.query(sql, {}, "cap/generalized score"))
-    for table in opened + rounds:
+    for table in [*opened, *rounds]:
         _drop(eng, table)
     return row
 
