@@ -81,3 +81,35 @@ def test_spark_equals_duckdb(
         parquet["sd2011"], [parquet[s] for s in syn], target=target, engine=spark, **kw
     )
     engine_data.assert_same(got, duckdb_run(case_id, target), TABLES)
+
+
+def test_summary_on_postgres_and_spark(pg: str, spark: Any, parquet: dict[str, str]) -> None:
+    """disclosure_summary on each engine equals DuckDB's (targets, grouping, per-target options)."""
+    kw: dict[str, Any] = {
+        "keys": ["sex", "age", "region", "placesize"],
+        "targets": ["depress", "income", "workab"],
+        "ngroups_targets": {"income": 10},
+        "not_targetlevs": {"workab": "NO"},
+    }
+    syn = ["syn_1", "syn_2"]
+    ref = ds.disclosure_summary(parquet["sd2011"], [parquet[s] for s in syn], **kw)
+    on_pg = ds.disclosure_summary("sd2011", syn, engine=ds.postgres(pg), **kw)
+    on_spark = ds.disclosure_summary(
+        parquet["sd2011"], [parquet[s] for s in syn], engine=ds.spark(spark), **kw
+    )
+    for got in (on_pg, on_spark):
+        assert got.table.column("target").to_pylist() == ref.table.column("target").to_pylist()
+        for target, res in ref.results.items():
+            engine_data.assert_same(got.results[target], res, TABLES)
+
+
+def test_engine_argument_errors(pg: str) -> None:
+    with pytest.raises(ds.InputError, match="engine: 'oracle' is not an engine"):
+        ds.disclosure("a", "b", keys=["sex"], target="depress", engine="oracle")
+    with pytest.raises(ds.InputError, match="cannot connect to PostgreSQL"):
+        ds.disclosure("a", "b", keys=["sex"], target="depress",
+                      engine="postgresql://nobody@127.0.0.1:1/none")  # fmt: skip
+    with pytest.raises(ds.InputError, match="original: cannot read the data"):
+        ds.disclosure("no_such_table", "syn_1", keys=["sex"], target="depress", engine=pg)
+    with pytest.raises(ds.SchemaError, match="key 'sexx': not a column of the original"):
+        ds.disclosure("sd2011", "syn_1", keys=["sexx"], target="depress", engine=pg)
