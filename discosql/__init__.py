@@ -14,7 +14,7 @@ from .cap import (
     disclosure_protection,
     taub_tcap,
 )
-from .engine import postgres, spark
+from .engine import postgres, spark, sqlite
 from .errors import (
     DiscoSQLError,
     DiscoSQLWarning,
@@ -55,6 +55,7 @@ __all__ = [
     "duckdb_table",
     "postgres",
     "spark",
+    "sqlite",
     "taub_tcap",
     "to_sql",
 ]

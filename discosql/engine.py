@@ -14,6 +14,7 @@ or :func:`spark`.
 from __future__ import annotations
 
 import functools
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -270,6 +271,26 @@ class SparkSpec(EngineSpec):
         return SparkEngine(self.session)
 
 
+@dataclass(frozen=True)
+class SQLiteSpec(EngineSpec):
+    database: str
+
+    def open(self) -> Engine:
+        from .backends.sqlite import SQLiteEngine
+
+        return SQLiteEngine(self.database)
+
+
+def sqlite(database: str | os.PathLike[str]) -> SQLiteSpec:
+    """Run on a SQLite database file (read-only; Python's built-in sqlite3).
+
+    Data sets are then table or view names in that file; discosql's temporary tables go to
+    SQLite's separate temporary database. For small data and for checking: SQLite is
+    single-threaded and has no NaN (see ``discosql/backends/sqlite.py``).
+    """
+    return SQLiteSpec(os.fspath(database))
+
+
 def postgres(dsn: str, schema: str | None = None) -> PostgresSpec:
     """Run on a PostgreSQL server: ``engine=ds.postgres("postgresql://user@host:5432/db")``.
 
@@ -308,9 +329,12 @@ def open_engine(
         return engine.open()
     if isinstance(engine, str) and engine.startswith(("postgresql://", "postgres://")):
         return postgres(engine).open()
+    if isinstance(engine, str) and engine.startswith("sqlite:///"):
+        return sqlite(engine[len("sqlite:///") :]).open()
     if type(engine).__name__ == "SparkSession":
         return spark(engine).open()
     raise InputError(
         f"engine: {engine!r} is not an engine; allowed: 'duckdb' (default), a PostgreSQL DSN "
-        "('postgresql://user@host:port/db'), ds.postgres(dsn), a SparkSession or ds.spark(session)"
+        "('postgresql://user@host:port/db'), ds.postgres(dsn), a SparkSession or "
+        "ds.spark(session), 'sqlite:///file.db' or ds.sqlite(file)"
     )

@@ -22,6 +22,7 @@ from sqlglot import exp
 from .engine import Engine, Registered, inline_params, open_engine
 from .errors import InputError
 from .pipeline import Inputs, Plan, execute, plan, register_inputs
+from .results import RESULT_SCHEMAS
 from .spec import build_spec
 from .templates import ident, template_dir
 
@@ -68,7 +69,7 @@ class ScriptEngine(Engine):
 
     def query(self, sql: str, params: dict[str, Any], stage: str) -> pa.Table:
         self.execute(sql, params, stage)
-        return _EMPTY
+        return RESULT_SCHEMAS[stage].empty_table()
 
     def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
         temp = "" if self.dialect == "tsql" else "TEMP "  # tsql: the # in the name says it
@@ -76,9 +77,6 @@ class ScriptEngine(Engine):
 
     def drop_table(self, name: str) -> None:
         self._statement(f"DROP TABLE IF EXISTS {ident(name)}", {})
-
-
-_EMPTY = pa.table({"synthesis": pa.array([], pa.int32())})
 
 
 def to_sql(

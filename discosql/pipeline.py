@@ -18,7 +18,7 @@ import pyarrow as pa
 from . import grouping as grp
 from .engine import Engine, Registered
 from .errors import DiscoSQLWarning, InputError, SchemaError
-from .results import DisclosureResult
+from .results import DisclosureResult, conform_result
 from .schema import FAMILY, column_kind, did_you_mean
 from .spec import DisclosureSpec
 from .templates import render
@@ -349,7 +349,7 @@ def execute(p: Plan) -> DisclosureResult:
 
     def measure(template: str) -> pa.Table:
         sql = render(template, engine.dialect, cells=CELLS, keys=key_names)
-        return engine.query(sql, check_params, template)
+        return conform_result(template, engine.query(sql, check_params, template))
 
     result = DisclosureResult(
         target=spec.target,

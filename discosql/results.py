@@ -29,6 +29,45 @@ MEASURES_SCHEMA = pa.schema(
 MEASURE_COLUMNS = MEASURES_SCHEMA.names
 
 
+def _schema(*columns: tuple[str, pa.DataType]) -> pa.Schema:
+    return pa.schema([("synthesis", pa.int32()), *columns])
+
+
+_F, _S, _I = pa.float64(), pa.string(), pa.int64()
+# The result tables' types on every engine (conform_result casts an engine's output to them).
+RESULT_SCHEMAS = {
+    "measures/identity.sql.j2": _schema(*[(m, _F) for m in GROUPS["ident"]]),
+    "measures/attribute.sql.j2": _schema(*[(m, _F) for m in GROUPS["attrib"]]),
+    "measures/cap.sql.j2": _schema(*[(m, _F) for m in GROUPS["allCAPs"]]),
+    "measures/exclusions.sql.j2": _schema(("table", _S), ("reason", _S), ("count", _I)),
+    "checks/check_1way.sql.j2": _schema(
+        ("Level", _S), ("All", _I), ("PctLevelAll", _F), ("totalDisclosive", _I),
+        ("nLevelDis", _I), ("PctLevelDis", _F),
+    ),
+    "checks/check_2way.sql.j2": _schema(
+        ("target_key_levs", _S), ("npairs", _I), ("key", _S), ("key_target_total", _I),
+        ("key_total", _I), ("PctTargetKeyLevel", _F),
+    ),
+}  # fmt: skip
+
+
+def conform_result(template: str, table: pa.Table) -> pa.Table:
+    """``table`` with the result schema of ``template``; a NULL double is NaN (SQLite has no NaN,
+    and no measure is ever NULL on the other engines)."""
+    schema = RESULT_SCHEMAS[template]
+    if table.column_names != schema.names:
+        raise ValueError(f"{template}: columns {table.column_names} != {schema.names}")
+    columns = []
+    for f, col in zip(schema, table.columns, strict=True):
+        col = col.cast(f.type)
+        if pa.types.is_floating(f.type) and col.null_count:
+            col = pa.chunked_array(
+                [[math.nan if v is None else v for v in col.to_pylist()]], type=f.type
+            )
+        columns.append(col)
+    return pa.table(columns, schema=schema)
+
+
 @dataclass(frozen=True)
 class DisclosureResult:
     """Disclosure measures of one target against m syntheses (percentages 0-100, unrounded).

@@ -44,6 +44,22 @@ def load_postgres(dsn: str, tables: dict[str, pa.Table]) -> None:
                     copy.write_row(list(row.values()))
 
 
+SQLITE_TYPES = {"int64": "INTEGER", "int32": "INTEGER", "double": "REAL", "string": "TEXT"}
+
+
+def write_sqlite(path: Path, tables: dict[str, pa.Table]) -> str:
+    import sqlite3
+
+    with sqlite3.connect(path) as con:
+        for name, table in tables.items():
+            cols = ", ".join(f'"{f.name}" {SQLITE_TYPES[str(f.type)]}' for f in table.schema)
+            con.execute(f'CREATE TABLE "{name}" ({cols})')
+            marks = ", ".join("?" for _ in table.schema)
+            rows = [tuple(r.values()) for r in table.to_pylist()]
+            con.executemany(f'INSERT INTO "{name}" VALUES ({marks})', rows)
+    return str(path)
+
+
 def write_parquet(directory: Path, tables: dict[str, pa.Table]) -> dict[str, str]:
     paths = {}
     for name, table in tables.items():

@@ -1,7 +1,7 @@
 """The same measures on every engine: PostgreSQL and Spark must equal DuckDB (the reference,
 itself checked against synthpop in test_oracle.py) on the SD2011 fixture cases.
 
-PostgreSQL runs every case; Spark (slower to start a query) a representative subset with
+PostgreSQL and SQLite run every case; Spark (slower to start a query) a representative subset with
 grouping, exclusions, m = 5 and a single synthesis. Nothing here is skipped: if an engine cannot
 start, these tests fail.
 """
@@ -60,6 +60,18 @@ def parquet(tmp_path_factory: pytest.TempPathFactory, data: dict[str, Any]) -> d
 def test_postgres_equals_duckdb(pg: str, case_id: str, target: str, kwargs: Any) -> None:
     kw, syn = _kwargs(case_id, target)
     got = ds.disclosure("sd2011", syn, target=target, engine=pg, **kw)
+    engine_data.assert_same(got, duckdb_run(case_id, target), TABLES)
+
+
+@pytest.fixture(scope="module")
+def sqlite_db(tmp_path_factory: pytest.TempPathFactory, data: dict[str, Any]) -> str:
+    return engine_data.write_sqlite(tmp_path_factory.mktemp("sqlite") / "oracle.db", data)
+
+
+@pytest.mark.parametrize(("case_id", "target", "kwargs"), CALLS, ids=IDS)
+def test_sqlite_equals_duckdb(sqlite_db: str, case_id: str, target: str, kwargs: Any) -> None:
+    kw, syn = _kwargs(case_id, target)
+    got = ds.disclosure("sd2011", syn, target=target, engine=ds.sqlite(sqlite_db), **kw)
     engine_data.assert_same(got, duckdb_run(case_id, target), TABLES)
 
 

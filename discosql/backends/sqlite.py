@@ -1,0 +1,95 @@
+"""SQLite (Python's built-in sqlite3): the same transpiled SQL, for data in a SQLite file.
+
+SQLite has no NaN: a float NaN is stored as NULL. The templates therefore never produce a NULL
+double on purpose (a 0/0 measure is NaN on every engine), so a NULL in a floating-point result
+column is read back as NaN here. Exact decimal sums do not exist either: SQLite sums the
+terms as doubles, in a fixed order (results agree with DuckDB to about 1e-15).
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from ..engine import Engine, Registered
+from ..errors import EngineError, InputError
+from ..sources import Source
+from ..templates import ident
+
+
+def _duck_type(declared: str) -> str:
+    """SQLite's type affinity rules (https://sqlite.org/datatype3.html §3.1), as DuckDB types."""
+    t = declared.upper()
+    if "INT" in t:
+        return "BIGINT"
+    if any(s in t for s in ("CHAR", "CLOB", "TEXT")):
+        return "VARCHAR"
+    if any(s in t for s in ("REAL", "FLOA", "DOUB")):
+        return "DOUBLE"
+    if t.startswith(("BOOL",)):
+        return "BOOLEAN"
+    if any(s in t for s in ("NUMERIC", "DECIMAL")):
+        return "DOUBLE"
+    return "VARCHAR"  # BLOB or no type: compared as stored, labelled as text
+
+
+class SQLiteEngine(Engine):
+    dialect = "sqlite"
+    name = "SQLite"
+
+    def __init__(self, database: str) -> None:
+        super().__init__()
+        if database != ":memory:" and not Path(database).is_file():
+            raise InputError(f"engine: SQLite database file {database!r} does not exist")
+        uri = Path(database).resolve().as_uri() + "?mode=ro" if database != ":memory:" else None
+        # Read-only: discosql's temporary tables live in SQLite's separate temp database.
+        self.con = sqlite3.connect(uri or database, uri=uri is not None)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def classify(self, obj: Any, label: str) -> Source:
+        if isinstance(obj, str) and obj:
+            return Source("sqlite_table", obj, label)
+        raise InputError(
+            f"{label}: on SQLite a data set is a table or view name of the database, got "
+            f"{type(obj).__name__}: {obj!r}"
+        )
+
+    def _register(self, source: Source, name: str, param: str) -> Registered:
+        return Registered(source, ident(source.obj))
+
+    def _columns(self, reg: Registered) -> dict[str, str]:
+        try:
+            rows = self.con.execute(f"PRAGMA table_info({ident(reg.source.obj)})").fetchall()
+        except sqlite3.Error as e:
+            raise EngineError(str(e)) from e
+        if not rows:
+            raise EngineError(f"no such table: {reg.source.obj}")
+        return {r[1]: _duck_type(r[2] or "") for r in rows}
+
+    def _is_engine_error(self, e: Exception) -> bool:
+        return isinstance(e, sqlite3.Error)
+
+    def _execute(self, sql: str, params: dict[str, Any]) -> None:
+        self.con.execute(sql, params)
+
+    def _query(self, sql: str, params: dict[str, Any]) -> pa.Table:
+        cur = self.con.execute(sql, params)
+        names = [d[0] for d in cur.description or []]
+        rows = cur.fetchall()
+        columns = []
+        for i in range(len(names)):
+            values = [r[i] for r in rows]
+            kinds = {type(v) for v in values if v is not None}
+            if float in kinds:
+                columns.append(pa.array([math.nan if v is None else float(v) for v in values]))
+            elif kinds == {int}:
+                columns.append(pa.array(values, pa.int64()))
+            else:
+                columns.append(pa.array(values, pa.string() if not kinds else None))
+        return pa.table(columns, names=names)
