@@ -8,6 +8,9 @@ the rounds of GeneralizedCAP); SQL computes.
 Notation: q a key combination, t a target value (several sensitive columns form one joint target,
 as in SDMetrics), N the original records. NA is a category ('Missing', as in synthpop).
 
+Every function takes ``control=`` (below), ``threads=`` (DuckDB threads) and ``engine=`` (where the
+SQL runs: DuckDB by default, PostgreSQL, Spark or SQLite, as for :func:`discosql.disclosure`).
+
 Control baseline (anonymeter; Hittmeir et al., CODASPY 2020): with ``control`` (real records held
 out of the synthesis) each measure is computed again with the control in place of the synthetic
 data, and ``excess_risk = (risk - control_risk) / (1 - control_risk)``.
@@ -24,12 +27,10 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
-from . import engine as engine_module
-from .engine import Engine, Registered
+from .engine import Engine, Registered, open_engine
 from .errors import DiscoSQLWarning, InputError, SchemaError
 from .pipeline import register_inputs
 from .schema import FAMILY, column_kind, did_you_mean
-from .sources import classify
 from .templates import ident, render
 
 CELLS = "__disco_cap_cells"
@@ -168,41 +169,8 @@ class CapSummary:
 
 
 # -- engine and inputs ------------------------------------------------------------------------
-def _open_engine(threads: int | None) -> Engine:
-    # The one place that creates an engine: an engine= parameter will be added here. The engine
-    # module is being generalised (open_engine); use it when present, else Engine(threads=...).
-    factory: Any = getattr(engine_module, "open_engine", None)
-    if factory is not None:
-        opened: Engine = factory(None, threads=threads)
-        return opened
-    plain: Any = Engine
-    made: Engine = plain(threads=threads)
-    return made
-
-
 def _render(eng: Engine, template: str, **context: Any) -> str:
-    dialect = getattr(eng, "dialect", None)
-    if dialect is None:
-        return render(template, **context)
-    return render(template, dialect=dialect, **context)
-
-
-def _create(eng: Engine, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
-    """A temporary table from a query, through Engine.create_table where the engine has it."""
-    create: Any = getattr(eng, "create_table", None)
-    if create is not None:
-        create(name, sql, params, stage)
-    else:
-        _drop(eng, name)
-        eng.execute(f"CREATE TEMP TABLE {ident(name)} AS\n{sql}", params, stage)
-
-
-def _drop(eng: Engine, name: str) -> None:
-    drop: Any = getattr(eng, "drop_table", None)
-    if drop is not None:
-        drop(name)
-    else:
-        eng.execute(f"DROP TABLE IF EXISTS {ident(name)}", {}, "cleanup")
+    return render(template, eng.dialect, **context)
 
 
 @dataclass
@@ -321,8 +289,7 @@ def _register(engine: Engine, original: Any, synthetic: Any, control: Any) -> li
     inputs = register_inputs(engine, original, synthetic)
     sources = list(inputs.sources)
     if control is not None:
-        classify_on: Any = getattr(engine, "classify", classify)
-        reg = engine.register(classify_on(control, "control"))
+        reg = engine.register(engine.classify(control, "control"))
         if reg.n_rows == 0:
             warnings.warn(
                 "control: the data set has no rows; control measures are NaN",
@@ -348,6 +315,7 @@ def _prepare(
     sensitive: Any,
     threads: int | None,
     *,
+    engine: Any = None,
     sensitive_arg: str = "sensitive",
     continuous: Sequence[str] = (),
     bins: int = 0,
@@ -361,7 +329,7 @@ def _prepare(
             f"keys/{sensitive_arg}: {clash!r} are names of output columns "
             f"({', '.join(reserved)}); rename these columns first"
         )
-    engine = _open_engine(threads)
+    engine = open_engine(engine, threads=threads)
     try:
         sources = _register(engine, original, synthetic, control)
         roles = {k: "key" for k in key_list} | {s: sensitive_arg for s in sens_list}
@@ -442,7 +410,7 @@ def _count_cells(run: _Run) -> None:
         run.engine, "cap/cells.sql.j2", sources=sources, keys=run.keys, targets=run.targets,
         sides=sides,
     )  # fmt: skip
-    _create(run.engine, CELLS, sql, run.params, "cap/cells")
+    run.engine.create_table(CELLS, sql, run.params, "cap/cells")
 
 
 def _sides(run: _Run) -> list[tuple[str, str]]:
@@ -482,7 +450,7 @@ def _generalized(run: _Run, side: str) -> dict[str, Any]:
     steps = ((rounds[0], "exact"), (opened[0], "unmatched"))
     for table, statement in steps:
         sql = _render(eng, template, statement=statement, open="", resolved=[], **ctx)
-        _create(eng, table, sql, {}, f"cap/generalized {statement}")
+        eng.create_table(table, sql, {}, f"cap/generalized {statement}")
     aliases = [k["alias"] for k in keys]
     for d in range(1, len(keys) + 1):
         open_table = opened[-1]
@@ -497,17 +465,17 @@ def _generalized(run: _Run, side: str) -> dict[str, Any]:
             eng, template, statement="round", subsets=subsets, open=open_table, resolved=rounds,
             **ctx,
         )  # fmt: skip
-        _create(eng, rounds[-1], sql, {}, f"cap/generalized round {d}")
+        eng.create_table(rounds[-1], sql, {}, f"cap/generalized round {d}")
         if d < len(keys):
             opened.append(f"{OPEN}_{d + 1}")
             sql = _render(
                 eng, template, statement="remaining", open=open_table, resolved=rounds, **ctx
             )
-            _create(eng, opened[-1], sql, {}, "cap/generalized remaining")
+            eng.create_table(opened[-1], sql, {}, "cap/generalized remaining")
     sql = _render(eng, template, statement="score", open="", resolved=rounds, **ctx)
     row = _one_row(eng.query(sql, {}, "cap/generalized score"))
     for table in [*opened, *rounds]:
-        _drop(eng, table)
+        eng.drop_table(table)
     return row
 
 
@@ -538,8 +506,8 @@ def _cap_score(run: _Run, method: str) -> CapScore:
 
 
 def _scored(method: str, original: Any, synthetic: Any, keys: Any, sensitive: Any,
-            control: Any, threads: int | None) -> CapScore:  # fmt: skip
-    run = _prepare(original, synthetic, control, keys, sensitive, threads)
+            control: Any, threads: int | None, engine: Any) -> CapScore:  # fmt: skip
+    run = _prepare(original, synthetic, control, keys, sensitive, threads, engine=engine)
     try:
         return _cap_score(run, method)
     finally:
@@ -554,6 +522,7 @@ def categorical_cap(
     *,
     control: Any = None,
     threads: int | None = None,
+    engine: Any = None,
 ) -> CapScore:
     """SDMetrics' CategoricalCAP: ``1 - DCAP / iS`` (1 = safe).
 
@@ -563,7 +532,7 @@ def categorical_cap(
     ``sensitive`` columns form one joint target. NA is a category (SDMetrics: only in text
     columns; a float NaN never matches in SDMetrics).
     """
-    return _scored("cap", original, synthetic, keys, sensitive, control, threads)
+    return _scored("cap", original, synthetic, keys, sensitive, control, threads, engine)
 
 
 def categorical_zero_cap(
@@ -574,12 +543,13 @@ def categorical_zero_cap(
     *,
     control: Any = None,
     threads: int | None = None,
+    engine: Any = None,
 ) -> CapScore:
     """SDMetrics' CategoricalZeroCAP: ``1 - DCAP`` (1 = safe; synthpop's DCAP as a fraction).
 
     score = 1 - sum_{q: s_q > 0} o_qt * s_qt / s_q / N: unmatched original records score 0.
     """
-    return _scored("zero_cap", original, synthetic, keys, sensitive, control, threads)
+    return _scored("zero_cap", original, synthetic, keys, sensitive, control, threads, engine)
 
 
 def categorical_generalized_cap(
@@ -590,6 +560,7 @@ def categorical_generalized_cap(
     *,
     control: Any = None,
     threads: int | None = None,
+    engine: Any = None,
 ) -> CapScore:
     """SDMetrics' CategoricalGeneralizedCAP (1 = safe).
 
@@ -598,7 +569,9 @@ def categorical_generalized_cap(
     share of pooled synthetic records with r's target; score = 1 - mean over all original
     records. Computed exactly by rounds over key subsets (no all-pairs comparison).
     """
-    return _scored("generalized_cap", original, synthetic, keys, sensitive, control, threads)
+    return _scored(
+        "generalized_cap", original, synthetic, keys, sensitive, control, threads, engine
+    )
 
 
 def disclosure_protection(
@@ -612,6 +585,7 @@ def disclosure_protection(
     num_discrete_bins: int = 10,
     control: Any = None,
     threads: int | None = None,
+    engine: Any = None,
 ) -> DisclosureProtectionScore:
     """SDMetrics' DisclosureProtection.compute_breakdown (1 = safe).
 
@@ -638,7 +612,7 @@ def disclosure_protection(
         else _names("continuous_columns", continuous_columns, allow_str=True)
     )
     run = _prepare(
-        original, synthetic, control, keys, sensitive, threads,
+        original, synthetic, control, keys, sensitive, threads, engine=engine,
         continuous=continuous, bins=num_discrete_bins,
     )  # fmt: skip
     try:
@@ -668,6 +642,7 @@ def taub_tcap(
     tau: float = 1.0,
     control: Any = None,
     threads: int | None = None,
+    engine: Any = None,
 ) -> TaubTCAP:
     """Taub, Elliot, Pampaka & Smith's targeted CAP (PSD 2018); higher = riskier.
 
@@ -679,7 +654,9 @@ def taub_tcap(
     """
     if isinstance(tau, bool) or not isinstance(tau, int | float) or not 0 < tau <= 1:
         raise InputError(f"tau: the WEAP threshold must be a number in (0, 1], got {tau!r}")
-    run = _prepare(original, synthetic, control, keys, target, threads, sensitive_arg="target")
+    run = _prepare(
+        original, synthetic, control, keys, target, threads, engine=engine, sensitive_arg="target"
+    )
     try:
         results = []
         for side, side_q in _sides(run):
@@ -711,6 +688,7 @@ def cap_records(
     *,
     control: Any = None,
     threads: int | None = None,
+    engine: Any = None,
     stream: bool = False,
     batch_size: int = 100_000,
 ) -> pa.Table | pa.RecordBatchReader:
@@ -726,7 +704,10 @@ def cap_records(
     """
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise InputError(f"batch_size: expected an int >= 1, got {batch_size!r}")
-    run = _prepare(original, synthetic, control, keys, sensitive, threads, reserved=RECORD_COLUMNS)
+    run = _prepare(
+        original, synthetic, control, keys, sensitive, threads, engine=engine,
+        reserved=RECORD_COLUMNS,
+    )  # fmt: skip
     try:
         sql = _render(
             run.engine,
@@ -738,7 +719,7 @@ def cap_records(
         )
         if stream:
             return _stream(run.engine, sql, batch_size)
-        table = run.engine.query(sql, {}, "cap/records")
+        table = run.engine.query(sql, {}, "cap/records").cast(_records_schema(run))
     except BaseException:
         run.engine.close()
         raise
@@ -747,18 +728,8 @@ def cap_records(
 
 
 def _stream(engine: Engine, sql: str, batch_size: int) -> pa.RecordBatchReader:
-    """Stream a query's result from ``engine.con``, closing the engine when the reader is done.
-
-    Engine.query materialises a table; big per-record outputs should not. This is the only use
-    of the connection outside Engine, kept in one small function.
-    """
-    con: Any = getattr(engine, "con", None)
-    if getattr(engine, "dialect", "duckdb") != "duckdb" or con is None:
-        # another engine: no streaming there yet, so the table is read and handed out in batches
-        table = engine.query(sql, {}, "cap/records")
-        engine.close()
-        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches(batch_size))
-    reader = con.sql(sql).to_arrow_reader(batch_size)
+    """The query's result in batches; the engine closes when the reader is done."""
+    reader = engine.stream(sql, {}, "cap/records", batch_size)
 
     def batches() -> Iterator[pa.RecordBatch]:
         try:
@@ -769,6 +740,22 @@ def _stream(engine: Engine, sql: str, batch_size: int) -> pa.RecordBatchReader:
     return pa.RecordBatchReader.from_batches(reader.schema, batches())
 
 
+def _records_schema(run: _Run) -> pa.Schema:
+    """cap_records' column types on every engine (SQLite has no booleans, PostgreSQL's counts
+    are NUMERIC sums)."""
+    flags = ("matched", "disclosive_original", "disclosive_synthetic", "disco",
+             "replicated_unique")  # fmt: skip
+    fields = [pa.field(c["name"], pa.string()) for c in run.keys + run.targets]
+    for name in RECORD_COLUMNS:
+        if name in ("n_control", "cap_control") and not run.has_control:
+            continue
+        kind = (
+            pa.bool_() if name in flags else pa.int64() if name.startswith("n_") else pa.float64()
+        )
+        fields.append(pa.field(name, kind))
+    return pa.schema(fields)
+
+
 def cap_summary(
     original: Any,
     synthetic: Any,
@@ -777,6 +764,7 @@ def cap_summary(
     *,
     control: Any = None,
     threads: int | None = None,
+    engine: Any = None,
     probs: Sequence[float] = PROBS,
 ) -> CapSummary:
     """Summary of the per-record CAP (Baillargeon & Charest, PSD 2020); see :class:`CapSummary`.
@@ -790,7 +778,7 @@ def cap_summary(
         isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p <= 1 for p in prob_list
     ):
         raise InputError(f"probs: expected a non-empty list of numbers in [0, 1], got {probs!r}")
-    run = _prepare(original, synthetic, control, keys, sensitive, threads)
+    run = _prepare(original, synthetic, control, keys, sensitive, threads, engine=engine)
     params = {f"p_{i}": float(p) for i, p in enumerate(prob_list)}
     try:
         out = []

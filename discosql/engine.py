@@ -94,6 +94,16 @@ class Engine:
         table = self._guarded(stage, lambda: self._query(*self.translate(sql, params)))
         return conform(table)
 
+    def stream(
+        self, sql: str, params: dict[str, Any], stage: str, batch_size: int
+    ) -> pa.RecordBatchReader:
+        """A query's result in batches of ``batch_size`` rows (for big per-record outputs).
+
+        This default reads the whole result first; DuckDB streams it.
+        """
+        table = self.query(sql, params, stage)
+        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches(batch_size))
+
     def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
         """Materialise the query ``sql`` as the temporary relation ``name`` (replacing it)."""
         self.drop_table(name)
@@ -199,6 +209,15 @@ class DuckDBEngine(Engine):
 
     def _query(self, sql: str, params: dict[str, Any]) -> pa.Table:
         return self.con.sql(sql, params=params).to_arrow_table()
+
+    def stream(
+        self, sql: str, params: dict[str, Any], stage: str, batch_size: int
+    ) -> pa.RecordBatchReader:
+        sql, used = self.translate(sql, params)
+        reader: pa.RecordBatchReader = self._guarded(
+            stage, lambda: self.con.sql(sql, params=used).to_arrow_reader(batch_size)
+        )
+        return reader
 
     def _columns(self, reg: Registered) -> dict[str, str]:
         desc = self.con.execute(f"DESCRIBE SELECT * FROM {reg.sql}", reg.params).fetchall()

@@ -1,14 +1,13 @@
 """SQLite (Python's built-in sqlite3): the same transpiled SQL, for data in a SQLite file.
 
-SQLite has no NaN: a float NaN is stored as NULL. The templates therefore never produce a NULL
-double on purpose (a 0/0 measure is NaN on every engine), so a NULL in a floating-point result
-column is read back as NaN here. Exact decimal sums do not exist either: SQLite sums the
-terms as doubles, in a fixed order (results agree with DuckDB to about 1e-15).
+SQLite has no NaN: a float NaN is stored as NULL. The measure templates never produce a NULL
+double on purpose (a 0/0 measure is NaN on every engine), so the result schemas turn a NULL
+measure back into NaN (``results.conform_result``). Exact decimal sums do not exist either:
+SQLite sums the terms as doubles, in a fixed order (results agree with DuckDB to ~1e-15).
 """
 
 from __future__ import annotations
 
-import math
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -87,7 +86,7 @@ class SQLiteEngine(Engine):
             values = [r[i] for r in rows]
             kinds = {type(v) for v in values if v is not None}
             if float in kinds:
-                columns.append(pa.array([math.nan if v is None else float(v) for v in values]))
+                columns.append(pa.array([None if v is None else float(v) for v in values]))
             elif kinds == {int}:
                 columns.append(pa.array(values, pa.int64()))
             else:
