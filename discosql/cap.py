@@ -29,8 +29,8 @@ import pyarrow as pa
 
 from .engine import Engine, Registered, open_engine
 from .errors import DiscoSQLWarning, InputError, SchemaError
-from .pipeline import register_inputs
-from .schema import FAMILY, column_kind, did_you_mean
+from .pipeline import column_kinds, register_inputs
+from .schema import column_kind, did_you_mean
 from .templates import ident, render
 
 CELLS = "__disco_cap_cells"
@@ -233,37 +233,10 @@ def _check_columns(
 ) -> dict[str, str]:
     """Every key and sensitive column exists in every data set with compatible kinds.
 
-    Like ``pipeline.check_columns`` for keys plus several sensitive columns and a control set;
+    ``pipeline.column_kinds`` for keys, several sensitive columns and a control set;
     returns column -> kind. ``continuous`` columns must be numeric.
     """
-    problems: list[str] = []
-    kinds: dict[str, str] = {}
-    for col, role in roles.items():
-        seen: list[tuple[str, str, str]] = []
-        for reg in sources:
-            if col not in reg.columns:
-                problems.append(
-                    f"{role} {col!r}: not a column of the {reg.source.label} data"
-                    f"{did_you_mean(col, list(reg.columns))}; columns are {list(reg.columns)!r}"
-                )
-                continue
-            kind = column_kind(reg.columns[col])
-            if kind is None:
-                problems.append(
-                    f"{role} {col!r} in the {reg.source.label} data has type {reg.columns[col]}, "
-                    "which cannot be a level; allowed: text, numbers, booleans, dates and times"
-                )
-                continue
-            if reg.n_rows > 0 and kind != "null":
-                seen.append((reg.source.label, reg.columns[col], kind))
-        if len({FAMILY[k] for _, _, k in seen}) > 1:
-            where = ", ".join(f"{label}: {t}" for label, t, _ in seen)
-            problems.append(
-                f"{role} {col!r} has clashing types ({where}); the data sets must agree (numbers "
-                "of any width may mix, text may not mix with numbers)"
-            )
-        if seen:
-            kinds[col] = seen[0][2]
+    kinds, problems = column_kinds(sources, roles)
     for col in continuous:
         if col not in roles:
             problems.append(

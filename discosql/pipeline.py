@@ -69,25 +69,26 @@ def register_inputs(engine: Engine, original: Any, synthetic: Any) -> Inputs:
     return Inputs(engine, registered)
 
 
-def check_columns(inputs: Inputs, spec: DisclosureSpec) -> dict[str, str]:
-    """Every key and the target exist everywhere with compatible kinds; returns column -> kind."""
+def column_kinds(
+    sources: Sequence[Registered], roles: dict[str, str]
+) -> tuple[dict[str, str], list[str]]:
+    """Every column of ``roles`` ({column: "key"/"target"/...}) exists in every data set with
+    kinds that fit together; returns column -> kind and the problems found."""
     problems: list[str] = []
     kinds: dict[str, str] = {}
-    columns = [*spec.keys, spec.target]
-    roles = {c: "key" for c in spec.keys} | {spec.target: "target"}
-    for col in columns:
-        seen: list[tuple[str, str, str]] = []  # (label, duck type, kind)
-        for reg in inputs.sources:
+    for col, role in roles.items():
+        seen: list[tuple[str, str, str]] = []  # (label, engine type, kind)
+        for reg in sources:
             if col not in reg.columns:
                 problems.append(
-                    f"{roles[col]} {col!r}: not a column of the {reg.source.label} data"
+                    f"{role} {col!r}: not a column of the {reg.source.label} data"
                     f"{did_you_mean(col, list(reg.columns))}; columns are {list(reg.columns)!r}"
                 )
                 continue
             kind = column_kind(reg.columns[col])
             if kind is None:
                 problems.append(
-                    f"{roles[col]} {col!r} in the {reg.source.label} data has type "
+                    f"{role} {col!r} in the {reg.source.label} data has type "
                     f"{reg.columns[col]}, which cannot be a level; allowed: text, numbers, "
                     "booleans, dates and times"
                 )
@@ -98,11 +99,19 @@ def check_columns(inputs: Inputs, spec: DisclosureSpec) -> dict[str, str]:
         if len(families) > 1:
             where = ", ".join(f"{label}: {t}" for label, t, _ in seen)
             problems.append(
-                f"{roles[col]} {col!r} has clashing types ({where}); original and synthetic "
+                f"{role} {col!r} has clashing types ({where}); original and synthetic "
                 "must agree (numbers of any width may mix, text may not mix with numbers)"
             )
         if seen:
             kinds[col] = seen[0][2]
+    return kinds, problems
+
+
+def check_columns(inputs: Inputs, spec: DisclosureSpec) -> dict[str, str]:
+    """Every key and the target exist everywhere with compatible kinds; returns column -> kind."""
+    columns = [*spec.keys, spec.target]
+    roles = {c: "key" for c in spec.keys} | {spec.target: "target"}
+    kinds, problems = column_kinds(inputs.sources, roles)
     # grouping and cont_na need numbers
     for col, codes in (spec.cont_na or {}).items():
         if col not in inputs.sources[0].columns:
