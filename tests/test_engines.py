@@ -168,3 +168,34 @@ def test_cap_family_on_every_engine(
     _assert_same_cap(
         _cap_results(parquet["sd2011"], parquet["syn_1"], parquet["syn_2"], ds.spark(spark)), ref
     )
+
+
+FLOATS = [0.5, 2.25, 1e-5, -1.5e-5, 0.00012345, 0.0012345, 12345678.9, 123456789012.5,
+          1e15 + 0.5, 1e15, 1.5e16 + 2, 1.5e20, -0.25, -1e-7, 1 / 3, 2e-5 / 3, 57.0, -3.0,
+          float("inf"), float("-inf"), None]  # fmt: skip
+
+
+def test_float_level_names_agree(pg: str, spark: Any, tmp_path: Path) -> None:
+    """Ungrouped float values become the same level names on every engine: Python's repr
+    (shortest round-trip), integral values without decimals, NA as 'Missing'."""
+    import pyarrow as pa
+
+    n = len(FLOATS)
+    table = pa.table({"k": ["a"] * n, "x": pa.array(FLOATS, pa.float64()), "i": list(range(n))})
+    expected = sorted(
+        "Missing" if v is None else str(int(v)) if abs(v) < 1e15 and v == int(v) else repr(v)
+        for v in FLOATS
+    )
+    parquet = str(tmp_path / "floats.parquet")
+    import pyarrow.parquet as pq
+
+    pq.write_table(table, parquet)
+    engine_data.load_postgres(pg, {"floats": table})
+
+    def levels(original: Any, engine: Any) -> list[str]:
+        rec = ds.cap_records(original, original, ["i"], "x", engine=engine)
+        return sorted(rec.column("x").to_pylist())
+
+    assert levels(parquet, None) == expected
+    assert levels("floats", ds.postgres(pg)) == expected
+    assert levels(parquet, ds.spark(spark)) == expected
