@@ -36,6 +36,7 @@ from .templates import ident, render
 CELLS = "__disco_cap_cells"
 OPEN = "__disco_cap_open"  # + _d, one table per round
 RESOLVED = "__disco_cap_resolved"  # + _d
+CODED = "__disco_cap_coded"  # GeneralizedCAP's cells with integer key codes
 METHODS = ("cap", "zero_cap", "generalized_cap")
 PROBS = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0)
 # Columns of cap_records() besides the keys and targets; a user column may not take these names.
@@ -413,10 +414,14 @@ def _generalized(run: _Run, side: str) -> dict[str, Any]:
     subset of K - d key columns, so grouped counts over those subsets give the pooled closest
     matches exactly; only keys left open go to the next round.
     """
-    eng, keys, targets = run.engine, run.keys, run.targets
-    side_q = side + "q"
-    ctx = {"cells": CELLS, "keys": keys, "targets": targets, "side": side, "side_q": side_q}
-    template = "cap/generalized.sql.j2"
+    eng, targets, template = run.engine, run.targets, "cap/generalized.sql.j2"
+    ctx = {"cells": CELLS, "keys": run.keys, "targets": targets, "side": side,
+           "side_q": side + "q"}  # fmt: skip
+    sql = _render(eng, template, statement="coded", open="", resolved=[], **ctx)
+    eng.create_table(CODED, sql, {}, "cap/generalized coded")
+    # From here on: integer key codes c_*, the side's count n and margin nq.
+    keys = [{"alias": f"c_{i}"} for i in range(len(run.keys))]
+    ctx = {"cells": CODED, "keys": keys, "targets": targets, "side": "n", "side_q": "nq"}
     # d = 0: exact matches come straight from the cell table and its margins.
     rounds = [f"{RESOLVED}_0"]
     opened = [f"{OPEN}_1"]
@@ -447,7 +452,7 @@ def _generalized(run: _Run, side: str) -> dict[str, Any]:
             eng.create_table(opened[-1], sql, {}, "cap/generalized remaining")
     sql = _render(eng, template, statement="score", open="", resolved=rounds, **ctx)
     row = _one_row(eng.query(sql, {}, "cap/generalized score"))
-    for table in [*opened, *rounds]:
+    for table in [*opened, *rounds, CODED]:
         eng.drop_table(table)
     return row
 
