@@ -199,3 +199,39 @@ def test_float_level_names_agree(pg: str, spark: Any, tmp_path: Path) -> None:
     assert levels(parquet, None) == expected
     assert levels("floats", ds.postgres(pg)) == expected
     assert levels(parquet, ds.spark(spark)) == expected
+
+
+def test_cli_and_export_on_postgres(pg: str, tmp_path: Path) -> None:
+    """`discosql disclosure --engine DSN` runs on the server; to_sql reads PostgreSQL tables at
+    export time and its script, run there, gives the same tables."""
+    import json
+    import subprocess
+    import sys
+
+    import psycopg
+
+    ref = duckdb_run("sd_depress_default", "depress")
+    out = tmp_path / "ident.json"
+    cmd = [sys.executable, "-m", "discosql", "disclosure", "sd2011", "syn_1", "syn_2", "syn_3",
+           "syn_4", "syn_5", "--keys", "sex,age,region,placesize", "--target", "depress",
+           "--engine", pg, "--format", "json", "--table", "ident", "--out", str(out)]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text()) == ref.ident.to_pylist()
+
+    script = ds.to_sql(
+        "sd2011", [f"syn_{i}" for i in range(1, 6)], keys=["sex", "age", "region", "placesize"],
+        target="depress", dialect="postgres", engine=ds.postgres(pg),
+    )  # fmt: skip
+    assert '"sd2011"' in script
+    with psycopg.connect(pg, autocommit=True) as con:
+        rows = None
+        for statement in script.split(";\n"):
+            cur = con.execute(statement)
+            if rows is None and cur.description is not None:
+                rows = [dict(zip([d.name for d in cur.description], r, strict=True))
+                        for r in cur.fetchall()]  # fmt: skip
+    assert rows is not None
+    for got, want in zip(rows, ref.ident.to_pylist(), strict=True):
+        for col in want:
+            engine_data.assert_value(float(got[col]), float(want[col]), col)
