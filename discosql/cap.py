@@ -29,8 +29,8 @@ import pyarrow as pa
 
 from .engine import Engine, Registered, open_engine
 from .errors import DiscoSQLWarning, InputError, SchemaError
-from .pipeline import column_kinds, register_inputs
-from .schema import column_kind, did_you_mean
+from .pipeline import column_kinds, register_inputs, source_ctx
+from .schema import did_you_mean
 from .templates import ident, render
 
 CELLS = "__disco_cap_cells"
@@ -274,13 +274,6 @@ def _register(engine: Engine, original: Any, synthetic: Any, control: Any) -> li
     return sources
 
 
-def _kinds_ctx(reg: Registered) -> dict[str, str]:
-    kinds = {name: column_kind(t) or "other" for name, t in reg.columns.items()}
-    if reg.n_rows == 0:  # an empty data set may have unusable inferred types (as pipeline does)
-        kinds = {name: "text" if k != "null" else k for name, k in kinds.items()}
-    return kinds
-
-
 def _prepare(
     original: Any,
     synthetic: Any,
@@ -376,9 +369,7 @@ def _bin_edges(
 
 def _count_cells(run: _Run) -> None:
     labels = ("o", "s", "c")
-    sources = [
-        {"src": i, "sql": reg.sql, "kinds": _kinds_ctx(reg)} for i, reg in enumerate(run.sources)
-    ]
+    sources = source_ctx(run.sources)
     sides = [{"src": i, "col": labels[i], "margin": labels[i] + "q"} for i in range(len(sources))]
     sql = _render(
         run.engine, "cap/cells.sql.j2", sources=sources, keys=run.keys, targets=run.targets,

@@ -137,14 +137,19 @@ def check_columns(inputs: Inputs, spec: DisclosureSpec) -> dict[str, str]:
     return kinds
 
 
-def _source_ctx(inputs: Inputs) -> list[dict[str, Any]]:
+def source_ctx(sources: Sequence[Registered]) -> list[dict[str, Any]]:
+    """The templates' view of the data sets: src number, what to read, the kind of each column."""
     ctx = []
-    for i, reg in enumerate(inputs.sources):
+    for i, reg in enumerate(sources):
         kinds = {name: column_kind(t) or "other" for name, t in reg.columns.items()}
         if reg.n_rows == 0:  # an empty data set may have unusable inferred types
             kinds = {name: "text" if k != "null" else k for name, k in kinds.items()}
         ctx.append({"src": i, "sql": reg.sql, "kinds": kinds})
     return ctx
+
+
+def _source_ctx(inputs: Inputs) -> list[dict[str, Any]]:
+    return source_ctx(inputs.sources)
 
 
 def _params(inputs: Inputs) -> dict[str, Any]:
