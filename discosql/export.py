@@ -235,18 +235,12 @@ def _literals(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def _template_header(stage: str) -> str:
-    """The header comment of the template behind ``stage``, as the script's comment."""
-    name = stage if stage.endswith(".sql.j2") else _STAGE_TEMPLATES.get(stage)
-    if name is None:
+    """The header comment of the template behind ``stage`` (stages are named by their
+    template), as the script's comment."""
+    if not stage.endswith(".sql.j2"):
         return stage
-    text = (template_dir() / name).read_text()
+    text = (template_dir() / stage).read_text()
     m = re.match(r"\s*\{#-?(.*?)-?#\}", text, re.DOTALL)
     body = m.group(1).strip("\n") if m else ""
     lines = [line[2:] if line.startswith("  ") else line for line in body.splitlines()]
-    return f"{name}\n" + "\n".join(lines)
-
-
-_STAGE_TEMPLATES = {
-    "020_cells": "stages/020_cells.sql.j2",
-    "030_cell_flags": "stages/030_cell_flags.sql.j2",
-}
+    return f"{stage}\n" + "\n".join(lines)

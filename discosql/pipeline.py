@@ -322,8 +322,8 @@ def execute(p: Plan) -> DisclosureResult:
         "target": p.target_ctx,
         "syntheses": list(range(1, inputs.m + 1)),
     }
-    sql = render("stages/020_cells.sql.j2", engine.dialect, **base_ctx)
-    engine.create_table(BASE_CELLS, sql, params, "020_cells")
+    template = "stages/020_cells.sql.j2"
+    engine.create_table(BASE_CELLS, render(template, engine.dialect, **base_ctx), params, template)
 
     flag_params: dict[str, Any] = {"denom_lim": spec.denom_lim}
     ntl = []
@@ -347,8 +347,9 @@ def execute(p: Plan) -> DisclosureResult:
         "excludes": excludes,
         "exclude_ov": spec.exclude_ov_denom_lim,
     }
-    sql = render("stages/030_cell_flags.sql.j2", engine.dialect, **flags_ctx)
-    engine.create_table(CELLS, sql, flag_params, "030_cell_flags")
+    template = "stages/030_cell_flags.sql.j2"
+    sql = render(template, engine.dialect, **flags_ctx)
+    engine.create_table(CELLS, sql, flag_params, template)
 
     check_params: dict[str, Any] = {
         "thresh_1way_n": spec.thresh_1way[0],
