@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
-from datagen import KEYS, generate  # type: ignore[import-not-found]
+from datagen import KEYS, write  # type: ignore[import-not-found]
 
 import discosql as ds
 
@@ -40,12 +40,7 @@ def timed(fn: Callable[[], object], repeat: int) -> float:
 def data(rows: int) -> Path:
     out = HERE / "data" / f"n{rows}"
     if not (out / "synthetic.parquet").exists():
-        import pyarrow.parquet as pq
-
-        out.mkdir(parents=True, exist_ok=True)
-        orig, syn = generate(rows, seed=1)
-        pq.write_table(orig, out / "original.parquet")
-        pq.write_table(syn, out / "synthetic.parquet")
+        write(rows, out, seed=1)
     return out
 
 

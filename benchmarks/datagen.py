@@ -94,7 +94,11 @@ def to_table(cols: dict[str, np.ndarray], rng: np.random.Generator) -> pa.Table:
     )
 
 
-def generate(rows: int, seed: int = 1) -> tuple[pa.Table, pa.Table]:
+CHUNK = 5_000_000
+
+
+def generate(rows: int, seed: int | np.random.SeedSequence = 1) -> tuple[pa.Table, pa.Table]:
+    """One chunk: ``rows`` original rows and their synthetic copy, all from ``seed``."""
     rng = np.random.default_rng(seed)
     orig = draw(rng, rows)
     n_copy = int(rows * 0.6)
@@ -108,16 +112,34 @@ def generate(rows: int, seed: int = 1) -> tuple[pa.Table, pa.Table]:
     return to_table(orig, rng), to_table(syn, rng)
 
 
+def write(rows: int, out: Path, seed: int = 1) -> None:
+    """Original and synthetic Parquet files of ``rows`` rows each, written in chunks of CHUNK
+    rows (chunk i drawn from seed ``[seed, i]``), so that 100M rows fit in memory; the
+    perturbation (resampling, permutations) stays within a chunk."""
+    out.mkdir(parents=True, exist_ok=True)
+    writers: dict[str, pq.ParquetWriter] = {}
+    try:
+        for i, start in enumerate(range(0, rows, CHUNK)):
+            n = min(CHUNK, rows - start)
+            tables = generate(n, seed if rows <= CHUNK else np.random.SeedSequence([seed, i]))
+            for name, table in zip(("original", "synthetic"), tables, strict=True):
+                if name not in writers:
+                    writers[name] = pq.ParquetWriter(out / f"{name}.parquet.tmp", table.schema)
+                writers[name].write_table(table, row_group_size=1_000_000)
+    finally:
+        for w in writers.values():
+            w.close()
+    for name in writers:
+        (out / f"{name}.parquet.tmp").replace(out / f"{name}.parquet")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--rows", type=int, default=100_000)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", type=Path, required=True)
     a = p.parse_args()
-    a.out.mkdir(parents=True, exist_ok=True)
-    orig, syn = generate(a.rows, a.seed)
-    pq.write_table(orig, a.out / "original.parquet")
-    pq.write_table(syn, a.out / "synthetic.parquet")
+    write(a.rows, a.out, a.seed)
     print(f"wrote {a.rows} rows to {a.out}/original.parquet and synthetic.parquet")
 
 

@@ -14,6 +14,7 @@ from .cap import (
     disclosure_protection,
     taub_tcap,
 )
+from .engine import duckdb_engine as duckdb
 from .engine import postgres, spark, sqlite
 from .errors import (
     DiscoSQLError,
@@ -52,6 +53,7 @@ __all__ = [
     "disclosure",
     "disclosure_protection",
     "disclosure_summary",
+    "duckdb",
     "duckdb_table",
     "postgres",
     "spark",

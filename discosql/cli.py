@@ -152,6 +152,15 @@ def _add_common(p: argparse.ArgumentParser, outputs: bool = True) -> None:
         help="where the SQL runs: duckdb (default) or a PostgreSQL DSN "
         "(postgresql://user@host:port/db; the data sets are then table names there)",
     )
+    p.add_argument(
+        "--memory-limit",
+        default=None,
+        metavar="SIZE",
+        help="DuckDB: memory limit such as 4GB; above it DuckDB spills to --temp-dir",
+    )
+    p.add_argument(
+        "--temp-dir", default=None, metavar="DIR", help="DuckDB: where to spill (default .tmp)"
+    )
     if not outputs:
         return
     p.add_argument(
@@ -362,8 +371,18 @@ def _common_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "thresh_1way": args.thresh_1way,
         "thresh_2way": args.thresh_2way,
         "threads": args.threads,
-        "engine": args.engine,
+        "engine": _engine(args),
     }
+
+
+def _engine(args: argparse.Namespace) -> Any:
+    if args.memory_limit is None and args.temp_dir is None:
+        return args.engine
+    if args.engine not in (None, "duckdb"):
+        raise InputError("--memory-limit and --temp-dir apply to DuckDB, not to --engine DSN")
+    from .engine import duckdb_engine
+
+    return duckdb_engine(memory_limit=args.memory_limit, temp_directory=args.temp_dir)
 
 
 def _disclosure(args: argparse.Namespace, progress: Progress) -> None:

@@ -139,10 +139,28 @@ class Engine:
         raise NotImplementedError
 
 
+# Dialects whose ``/`` divides integers exactly, where sqlglot would write DuckDB's ``//`` as a
+# division of doubles (inexact above 2^53: q words reach 2^62).
+NATIVE_INT_DIV = ("sqlite", "tsql", "trino")
+
+
+def _int_div(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.IntDiv):
+        return exp.Div(this=node.this, expression=node.expression, typed=True)
+    return node
+
+
+def _trees(sql: str, dialect: str) -> list[Any]:
+    trees = [t for t in sqlglot.parse(sql, read="duckdb") if t is not None]
+    if dialect in NATIVE_INT_DIV:
+        return [t.transform(_int_div) for t in trees]
+    return trees
+
+
 @functools.lru_cache(maxsize=512)
 def transpile(sql: str, dialect: str) -> str:
     """DuckDB-dialect SQL in ``dialect`` (cached: the same statement recurs across targets)."""
-    return ";\n".join(sqlglot.transpile(sql, read="duckdb", write=dialect))
+    return ";\n".join(t.sql(dialect) for t in _trees(sql, dialect))
 
 
 def inline_params(sql: str, params: dict[str, Any], dialect: str) -> str:
@@ -151,7 +169,7 @@ def inline_params(sql: str, params: dict[str, Any], dialect: str) -> str:
     For exported scripts only, which must run without a driver. The literals are built by
     sqlglot from the values (quoted and escaped there), never by pasting text.
     """
-    trees = sqlglot.parse(sql, read="duckdb")
+    trees = _trees(sql, dialect)
 
     def replace(node: Any) -> Any:
         if isinstance(node, exp.Placeholder | exp.Parameter):
@@ -161,7 +179,7 @@ def inline_params(sql: str, params: dict[str, Any], dialect: str) -> str:
             return exp.convert(params[name])
         return node
 
-    out = [t.transform(replace).sql(dialect, pretty=True) for t in trees if t is not None]
+    out = [t.transform(replace).sql(dialect, pretty=True) for t in trees]
     return ";\n".join(out)
 
 
@@ -187,7 +205,12 @@ def conform(table: pa.Table) -> pa.Table:
 class DuckDBEngine(Engine):
     """An in-memory DuckDB connection of discosql's own (the default engine)."""
 
-    def __init__(self, threads: int | None = None, memory_limit: str | None = None) -> None:
+    def __init__(
+        self,
+        threads: int | None = None,
+        memory_limit: str | None = None,
+        temp_directory: str | None = None,
+    ) -> None:
         super().__init__()
         self.con = duckdb.connect(":memory:")
         # Extensions cannot be downloaded in locked-down environments; never try.
@@ -195,8 +218,14 @@ class DuckDBEngine(Engine):
         self.con.execute("SET autoload_known_extensions = false")
         if threads is not None:
             self.con.execute(f"SET threads = {int(threads)}")
-        if memory_limit is not None:
-            self.con.execute("SET memory_limit = $m", {"m": memory_limit})
+        for setting, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory)):
+            if value is None:
+                continue
+            try:
+                self.con.execute(f"SET {setting} = $v", {"v": value})
+            except duckdb.Error as e:
+                self.con.close()
+                raise InputError(f"duckdb: {setting} {value!r} is not accepted: {e}") from e
 
     def close(self) -> None:
         self.con.close()
@@ -270,6 +299,16 @@ class EngineSpec:
 
 
 @dataclass(frozen=True)
+class DuckDBSpec(EngineSpec):
+    threads: int | None = None
+    memory_limit: str | None = None
+    temp_directory: str | None = None
+
+    def open(self) -> Engine:
+        return DuckDBEngine(self.threads, self.memory_limit, self.temp_directory)
+
+
+@dataclass(frozen=True)
 class PostgresSpec(EngineSpec):
     dsn: str
     schema: str | None = None
@@ -298,6 +337,27 @@ class SQLiteSpec(EngineSpec):
         from .backends.sqlite import SQLiteEngine
 
         return SQLiteEngine(self.database)
+
+
+def duckdb_engine(
+    threads: int | None = None,
+    memory_limit: str | None = None,
+    temp_directory: str | os.PathLike[str] | None = None,
+) -> DuckDBSpec:
+    """The embedded DuckDB engine with limits: ``engine=ds.duckdb(memory_limit="4GB",
+    temp_directory="/scratch/tmp")``. Above ``memory_limit`` DuckDB spills intermediate
+    results (the shared records, large aggregations) to ``temp_directory`` (default: DuckDB's
+    ``.tmp`` next to the working directory) and finishes with the same numbers."""
+    if threads is not None and (
+        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
+    ):
+        raise InputError(f"duckdb: threads must be a positive int, got {threads!r}")
+    if memory_limit is not None and not isinstance(memory_limit, str):
+        raise InputError(
+            f"duckdb: memory_limit must be a string such as '4GB', got {memory_limit!r}"
+        )
+    temp = os.fspath(temp_directory) if temp_directory is not None else None
+    return DuckDBSpec(threads, memory_limit, temp)
 
 
 def sqlite(database: str | os.PathLike[str]) -> SQLiteSpec:
@@ -344,6 +404,8 @@ def open_engine(
             "engine: give 'duckdb', a PostgreSQL DSN, ds.postgres(dsn), a SparkSession or "
             "ds.spark(session), not an engine object"
         )
+    if isinstance(engine, DuckDBSpec) and threads is not None and engine.threads is None:
+        return DuckDBSpec(threads, engine.memory_limit, engine.temp_directory).open()
     if isinstance(engine, EngineSpec):
         return engine.open()
     if isinstance(engine, str) and engine.startswith(("postgresql://", "postgres://")):

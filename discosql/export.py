@@ -21,7 +21,7 @@ from sqlglot import exp
 
 from .engine import Engine, Registered, inline_params, open_engine
 from .errors import InputError
-from .pipeline import Inputs, Plan, execute, plan, register_inputs
+from .pipeline import Inputs, Plan, decide_radices, execute, pack_keys, plan, register_inputs
 from .results import RESULT_SCHEMAS
 from .spec import build_spec
 from .templates import ident, template_dir
@@ -72,6 +72,14 @@ class ScriptEngine(Engine):
         return RESULT_SCHEMAS[stage].empty_table()
 
     def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
+        if self.dialect in ("spark", "databricks"):
+            # Spark's temporary tables are views, recomputed at every use: stage after stage
+            # the plans grow until the driver runs out of memory. CACHE TABLE materialises.
+            self.comment(_template_header(stage))
+            body = inline_params(sql, _literals(params), self.dialect)
+            table = exp.to_identifier(name, quoted=True).sql(self.dialect)
+            self.parts.append(f"CACHE TABLE {table} AS\n{body};")
+            return
         temp = "" if self.dialect == "tsql" else "TEMP "  # tsql: the # in the name says it
         self.execute(f"CREATE {temp}TABLE {ident(name)} AS\n{sql}", params, stage)
 
@@ -120,6 +128,8 @@ def to_sql(
     with open_engine(engine, threads=threads) as eng:
         inputs = register_inputs(eng, original, synthetic)
         plans = [plan(inputs, s) for s in specs]  # every check before anything is written
+        # the q packing and code types, as the script will use them
+        plans = [dataclasses.replace(p, radices=decide_radices(p)) for p in plans]
         script = ScriptEngine(dialect)
         sources = _script_sources(inputs, tables, dialect)
         script.comment(_header(plans, inputs, sources, dialect))
@@ -206,6 +216,12 @@ def _decisions(p: Plan) -> str:
         )
     if p.spec.not_targetlev or p.spec.exclusions:
         lines.append("level arguments checked against the data at export time")
+    radices = (p.radices or [])[:-1]
+    n_words, _ = pack_keys([dict(k) for k in p.keys_ctx], radices)
+    lines.append(
+        f"q packing (decided at export time): key radices {radices} (levels + 1), "
+        f"{n_words} BIGINT word(s); new levels in the data need a new export"
+    )
     return "\n".join(lines)
 
 

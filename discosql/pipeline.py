@@ -1,15 +1,25 @@
-"""Python decides, SQL computes: the stages of one disclosure() run on one engine.
+"""Python decides, SQL computes: the stages of disclosure() runs on one engine.
 
 1. register the inputs and check their schemas (names, kinds, emptiness);
-2. numeric grouping: SQL pools the values, Python picks the breaks and labels (grouping.py);
-3. stage 020 cells -> temp table; the levels present are checked against level arguments;
-4. stage 030 flags -> temp table; measures, checks and exclusions are aggregates over it.
+2. plan: numeric grouping (SQL pools the values, Python picks breaks and labels, grouping.py),
+   level arguments checked against the data, and how q is packed into BIGINT words (from an
+   upper bound of each key's number of levels);
+3. the coded plan: stage 010 a level dictionary per key and target -> temp tables; stage 020
+   every record as integer codes (q words, one code per target): inline for one target, a
+   table sorted by q shared by all targets of a summary; stage 030 the (j, q, t) cells of a
+   target -> temp table;
+4. stage 040 flags -> temp table; measures, checks and exclusions are aggregates over it.
+
+The reference plan (``reference=True``, stages ``reference_*``) builds the same cells with
+level names as text, one column per key, as discosql did before the coded plan; tests check
+that both plans give identical results.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +35,8 @@ from .templates import render
 
 BASE_CELLS = "__disco_cells_base"
 CELLS = "__disco_cells"
+RECORDS = "__disco_records"
+WORD_LIMIT = 2**62  # q words stay below this: sums of code * place value never overflow BIGINT
 
 
 @dataclass
@@ -144,7 +156,7 @@ def source_ctx(sources: Sequence[Registered]) -> list[dict[str, Any]]:
         kinds = {name: column_kind(t) or "other" for name, t in reg.columns.items()}
         if reg.n_rows == 0:  # an empty data set may have unusable inferred types
             kinds = {name: "text" if k != "null" else k for name, k in kinds.items()}
-        ctx.append({"src": i, "sql": reg.sql, "kinds": kinds})
+        ctx.append({"src": i, "sql": reg.sql, "kinds": kinds, "empty": reg.n_rows == 0})
     return ctx
 
 
@@ -276,6 +288,8 @@ class Plan:
     keys_ctx: list[dict[str, Any]]
     target_ctx: dict[str, Any]
     params: dict[str, Any]
+    # the keys' radices and the target's, decided before execution (export), else from stage 010
+    radices: list[int] | None = None
 
 
 def plan(inputs: Inputs, spec: DisclosureSpec) -> Plan:
@@ -299,78 +313,259 @@ def plan(inputs: Inputs, spec: DisclosureSpec) -> Plan:
             _check_codes_exist(inputs, col, cna[col])
 
     keys_ctx = [
-        {"name": k, "alias": f"k_{i}", "grouping": _grouping_ctx(groupings.get(k), f"g{i}", params)}
+        {
+            "name": k,
+            "alias": f"k_{i}",
+            "pos": i,
+            "grouping": _grouping_ctx(groupings.get(k), f"g{i}", params),
+            "levels": f"__disco_levels_k{i}",
+            "as_text": _as_text(inputs, k),
+        }
         for i, k in enumerate(spec.keys)
     ]
     target_ctx = {
         "name": spec.target,
         "alias": "t",
+        "pos": 0,
         "grouping": _grouping_ctx(groupings.get(spec.target), "gt", params),
+        "levels": "__disco_levels_t0",
+        "as_text": _as_text(inputs, spec.target),
     }
     result = Plan(inputs, spec, groupings, keys_ctx, target_ctx, params)
     _check_levels(result)
     return result
 
 
-def execute(p: Plan) -> DisclosureResult:
-    """Count the cells, flag them, and compute every measure and check of a planned target."""
-    inputs, spec, keys_ctx, params = p.inputs, p.spec, p.keys_ctx, p.params
-    engine = inputs.engine
-    base_ctx = {
-        "sources": _source_ctx(inputs),
-        "keys": keys_ctx,
-        "target": p.target_ctx,
-        "syntheses": list(range(1, inputs.m + 1)),
+def _as_text(inputs: Inputs, column: str) -> bool:
+    """Whether the column's raw values are matched by their text: its engine types differ
+    between the data sets that have values (a BIGINT and a DOUBLE column would be merged into
+    DOUBLE, which cannot tell large integers apart)."""
+    types = {
+        reg.columns[column]
+        for reg in inputs.sources
+        if reg.n_rows > 0 and column_kind(reg.columns[column]) != "null"
     }
-    template = "stages/020_cells.sql.j2"
-    engine.create_table(BASE_CELLS, render(template, engine.dialect, **base_ctx), params, template)
+    return len(types) > 1
 
-    flag_params: dict[str, Any] = {"denom_lim": spec.denom_lim}
+
+def pack_keys(keys: Sequence[dict[str, Any]], radices: Sequence[int]) -> tuple[int, dict[str, int]]:
+    """Pack the keys into BIGINT q words, in key order, each word's product of radices below
+    WORD_LIMIT (exact: no code * place value sum can overflow). Sets word, mul (= div, the
+    place value) and radix param names on every key context; returns the number of words and
+    the params."""
+    params: dict[str, int] = {}
+    word, place = 0, 1
+    for k, r in zip(keys, radices, strict=True):
+        if place * r >= WORD_LIMIT and place > 1:
+            word, place = word + 1, 1
+        i = k["pos"]
+        k.update(word=word, mul=f"kmul_{i}", div=f"kmul_{i}", radix=f"krad_{i}")
+        params[f"kmul_{i}"] = place
+        params[f"krad_{i}"] = r
+        place *= r
+    return word + 1, params
+
+
+def execute(p: Plan, reference: bool = False) -> DisclosureResult:
+    """Count the cells, flag them, and compute every measure and check of a planned target."""
+    return execute_many([p], reference=reference)[0]
+
+
+def execute_many(
+    plans: Sequence[Plan],
+    reference: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> list[DisclosureResult]:
+    """Every measure of several planned targets with the same keys and inputs (a summary).
+
+    The coded plan builds the key dictionaries and the integer records once; each target then
+    counts its cells from them. ``reference=True`` runs the reference plan (level names) instead.
+    ``progress(i, n, target)`` is called before each target's cells are counted.
+    """
+    if reference:
+        return [_measure(p, _reference_cells(p)) for p in plans]
+    engine = plans[0].inputs.engine
+    sources = _source_ctx(plans[0].inputs)
+    created: list[str] = []
+
+    def dictionary(column: dict[str, Any], params: dict[str, Any]) -> None:
+        _dictionary(engine, sources, column, params)
+        created.append(column["levels"])
+
+    keys = [dict(k) for k in plans[0].keys_ctx]
+    for k in keys:
+        dictionary(k, plans[0].params)
+    targets = []
+    for i, p in enumerate(plans):
+        t = {**p.target_ctx, "alias": f"t_{i}", "pos": i, "levels": f"__disco_levels_t{i}"}
+        dictionary(t, p.params)
+        targets.append(t)
+    if all(p.radices for p in plans):  # decided when the script was written
+        radices = [*plans[0].radices[:-1], *(p.radices[-1] for p in plans)]  # type: ignore[index]
+    else:
+        radices = key_radices(engine, keys + targets)
+    n_words, coding = pack_keys(keys, radices[: len(keys)])
+    for t, r in zip(targets, radices[len(keys) :], strict=True):
+        t["code_type"] = code_type(r)
+    records_ctx = {
+        "sources": sources,
+        "keys": keys,
+        "targets": targets,
+        "n_words": n_words,
+    }
+    records_table = None
+    if len(plans) > 1:
+        template = "stages/020_records.sql.j2"
+        sql = render(template, engine.dialect, **records_ctx, order=True)
+        engine.create_table(RECORDS, sql, {**plans[0].params, **coding}, template)
+        records_table = RECORDS
+        created.append(RECORDS)
+    results = []
+    qcols = [f"q_{w}" for w in range(n_words)]
+    for i, (p, t) in enumerate(zip(plans, targets, strict=True)):
+        if progress is not None:
+            progress(i, len(plans), p.spec.target)
+        template = "stages/030_cells.sql.j2"
+        sql = render(
+            template,
+            engine.dialect,
+            **records_ctx,
+            order=False,
+            records_table=records_table,
+            target=t,
+            qcols=qcols,
+            syntheses=list(range(1, p.inputs.m + 1)),
+        )
+        params = {**p.params, **coding}
+        engine.create_table(BASE_CELLS, sql, params, template)
+        cells = Cells(qcols=qcols, keys=keys, target={**t, "alias": "t"})
+        results.append(_measure(dataclasses.replace(p, params=params), cells))
+    for name in created:
+        engine.drop_table(name)
+    return results
+
+
+def key_radices(engine: Engine, columns: Sequence[dict[str, Any]]) -> list[int]:
+    """Each column's radix (largest code + 1) from its stage 010 dictionary."""
+    sql = render("inspect/radices.sql.j2", engine.dialect, columns=columns)
+    row = engine.query(sql, {}, "inspect/radices").to_pylist()[0]
+    return [int(row[f"r_{i}"] or 1) for i in range(len(columns))]
+
+
+def code_type(radix: int) -> str:
+    """The narrowest portable integer type for codes below ``radix`` (the shared records of a
+    summary are as wide as their columns: at 100M rows this decides how much DuckDB spills)."""
+    if radix <= 2**15:
+        return "smallint"
+    return "integer" if radix <= 2**31 else "bigint"
+
+
+def decide_radices(p: Plan) -> list[int]:
+    """The radices of a plan's keys and target, by building their dictionaries on its engine
+    (for scripts, which are written before they run)."""
+    engine = p.inputs.engine
+    sources = _source_ctx(p.inputs)
+    columns = [*p.keys_ctx, p.target_ctx]
+    try:
+        for c in columns:
+            _dictionary(engine, sources, c, p.params)
+        return key_radices(engine, columns)
+    finally:
+        for c in columns:
+            engine.drop_table(c["levels"])
+
+
+def _dictionary(
+    engine: Engine, sources: list[dict[str, Any]], column: dict[str, Any], params: dict[str, Any]
+) -> None:
+    """Stage 010: the level dictionary of one column, from the data sets where it has values."""
+    with_values = [s for s in sources if not s["empty"] and s["kinds"][column["name"]] != "null"]
+    template = "stages/010_codes.sql.j2"
+    sql = render(
+        template, engine.dialect, column=column, sources=with_values, as_text=column["as_text"]
+    )
+    engine.create_table(column["levels"], sql, params, template)
+
+
+@dataclass
+class Cells:
+    """How the base cell table of a plan identifies q and names levels (macros/cells)."""
+
+    qcols: list[str]
+    keys: list[dict[str, Any]]
+    target: dict[str, Any]
+
+
+def _reference_cells(p: Plan) -> Cells:
+    """The reference plan's cells: level names as text, one column per key."""
+    engine = p.inputs.engine
+    ctx = {
+        "sources": _source_ctx(p.inputs),
+        "keys": p.keys_ctx,
+        "target": p.target_ctx,
+        "syntheses": list(range(1, p.inputs.m + 1)),
+    }
+    template = "stages/reference_020_cells.sql.j2"
+    engine.create_table(BASE_CELLS, render(template, engine.dialect, **ctx), p.params, template)
+    plain = {"word": None, "levels": None}
+    return Cells(
+        qcols=[k["alias"] for k in p.keys_ctx],
+        keys=[{**k, **plain} for k in p.keys_ctx],
+        target={**p.target_ctx, **plain},
+    )
+
+
+def _measure(p: Plan, cells: Cells) -> DisclosureResult:
+    """Flag the base cells of one target and compute its measures, checks and exclusions."""
+    spec, params = p.spec, p.params
+    engine = p.inputs.engine
+    flag_params: dict[str, Any] = {**params, "denom_lim": spec.denom_lim}
     ntl = []
     for i, lev in enumerate(spec.not_targetlev):
         flag_params[f"ntl_{i}"] = lev
         ntl.append(f"ntl_{i}")
     excludes = []
-    alias = {k["name"]: k["alias"] for k in keys_ctx}
+    by_name = {k["name"]: k for k in cells.keys}
     for i, ex in enumerate(spec.exclusions):
         flag_params[f"ex_k{i}"] = ex.keylev
         flag_params[f"ex_t{i}"] = ex.targetlev
-        excludes.append({"alias": alias[ex.key], "keylev": f"ex_k{i}", "targetlev": f"ex_t{i}"})
+        excludes.append({"key": by_name[ex.key], "keylev": f"ex_k{i}", "targetlev": f"ex_t{i}"})
     flags_ctx = {
         "cells": BASE_CELLS,
-        "keys": keys_ctx,
+        "qcols": cells.qcols,
+        "keys": cells.keys,
+        "target": cells.target,
         "not_targetlevs": ntl,
         "drop_missing_target": not spec.use_target_na,
-        "keys_no_na": [
-            k["alias"] for k, use in zip(keys_ctx, spec.use_keys_na, strict=True) if not use
-        ],
+        "keys_no_na": [k for k, use in zip(cells.keys, spec.use_keys_na, strict=True) if not use],
         "excludes": excludes,
         "exclude_ov": spec.exclude_ov_denom_lim,
     }
-    template = "stages/030_cell_flags.sql.j2"
+    template = "stages/040_cell_flags.sql.j2"
     sql = render(template, engine.dialect, **flags_ctx)
     engine.create_table(CELLS, sql, flag_params, template)
 
     check_params: dict[str, Any] = {
+        **params,
         "thresh_1way_n": spec.thresh_1way[0],
         "thresh_1way_pct": spec.thresh_1way[1],
         "thresh_2way_n": spec.thresh_2way[0],
         "thresh_2way_pct": spec.thresh_2way[1],
     }
     key_names = []
-    for i, kc in enumerate(keys_ctx):
+    for i, kc in enumerate(cells.keys):
         check_params[f"key_name_{i}"] = kc["name"]
-        key_names.append({"alias": kc["alias"], "name_param": f"key_name_{i}"})
+        key_names.append({**kc, "name_param": f"key_name_{i}"})
 
     def measure(template: str) -> pa.Table:
-        sql = render(template, engine.dialect, cells=CELLS, keys=key_names)
+        sql = render(template, engine.dialect, cells=CELLS, keys=key_names, target=cells.target)
         return conform_result(template, engine.query(sql, check_params, template))
 
     result = DisclosureResult(
         target=spec.target,
         keys=spec.keys,
         spec=spec,
-        n_original=inputs.sources[0].n_rows,
+        n_original=p.inputs.sources[0].n_rows,
         ident=measure("measures/identity.sql.j2"),
         attrib=measure("measures/attribute.sql.j2"),
         allcaps=measure("measures/cap.sql.j2"),

@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from .engine import open_engine
 from .errors import InputError
-from .pipeline import execute, plan, register_inputs
+from .pipeline import execute_many, plan, register_inputs
 from .results import DisclosureResult
 from .schema import column_kind, did_you_mean
 from .spec import build_spec
@@ -245,11 +245,10 @@ def disclosure_summary(
         # Parquet and database tables are scanned in place: DuckDB reads only the columns a
         # stage needs, faster than a copy (measured); CSV was parsed once when registered.
         plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
-        results: dict[str, DisclosureResult] = {}
-        for i, p in enumerate(plans):
-            if progress is not None:
-                progress(i, len(plans), p.spec.target)
-            results[p.spec.target] = execute(p)
+        results = {
+            p.spec.target: r
+            for p, r in zip(plans, execute_many(plans, progress=progress), strict=True)
+        }
 
     return DisclosureSummary(
         table=_summary_table(results, IDENT_MEASURES[ident_meas], attrib_meas),

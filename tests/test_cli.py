@@ -87,6 +87,19 @@ def test_summary_every_format(tmp_path: Path) -> None:
     assert struct.unpack(">II", png[16:24])[0] > 600  # width in pixels
 
 
+def test_summary_memory_limit_and_spill_directory(tmp_path: Path) -> None:
+    syn = oracle.synthetic_paths("s5")[:1]
+    base = ["summary", oracle.original_path(), *syn, "--keys", KEYS, "--targets", "depress,ls"]
+    free = json.loads(run(*base, "--format", "json").stdout)
+    spill = tmp_path / "spill"
+    limited = run(*base, "--format", "json", "--memory-limit", "200MB", "--temp-dir", str(spill))
+    assert limited.returncode == 0, limited.stderr
+    assert json.loads(limited.stdout) == free
+    wrong = run(*base, "--memory-limit", "1GB", "--engine", "postgresql://x@localhost/db")
+    assert wrong.returncode != 0
+    assert "--memory-limit and --temp-dir apply to DuckDB" in wrong.stderr
+
+
 def test_summary_options_reach_the_api() -> None:
     syn = oracle.synthetic_paths("s5")[:1]
     out = run(

@@ -225,3 +225,14 @@ def test_errors_are_one_hierarchy() -> None:
     assert issubclass(ds.SchemaError, ds.InputError)
     assert issubclass(ds.EngineError, ds.DiscoSQLError)
     assert issubclass(ds.TemplateError, ds.DiscoSQLError)
+
+
+def test_duckdb_engine_arguments() -> None:
+    with pytest.raises(ds.InputError, match="threads must be a positive int, got 0"):
+        ds.duckdb(threads=0)
+    with pytest.raises(ds.InputError, match="memory_limit must be a string such as '4GB', got 4"):
+        ds.duckdb(memory_limit=4)  # type: ignore[arg-type]
+    t = _t(a=["x", "y"], t=["p", "q"])
+    bad = ds.duckdb(memory_limit="lots")
+    with pytest.raises(ds.InputError, match="duckdb: memory_limit 'lots' is not accepted"):
+        ds.disclosure(t, t, keys=["a"], target="t", engine=bad)

@@ -14,202 +14,608 @@
 -- options: denom_lim=5, exclude_ov_denom_lim=False, not_targetlev=['[-8,600)'], use_target_na=True, use_keys_na=[True, True, False, True], exclude=[('sex', 'MALE', '[1440,2000)')], thresh_1way=(50.0, 90.0), thresh_2way=(4.0, 80.0)
 -- grouping of 'income' (decided at export time, quantile breaks): ['[-8,600)', '[600,1000)', '[1000,1440)', '[1440,2000)', '[2000,16000]']
 -- level arguments checked against the data at export time
+-- q packing (decided at export time): key radices [3, 80, 17, 7] (levels + 1), 1 BIGINT word(s); new levels in the data need a new export
 
--- stages/020_cells.sql.j2
--- Stage 020 cells: the (synthesis, q, t) count table, original and synthetic side by side.
--- Input:   the prepared records of stage 010 (src 0 = original, 1..m = syntheses).
--- Params:  syntheses = [1..m] (validated ints).
--- Output:  j INTEGER (synthesis), k_0 .. k_{K-1}, t, d BIGINT (original count d_tq),
---          s BIGINT (synthetic count s_tq); one row per cell with d > 0 or s > 0.
--- How:     one aggregation over a tagged UNION ALL of the counted data sets (original counts
---          repeated for every synthesis) instead of a FULL OUTER JOIN of two count tables: no key
---          coalescing, no null-safe join, and raw values that share a level name are merged in
---          the same pass. Cells are matched by level name (fixes synthpop's quirk Q0).
+-- stages/010_codes.sql.j2
+-- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
+-- value in the original and the syntheses gets its level name (synthpop's factor levels, as
+-- macros/levels) and an integer code: 0 for 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for
+-- the other names in byte order. Later stages count and join small integers, and turn codes
+-- back into names only in the few rows of the checks.
+-- Inputs:  column = {name, grouping}; sources = [{src, sql, kinds}] (data sets where the column
+--          has values); as_text: the column's engine types differ between data sets (e.g.
+--          BIGINT and DOUBLE), so raw values are matched by their text, not by a lossy union.
+-- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
+--          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
+--          match v, their code is 0.
+-- synthpop: D:197-262 (factor(), grouping, "Missing").
+
+CREATE TEMPORARY TABLE `__disco_levels_k0` AS
+WITH named AS (
+  SELECT
+    v,
+    COALESCE(CAST(`__disco_x` AS STRING), 'Missing') AS level
+  FROM (
+    /* grouped by exactly what the records stage compares (so every raw value matches one */
+    /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    SELECT
+      `sex` AS v,
+      MIN(`sex`) AS `__disco_x`
+    FROM `survey`.`sd2011`
+    WHERE
+      NOT `sex` IS NULL
+    GROUP BY
+      `sex`
+  ) AS raw_0
+  UNION DISTINCT
+  SELECT
+    v,
+    COALESCE(CAST(`__disco_x` AS STRING), 'Missing') AS level
+  FROM (
+    /* grouped by exactly what the records stage compares (so every raw value matches one */
+    /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    SELECT
+      `sex` AS v,
+      MIN(`sex`) AS `__disco_x`
+    FROM `survey`.`syn_1`
+    WHERE
+      NOT `sex` IS NULL
+    GROUP BY
+      `sex`
+  ) AS raw_1
+  UNION DISTINCT
+  SELECT
+    v,
+    COALESCE(CAST(`__disco_x` AS STRING), 'Missing') AS level
+  FROM (
+    /* grouped by exactly what the records stage compares (so every raw value matches one */
+    /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    SELECT
+      `sex` AS v,
+      MIN(`sex`) AS `__disco_x`
+    FROM `survey`.`syn_2`
+    WHERE
+      NOT `sex` IS NULL
+    GROUP BY
+      `sex`
+  ) AS raw_2
+  UNION DISTINCT
+  SELECT
+    NULL AS v,
+    'Missing' AS level
+), one_per_value AS (
+  /* the same value may come from several data sets (as 0.0 in one, -0.0 in another) */
+  SELECT
+    v,
+    MIN(level) AS level
+  FROM named
+  GROUP BY
+    v
+)
+SELECT
+  v,
+  level,
+  CASE
+    WHEN level = 'Missing'
+    THEN 0
+    ELSE DENSE_RANK() OVER (
+      PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
+      ORDER BY level NULLS LAST
+    )
+  END AS code
+FROM one_per_value;
+
+-- stages/010_codes.sql.j2
+-- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
+-- value in the original and the syntheses gets its level name (synthpop's factor levels, as
+-- macros/levels) and an integer code: 0 for 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for
+-- the other names in byte order. Later stages count and join small integers, and turn codes
+-- back into names only in the few rows of the checks.
+-- Inputs:  column = {name, grouping}; sources = [{src, sql, kinds}] (data sets where the column
+--          has values); as_text: the column's engine types differ between data sets (e.g.
+--          BIGINT and DOUBLE), so raw values are matched by their text, not by a lossy union.
+-- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
+--          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
+--          match v, their code is 0.
+-- synthpop: D:197-262 (factor(), grouping, "Missing").
+
+CREATE TEMPORARY TABLE `__disco_levels_k1` AS
+WITH named AS (
+  SELECT
+    v,
+    COALESCE(CAST(`__disco_x` AS STRING), 'Missing') AS level
+  FROM (
+    /* grouped by exactly what the records stage compares (so every raw value matches one */
+    /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    SELECT
+      `age` AS v,
+      MIN(`age`) AS `__disco_x`
+    FROM `survey`.`sd2011`
+    WHERE
+      NOT `age` IS NULL
+    GROUP BY
+      `age`
+  ) AS raw_0
+  UNION DISTINCT
+  SELECT
+    v,
+    COALESCE(CAST(`__disco_x` AS STRING), 'Missing') AS level
+  FROM (
+    /* grouped by exactly what the records stage compares (so every raw value matches one */
+    /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    SELECT
+      `age` AS v,
+      MIN(`age`) AS `__disco_x`
+    FROM `survey`.`syn_1`
+    WHERE
+      NOT `age` IS NULL
+    GROUP BY
+      `age`
+  ) AS raw_1
+  UNION DISTINCT
+  SELECT
+    v,
+    COALESCE(CAST(`__disco_x` AS STRING), 'Missing') AS level
+  FROM (
+    /* grouped by exactly what the records stage compares (so every raw value matches one */
+    /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    SELECT
+      `age` AS v,
+      MIN(`age`) AS `__disco_x`
+    FROM `survey`.`syn_2`
+    WHERE
+      NOT `age` IS NULL
+    GROUP BY
+      `age`
+  ) AS raw_2
+  UNION DISTINCT
+  SELECT
+    NULL AS v,
+    'Missing' AS level
+), one_per_value AS (
+  /* the same value may come from several data sets (as 0.0 in one, -0.0 in another) */
+  SELECT
+    v,
+    MIN(level) AS level
+  FROM named
+  GROUP BY
+    v
+)
+SELECT
+  v,
+  level,
+  CASE
+    WHEN level = 'Missing'
+    THEN 0
+    ELSE DENSE_RANK() OVER (
+      PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
+      ORDER BY level NULLS LAST
+    )
+  END AS code
+FROM one_per_value;
+
+-- stages/010_codes.sql.j2
+-- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
+-- value in the original and the syntheses gets its level name (synthpop's factor levels, as
+-- macros/levels) and an integer code: 0 for 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for
+-- the other names in byte order. Later stages count and join small integers, and turn codes
+-- back into names only in the few rows of the checks.
+-- Inputs:  column = {name, grouping}; sources = [{src, sql, kinds}] (data sets where the column
+--          has values); as_text: the column's engine types differ between data sets (e.g.
+--          BIGINT and DOUBLE), so raw values are matched by their text, not by a lossy union.
+-- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
+--          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
+--          match v, their code is 0.
+-- synthpop: D:197-262 (factor(), grouping, "Missing").
+
+CREATE TEMPORARY TABLE `__disco_levels_k2` AS
+WITH named AS (
+  SELECT
+    v,
+    COALESCE(CAST(`__disco_x` AS STRING), 'Missing') AS level
+  FROM (
+    /* grouped by exactly what the records stage compares (so every raw value matches one */
+    /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    SELECT
+      `region` AS v,
+      MIN(`region`) AS `__disco_x`
+    FROM `survey`.`sd2011`
+    WHERE
+      NOT `region` IS NULL
+    GROUP BY
+      `region`
+  ) AS raw_0
+  UNION DISTINCT
+  SELECT
+    v,
+    COALESCE(CAST(`__disco_x` AS STRING), 'Missing') AS level
+  FROM (
+    /* grouped by exactly what the records stage compares (so every raw value matches one */
+    /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    SELECT
+      `region` AS v,
+      MIN(`region`) AS `__disco_x`
+    FROM `survey`.`syn_1`
+    WHERE
+      NOT `region` IS NULL
+    GROUP BY
+      `region`
+  ) AS raw_1
+  UNION DISTINCT
+  SELECT
+    v,
+    COALESCE(CAST(`__disco_x` AS STRING), 'Missing') AS level
+  FROM (
+    /* grouped by exactly what the records stage compares (so every raw value matches one */
+    /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    SELECT
+      `region` AS v,
+      MIN(`region`) AS `__disco_x`
+    FROM `survey`.`syn_2`
+    WHERE
+      NOT `region` IS NULL
+    GROUP BY
+      `region`
+  ) AS raw_2
+  UNION DISTINCT
+  SELECT
+    NULL AS v,
+    'Missing' AS level
+), one_per_value AS (
+  /* the same value may come from several data sets (as 0.0 in one, -0.0 in another) */
+  SELECT
+    v,
+    MIN(level) AS level
+  FROM named
+  GROUP BY
+    v
+)
+SELECT
+  v,
+  level,
+  CASE
+    WHEN level = 'Missing'
+    THEN 0
+    ELSE DENSE_RANK() OVER (
+      PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
+      ORDER BY level NULLS LAST
+    )
+  END AS code
+FROM one_per_value;
+
+-- stages/010_codes.sql.j2
+-- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
+-- value in the original and the syntheses gets its level name (synthpop's factor levels, as
+-- macros/levels) and an integer code: 0 for 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for
+-- the other names in byte order. Later stages count and join small integers, and turn codes
+-- back into names only in the few rows of the checks.
+-- Inputs:  column = {name, grouping}; sources = [{src, sql, kinds}] (data sets where the column
+--          has values); as_text: the column's engine types differ between data sets (e.g.
+--          BIGINT and DOUBLE), so raw values are matched by their text, not by a lossy union.
+-- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
+--          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
+--          match v, their code is 0.
+-- synthpop: D:197-262 (factor(), grouping, "Missing").
+
+CREATE TEMPORARY TABLE `__disco_levels_k3` AS
+WITH named AS (
+  SELECT
+    v,
+    COALESCE(CAST(`__disco_x` AS STRING), 'Missing') AS level
+  FROM (
+    /* grouped by exactly what the records stage compares (so every raw value matches one */
+    /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    SELECT
+      `placesize` AS v,
+      MIN(`placesize`) AS `__disco_x`
+    FROM `survey`.`sd2011`
+    WHERE
+      NOT `placesize` IS NULL
+    GROUP BY
+      `placesize`
+  ) AS raw_0
+  UNION DISTINCT
+  SELECT
+    v,
+    COALESCE(CAST(`__disco_x` AS STRING), 'Missing') AS level
+  FROM (
+    /* grouped by exactly what the records stage compares (so every raw value matches one */
+    /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    SELECT
+      `placesize` AS v,
+      MIN(`placesize`) AS `__disco_x`
+    FROM `survey`.`syn_1`
+    WHERE
+      NOT `placesize` IS NULL
+    GROUP BY
+      `placesize`
+  ) AS raw_1
+  UNION DISTINCT
+  SELECT
+    v,
+    COALESCE(CAST(`__disco_x` AS STRING), 'Missing') AS level
+  FROM (
+    /* grouped by exactly what the records stage compares (so every raw value matches one */
+    /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    SELECT
+      `placesize` AS v,
+      MIN(`placesize`) AS `__disco_x`
+    FROM `survey`.`syn_2`
+    WHERE
+      NOT `placesize` IS NULL
+    GROUP BY
+      `placesize`
+  ) AS raw_2
+  UNION DISTINCT
+  SELECT
+    NULL AS v,
+    'Missing' AS level
+), one_per_value AS (
+  /* the same value may come from several data sets (as 0.0 in one, -0.0 in another) */
+  SELECT
+    v,
+    MIN(level) AS level
+  FROM named
+  GROUP BY
+    v
+)
+SELECT
+  v,
+  level,
+  CASE
+    WHEN level = 'Missing'
+    THEN 0
+    ELSE DENSE_RANK() OVER (
+      PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
+      ORDER BY level NULLS LAST
+    )
+  END AS code
+FROM one_per_value;
+
+-- stages/010_codes.sql.j2
+-- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
+-- value in the original and the syntheses gets its level name (synthpop's factor levels, as
+-- macros/levels) and an integer code: 0 for 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for
+-- the other names in byte order. Later stages count and join small integers, and turn codes
+-- back into names only in the few rows of the checks.
+-- Inputs:  column = {name, grouping}; sources = [{src, sql, kinds}] (data sets where the column
+--          has values); as_text: the column's engine types differ between data sets (e.g.
+--          BIGINT and DOUBLE), so raw values are matched by their text, not by a lossy union.
+-- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
+--          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
+--          match v, their code is 0.
+-- synthpop: D:197-262 (factor(), grouping, "Missing").
+
+CREATE TEMPORARY TABLE `__disco_levels_t0` AS
+WITH named AS (
+  SELECT
+    v,
+    CASE
+      WHEN `__disco_x` IS NULL
+      OR (
+        CAST(`__disco_x` AS FLOAT64) = CAST('NaN' AS FLOAT64)
+      )
+      THEN 'Missing'
+      WHEN CAST(`__disco_x` AS FLOAT64) < 600.0
+      THEN '[-8,600)'
+      WHEN CAST(`__disco_x` AS FLOAT64) < 1000.0
+      THEN '[600,1000)'
+      WHEN CAST(`__disco_x` AS FLOAT64) < 1440.0
+      THEN '[1000,1440)'
+      WHEN CAST(`__disco_x` AS FLOAT64) < 2000.0
+      THEN '[1440,2000)'
+      ELSE '[2000,16000]'
+    END AS level
+  FROM (
+    /* grouped by exactly what the records stage compares (so every raw value matches one */
+    /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    SELECT
+      `income` AS v,
+      MIN(`income`) AS `__disco_x`
+    FROM `survey`.`sd2011`
+    WHERE
+      NOT `income` IS NULL
+    GROUP BY
+      `income`
+  ) AS raw_0
+  UNION DISTINCT
+  SELECT
+    v,
+    CASE
+      WHEN `__disco_x` IS NULL
+      OR (
+        CAST(`__disco_x` AS FLOAT64) = CAST('NaN' AS FLOAT64)
+      )
+      THEN 'Missing'
+      WHEN CAST(`__disco_x` AS FLOAT64) < 600.0
+      THEN '[-8,600)'
+      WHEN CAST(`__disco_x` AS FLOAT64) < 1000.0
+      THEN '[600,1000)'
+      WHEN CAST(`__disco_x` AS FLOAT64) < 1440.0
+      THEN '[1000,1440)'
+      WHEN CAST(`__disco_x` AS FLOAT64) < 2000.0
+      THEN '[1440,2000)'
+      ELSE '[2000,16000]'
+    END AS level
+  FROM (
+    /* grouped by exactly what the records stage compares (so every raw value matches one */
+    /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    SELECT
+      `income` AS v,
+      MIN(`income`) AS `__disco_x`
+    FROM `survey`.`syn_1`
+    WHERE
+      NOT `income` IS NULL
+    GROUP BY
+      `income`
+  ) AS raw_1
+  UNION DISTINCT
+  SELECT
+    v,
+    CASE
+      WHEN `__disco_x` IS NULL
+      OR (
+        CAST(`__disco_x` AS FLOAT64) = CAST('NaN' AS FLOAT64)
+      )
+      THEN 'Missing'
+      WHEN CAST(`__disco_x` AS FLOAT64) < 600.0
+      THEN '[-8,600)'
+      WHEN CAST(`__disco_x` AS FLOAT64) < 1000.0
+      THEN '[600,1000)'
+      WHEN CAST(`__disco_x` AS FLOAT64) < 1440.0
+      THEN '[1000,1440)'
+      WHEN CAST(`__disco_x` AS FLOAT64) < 2000.0
+      THEN '[1440,2000)'
+      ELSE '[2000,16000]'
+    END AS level
+  FROM (
+    /* grouped by exactly what the records stage compares (so every raw value matches one */
+    /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    SELECT
+      `income` AS v,
+      MIN(`income`) AS `__disco_x`
+    FROM `survey`.`syn_2`
+    WHERE
+      NOT `income` IS NULL
+    GROUP BY
+      `income`
+  ) AS raw_2
+  UNION DISTINCT
+  SELECT
+    NULL AS v,
+    'Missing' AS level
+), one_per_value AS (
+  /* the same value may come from several data sets (as 0.0 in one, -0.0 in another) */
+  SELECT
+    v,
+    MIN(level) AS level
+  FROM named
+  GROUP BY
+    v
+)
+SELECT
+  v,
+  level,
+  CASE
+    WHEN level = 'Missing'
+    THEN 0
+    ELSE DENSE_RANK() OVER (
+      PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
+      ORDER BY level NULLS LAST
+    )
+  END AS code
+FROM one_per_value;
+
+-- stages/030_cells.sql.j2
+-- Stage 030 cells: the (synthesis, q, t) count table of one target, original and synthetic
+-- side by side.
+-- Input:   the records of stage 020 (a table when several targets share them, else inline);
+--          target = {alias} (its code column); qcols = [q_0 ..]; syntheses = [1..m].
+-- Output:  j INTEGER (synthesis), q_0 .., t BIGINT (target code), d BIGINT (original count
+--          d_tq), s BIGINT (synthetic count s_tq); one row per cell with d > 0 or s > 0.
+-- How:     one aggregation of the records by (q, t) counts the original and every synthesis
+--          at once (no join of count tables); with m > 1 the original counts are repeated for
+--          every synthesis. Cells are matched by level code, i.e. by level name (fixes
+--          synthpop's quirk Q0).
 -- synthpop: tab_ktd / tab_kts and their union of rows and columns (D:282-337).
 
 CREATE TEMPORARY TABLE `__disco_cells_base` AS
-WITH prepared AS (
+WITH counted AS (
   SELECT
-    0 AS src,
-    COALESCE(CAST(`__disco_k_0` AS STRING), 'Missing') AS `k_0`,
-    COALESCE(CAST(`__disco_k_1` AS STRING), 'Missing') AS `k_1`,
-    COALESCE(CAST(`__disco_k_2` AS STRING), 'Missing') AS `k_2`,
-    COALESCE(CAST(`__disco_k_3` AS STRING), 'Missing') AS `k_3`,
-    CASE
-      WHEN `__disco_t` IS NULL
-      OR (
-        CAST(`__disco_t` AS FLOAT64) = CAST('NaN' AS FLOAT64)
-      )
-      THEN 'Missing'
-      WHEN CAST(`__disco_t` AS FLOAT64) < 600.0
-      THEN '[-8,600)'
-      WHEN CAST(`__disco_t` AS FLOAT64) < 1000.0
-      THEN '[600,1000)'
-      WHEN CAST(`__disco_t` AS FLOAT64) < 1440.0
-      THEN '[1000,1440)'
-      WHEN CAST(`__disco_t` AS FLOAT64) < 2000.0
-      THEN '[1440,2000)'
-      ELSE '[2000,16000]'
-    END AS `t`,
-    __disco_n AS n
+    `q_0`,
+    `t_0` AS t,
+    COUNT(CASE WHEN src = 0 THEN 1 END) AS d,
+    COUNT(CASE WHEN src = 1 THEN 1 END) AS `s_1`,
+    COUNT(CASE WHEN src = 2 THEN 1 END) AS `s_2`
   FROM (
     SELECT
-      `sex` AS `__disco_k_0`,
-      `age` AS `__disco_k_1`,
-      `region` AS `__disco_k_2`,
-      `placesize` AS `__disco_k_3`,
-      `income` AS `__disco_t`,
-      COUNT(*) AS __disco_n
-    FROM `survey`.`sd2011`
-    GROUP BY
-      `sex`,
-      `age`,
-      `region`,
-      `placesize`,
-      `income`
-  ) AS raw_0
-  UNION ALL
-  SELECT
-    1 AS src,
-    COALESCE(CAST(`__disco_k_0` AS STRING), 'Missing') AS `k_0`,
-    COALESCE(CAST(`__disco_k_1` AS STRING), 'Missing') AS `k_1`,
-    COALESCE(CAST(`__disco_k_2` AS STRING), 'Missing') AS `k_2`,
-    COALESCE(CAST(`__disco_k_3` AS STRING), 'Missing') AS `k_3`,
-    CASE
-      WHEN `__disco_t` IS NULL
-      OR (
-        CAST(`__disco_t` AS FLOAT64) = CAST('NaN' AS FLOAT64)
-      )
-      THEN 'Missing'
-      WHEN CAST(`__disco_t` AS FLOAT64) < 600.0
-      THEN '[-8,600)'
-      WHEN CAST(`__disco_t` AS FLOAT64) < 1000.0
-      THEN '[600,1000)'
-      WHEN CAST(`__disco_t` AS FLOAT64) < 1440.0
-      THEN '[1000,1440)'
-      WHEN CAST(`__disco_t` AS FLOAT64) < 2000.0
-      THEN '[1440,2000)'
-      ELSE '[2000,16000]'
-    END AS `t`,
-    __disco_n AS n
-  FROM (
+      CAST(0 AS INT64) AS src,
+      COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS `q_0`,
+      CAST(COALESCE(__disco_t0.code, 0) AS INT64) AS `t_0`
+    FROM `survey`.`sd2011` AS __disco_x
+    LEFT JOIN `__disco_levels_k0` AS __disco_k0
+      ON __disco_k0.v = __disco_x.`sex`
+    LEFT JOIN `__disco_levels_k1` AS __disco_k1
+      ON __disco_k1.v = __disco_x.`age`
+    LEFT JOIN `__disco_levels_k2` AS __disco_k2
+      ON __disco_k2.v = __disco_x.`region`
+    LEFT JOIN `__disco_levels_k3` AS __disco_k3
+      ON __disco_k3.v = __disco_x.`placesize`
+    LEFT JOIN `__disco_levels_t0` AS __disco_t0
+      ON __disco_t0.v = __disco_x.`income`
+    UNION ALL
     SELECT
-      `sex` AS `__disco_k_0`,
-      `age` AS `__disco_k_1`,
-      `region` AS `__disco_k_2`,
-      `placesize` AS `__disco_k_3`,
-      `income` AS `__disco_t`,
-      COUNT(*) AS __disco_n
-    FROM `survey`.`syn_1`
-    GROUP BY
-      `sex`,
-      `age`,
-      `region`,
-      `placesize`,
-      `income`
-  ) AS raw_1
-  UNION ALL
-  SELECT
-    2 AS src,
-    COALESCE(CAST(`__disco_k_0` AS STRING), 'Missing') AS `k_0`,
-    COALESCE(CAST(`__disco_k_1` AS STRING), 'Missing') AS `k_1`,
-    COALESCE(CAST(`__disco_k_2` AS STRING), 'Missing') AS `k_2`,
-    COALESCE(CAST(`__disco_k_3` AS STRING), 'Missing') AS `k_3`,
-    CASE
-      WHEN `__disco_t` IS NULL
-      OR (
-        CAST(`__disco_t` AS FLOAT64) = CAST('NaN' AS FLOAT64)
-      )
-      THEN 'Missing'
-      WHEN CAST(`__disco_t` AS FLOAT64) < 600.0
-      THEN '[-8,600)'
-      WHEN CAST(`__disco_t` AS FLOAT64) < 1000.0
-      THEN '[600,1000)'
-      WHEN CAST(`__disco_t` AS FLOAT64) < 1440.0
-      THEN '[1000,1440)'
-      WHEN CAST(`__disco_t` AS FLOAT64) < 2000.0
-      THEN '[1440,2000)'
-      ELSE '[2000,16000]'
-    END AS `t`,
-    __disco_n AS n
-  FROM (
+      CAST(1 AS INT64) AS src,
+      COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS `q_0`,
+      CAST(COALESCE(__disco_t0.code, 0) AS INT64) AS `t_0`
+    FROM `survey`.`syn_1` AS __disco_x
+    LEFT JOIN `__disco_levels_k0` AS __disco_k0
+      ON __disco_k0.v = __disco_x.`sex`
+    LEFT JOIN `__disco_levels_k1` AS __disco_k1
+      ON __disco_k1.v = __disco_x.`age`
+    LEFT JOIN `__disco_levels_k2` AS __disco_k2
+      ON __disco_k2.v = __disco_x.`region`
+    LEFT JOIN `__disco_levels_k3` AS __disco_k3
+      ON __disco_k3.v = __disco_x.`placesize`
+    LEFT JOIN `__disco_levels_t0` AS __disco_t0
+      ON __disco_t0.v = __disco_x.`income`
+    UNION ALL
     SELECT
-      `sex` AS `__disco_k_0`,
-      `age` AS `__disco_k_1`,
-      `region` AS `__disco_k_2`,
-      `placesize` AS `__disco_k_3`,
-      `income` AS `__disco_t`,
-      COUNT(*) AS __disco_n
-    FROM `survey`.`syn_2`
-    GROUP BY
-      `sex`,
-      `age`,
-      `region`,
-      `placesize`,
-      `income`
-  ) AS raw_2
-), syntheses AS (
-  SELECT
-    1 AS j
-  UNION ALL
-  SELECT
-    2 AS j
-), tagged AS (
-  SELECT
-    x.j,
-    p.`k_0`,
-    p.`k_1`,
-    p.`k_2`,
-    p.`k_3`,
-    p.t,
-    p.n AS d,
-    0 AS s
-  FROM prepared AS p
-  CROSS JOIN syntheses AS x
-  WHERE
-    p.src = 0
-  UNION ALL
-  SELECT
-    p.src AS j,
-    p.`k_0`,
-    p.`k_1`,
-    p.`k_2`,
-    p.`k_3`,
-    p.t,
-    0 AS d,
-    p.n AS s
-  FROM prepared AS p
-  WHERE
-    p.src > 0
+      CAST(2 AS INT64) AS src,
+      COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS `q_0`,
+      CAST(COALESCE(__disco_t0.code, 0) AS INT64) AS `t_0`
+    FROM `survey`.`syn_2` AS __disco_x
+    LEFT JOIN `__disco_levels_k0` AS __disco_k0
+      ON __disco_k0.v = __disco_x.`sex`
+    LEFT JOIN `__disco_levels_k1` AS __disco_k1
+      ON __disco_k1.v = __disco_x.`age`
+    LEFT JOIN `__disco_levels_k2` AS __disco_k2
+      ON __disco_k2.v = __disco_x.`region`
+    LEFT JOIN `__disco_levels_k3` AS __disco_k3
+      ON __disco_k3.v = __disco_x.`placesize`
+    LEFT JOIN `__disco_levels_t0` AS __disco_t0
+      ON __disco_t0.v = __disco_x.`income`
+  ) AS records
+  GROUP BY
+    `q_0`,
+    `t_0`
 )
 SELECT
   j,
-  `k_0`,
-  `k_1`,
-  `k_2`,
-  `k_3`,
+  `q_0`,
   t,
-  SUM(d) AS d,
-  SUM(s) AS s
-FROM tagged
-GROUP BY
-  j,
-  `k_0`,
-  `k_1`,
-  `k_2`,
-  `k_3`,
-  t;
+  d,
+  s
+FROM (
+  SELECT
+    x.j,
+    c.`q_0`,
+    c.t,
+    c.d,
+    CASE x.j WHEN 1 THEN c.`s_1` WHEN 2 THEN c.`s_2` END AS s
+  FROM counted AS c
+  CROSS JOIN (
+    SELECT
+      1 AS j
+    UNION ALL
+    SELECT
+      2 AS j
+  ) AS x
+) AS per_synthesis
+WHERE
+  d > 0 OR s > 0;
 
--- stages/030_cell_flags.sql.j2
--- Stage 030 cell flags: disclosiveness (decided BEFORE exclusions), the exclusion step of every
+-- stages/040_cell_flags.sql.j2
+-- Stage 040 cell flags: disclosiveness (decided BEFORE exclusions), the exclusion step of every
 -- cell, and the counts that survive the exclusions.
--- Input:   cells (stage 020): j, k_*, t, d, s.
+-- Input:   cells (stage 030, or the reference plan's): j, q columns (qcols), t, d, s; keys and
+--          target say how to read a key's level and a named level (macros/cells).
 -- Params:  not_targetlevs  [param names]   step 1 "excluded target"
 --          drop_missing_target (bool)       step 2 "missing target", only if the ORIGINAL has 'Missing'
---          keys_no_na      [key aliases]    step 3 "missing in keys"
---          excludes        [{alias, keylev, targetlev}] step 4 "set to exclude"
+--          keys_no_na      [keys]           step 3 "missing in keys"
+--          excludes        [{key, keylev, targetlev}] step 4 "set to exclude"
 --          exclude_ov (bool), $denom_lim    step 5 "over denom_lim": each table's OWN count > denom_lim
--- Output:  j, k_*, t, d, s, dq = d.q, sq = s.q (before exclusions),
+-- Output:  j, q columns, t, d, s, dq = d.q, sq = s.q (before exclusions),
 --          orig_dis  pd_tq = 1            (Dorig cells)
 --          syn_dis   ps_tq = 1, s.q > 0   (Dsyn and DiSCO cells)
 --          in_syn    s.q > 0              (iS)
@@ -217,6 +623,8 @@ GROUP BY
 --          step_d, step_s: 0 kept, 1..4 the first exclusion step that applies, 5 over denom_lim
 --                    (by the original resp. synthetic count)
 --          d_keep, s_keep: d and s after exclusions; dq_keep, sq_keep: their q margins.
+-- Types:   counts stay BIGINT (a SUM of BIGINT is a wider type in DuckDB and PostgreSQL, and
+--          slower to carry through every measure).
 -- How:     the exclusion step of a cell depends only on its levels and its own counts, so it is
 --          decided first; then one GROUP BY q gives every margin (before and after exclusions)
 --          and one join brings them back to the cells (cheaper than window functions).
@@ -226,19 +634,39 @@ CREATE TEMPORARY TABLE `__disco_cells` AS
 WITH reasons AS (
   SELECT
     j,
-    `k_0`,
-    `k_1`,
-    `k_2`,
-    `k_3`,
+    `q_0`,
     t,
     d,
     s,
     CASE
-      WHEN t IN ('[-8,600)')
+      WHEN t = (
+        SELECT
+          MAX(code)
+        FROM `__disco_levels_t0`
+        WHERE
+          level = '[-8,600)'
+      )
       THEN 1
-      WHEN `k_2` = 'Missing'
+      WHEN (
+        MOD(DIV(`q_0`, 240), 17)
+      ) = 0
       THEN 3
-      WHEN t = '[1440,2000)' AND `k_0` = 'MALE'
+      WHEN t = (
+        SELECT
+          MAX(code)
+        FROM `__disco_levels_t0`
+        WHERE
+          level = '[1440,2000)'
+      )
+      AND (
+        MOD(DIV(`q_0`, 1), 3)
+      ) = (
+        SELECT
+          MAX(code)
+        FROM `__disco_levels_k0`
+        WHERE
+          level = 'MALE'
+      )
       THEN 4
       ELSE 0
     END AS reason
@@ -258,29 +686,20 @@ WITH reasons AS (
 ), margins AS (
   SELECT
     j,
-    `k_0`,
-    `k_1`,
-    `k_2`,
-    `k_3`,
-    SUM(d) AS dq,
-    SUM(s) AS sq,
-    SUM(CASE WHEN s > 0 THEN 1 ELSE 0 END) AS s_levels,
-    SUM(d_keep) AS dq_keep,
-    SUM(s_keep) AS sq_keep
+    `q_0`,
+    CAST(SUM(d) AS INT64) AS dq,
+    CAST(SUM(s) AS INT64) AS sq,
+    COUNT(CASE WHEN s > 0 THEN 1 END) AS s_levels,
+    CAST(SUM(d_keep) AS INT64) AS dq_keep,
+    CAST(SUM(s_keep) AS INT64) AS sq_keep
   FROM kept
   GROUP BY
     j,
-    `k_0`,
-    `k_1`,
-    `k_2`,
-    `k_3`
+    `q_0`
 )
 SELECT
   c.j,
-  c.`k_0`,
-  c.`k_1`,
-  c.`k_2`,
-  c.`k_3`,
+  c.`q_0`,
   c.t,
   c.d,
   c.s,
@@ -298,11 +717,7 @@ SELECT
   m.sq_keep
 FROM kept AS c
 INNER JOIN margins AS m
-  ON m.j = c.j
-  AND m.`k_0` = c.`k_0`
-  AND m.`k_1` = c.`k_1`
-  AND m.`k_2` = c.`k_2`
-  AND m.`k_3` = c.`k_3`;
+  ON m.j = c.j AND m.`q_0` = c.`q_0`;
 
 -- measures/identity.sql.j2
 -- Identity disclosure measures, one row per synthesis (percentages).
@@ -656,7 +1071,7 @@ ORDER BY
 
 -- checks/check_1way.sql.j2
 -- check_1way: is one target level dominating the DiSCO records? One row per synthesis where it fires.
--- Input:  flagged cells (stage 030); after exclusions.
+-- Input:  flagged cells (stage 040); after exclusions. target: how to name a level (macros/cells).
 -- Params: $thresh_1way_n, $thresh_1way_pct.
 -- Output: synthesis, Level, All, PctLevelAll, totalDisclosive, nLevelDis, PctLevelDis
 --   Level       = the level with most DiSCO records (ties: smallest level name)
@@ -676,6 +1091,20 @@ WITH by_level AS (
   GROUP BY
     j,
     t
+), named AS (
+  SELECT
+    b.j,
+    n.level AS t,
+    b.n_all,
+    b.n_dis
+  FROM by_level AS b
+  INNER JOIN (
+    SELECT DISTINCT
+      code,
+      level
+    FROM `__disco_levels_t0`
+  ) AS n
+    ON n.code = b.t
 ), ranked AS (
   SELECT
     j,
@@ -685,7 +1114,7 @@ WITH by_level AS (
     SUM(n_all) OVER (PARTITION BY j) AS total_all,
     SUM(n_dis) OVER (PARTITION BY j) AS total_dis,
     ROW_NUMBER() OVER (PARTITION BY j ORDER BY n_dis DESC, t NULLS LAST) AS rank_dis
-  FROM by_level
+  FROM named
 )
 SELECT
   j AS synthesis,
@@ -715,8 +1144,9 @@ ORDER BY
 -- checks/check_2way.sql.j2
 -- check_2way: (target level, key level) pairs that carry many DiSCO records and where the key level
 -- almost determines the target in the original.
--- Input:  flagged cells (stage 030).
--- Params: $thresh_2way_n, $thresh_2way_pct; keys = [{alias, name_param}] (key names bound).
+-- Input:  flagged cells (stage 040); target and keys say how to read and name levels
+--         (macros/cells).
+-- Params: $thresh_2way_n, $thresh_2way_pct; keys = [{..., name_param}] (key names bound).
 -- Output: synthesis, target_key_levs ("<target level>|<key level>"), npairs, key,
 --         key_target_total, key_total, PctTargetKeyLevel
 --   npairs            = DiSCO records (after exclusions) in cells with more than $thresh_2way_n
@@ -726,168 +1156,281 @@ ORDER BY
 --   PctTargetKeyLevel = 100 * key_target_total / key_total; rows kept iff > $thresh_2way_pct.
 -- Order: npairs descending, then key position, then target_key_levs.  synthpop: D:530-572.
 
-WITH big_cells AS (
+WITH decoded AS (
+  /* each key's level decoded once, so that the joins below compare plain columns */
+  SELECT
+    j,
+    t,
+    d,
+    d_keep,
+    syn_dis,
+    (
+      MOD(DIV(`q_0`, 1), 3)
+    ) AS `kl_0`,
+    (
+      MOD(DIV(`q_0`, 3), 80)
+    ) AS `kl_1`,
+    (
+      MOD(DIV(`q_0`, 240), 17)
+    ) AS `kl_2`,
+    (
+      MOD(DIV(`q_0`, 4080), 7)
+    ) AS `kl_3`
+  FROM `__disco_cells`
+), `key_target_0` AS (
+  SELECT
+    j,
+    `kl_0` AS key_level,
+    t,
+    SUM(d) AS key_target_total
+  FROM decoded
+  GROUP BY
+    j,
+    `kl_0`,
+    t
+), `key_target_1` AS (
+  SELECT
+    j,
+    `kl_1` AS key_level,
+    t,
+    SUM(d) AS key_target_total
+  FROM decoded
+  GROUP BY
+    j,
+    `kl_1`,
+    t
+), `key_target_2` AS (
+  SELECT
+    j,
+    `kl_2` AS key_level,
+    t,
+    SUM(d) AS key_target_total
+  FROM decoded
+  GROUP BY
+    j,
+    `kl_2`,
+    t
+), `key_target_3` AS (
+  SELECT
+    j,
+    `kl_3` AS key_level,
+    t,
+    SUM(d) AS key_target_total
+  FROM decoded
+  GROUP BY
+    j,
+    `kl_3`,
+    t
+), big_cells AS (
   SELECT
     *
-  FROM `__disco_cells`
+  FROM decoded
   WHERE
     syn_dis * d_keep > 4.0
 ), pairs AS (
   SELECT
-    b.j,
+    p.j,
     0 AS key_pos,
     'sex' AS `key`,
-    b.t,
-    b.`k_0` AS key_level,
-    SUM(b.d_keep) AS npairs,
-    MAX(kt.key_target_total) AS key_target_total,
-    MAX(kk.key_total) AS key_total
-  FROM big_cells AS b
-  INNER JOIN (
+    nt.level AS t,
+    nk.level AS key_level,
+    p.npairs,
+    p.key_target_total,
+    p.key_total
+  FROM (
     SELECT
-      j,
-      `k_0` AS key_level,
-      t,
-      SUM(d) AS key_target_total
-    FROM `__disco_cells`
+      b.j,
+      b.t,
+      b.`kl_0` AS key_level,
+      SUM(b.d_keep) AS npairs,
+      MAX(kt.key_target_total) AS key_target_total,
+      MAX(kk.key_total) AS key_total
+    FROM big_cells AS b
+    INNER JOIN `key_target_0` AS kt
+      ON kt.j = b.j AND kt.key_level = b.`kl_0` AND kt.t = b.t
+    INNER JOIN (
+      SELECT
+        j,
+        key_level,
+        SUM(key_target_total) AS key_total
+      FROM `key_target_0`
+      GROUP BY
+        j,
+        key_level
+    ) AS kk
+      ON kk.j = b.j AND kk.key_level = b.`kl_0`
     GROUP BY
-      j,
-      `k_0`,
-      t
-  ) AS kt
-    ON kt.j = b.j AND kt.key_level = b.`k_0` AND kt.t = b.t
+      b.j,
+      b.t,
+      b.`kl_0`
+  ) AS p
   INNER JOIN (
-    SELECT
-      j,
-      `k_0` AS key_level,
-      SUM(d) AS key_total
-    FROM `__disco_cells`
-    GROUP BY
-      j,
-      `k_0`
-  ) AS kk
-    ON kk.j = b.j AND kk.key_level = b.`k_0`
-  GROUP BY
-    b.j,
-    b.t,
-    b.`k_0`
+    SELECT DISTINCT
+      code,
+      level
+    FROM `__disco_levels_t0`
+  ) AS nt
+    ON nt.code = p.t
+  INNER JOIN (
+    SELECT DISTINCT
+      code,
+      level
+    FROM `__disco_levels_k0`
+  ) AS nk
+    ON nk.code = p.key_level
   UNION ALL
   SELECT
-    b.j,
+    p.j,
     1 AS key_pos,
     'age' AS `key`,
-    b.t,
-    b.`k_1` AS key_level,
-    SUM(b.d_keep) AS npairs,
-    MAX(kt.key_target_total) AS key_target_total,
-    MAX(kk.key_total) AS key_total
-  FROM big_cells AS b
-  INNER JOIN (
+    nt.level AS t,
+    nk.level AS key_level,
+    p.npairs,
+    p.key_target_total,
+    p.key_total
+  FROM (
     SELECT
-      j,
-      `k_1` AS key_level,
-      t,
-      SUM(d) AS key_target_total
-    FROM `__disco_cells`
+      b.j,
+      b.t,
+      b.`kl_1` AS key_level,
+      SUM(b.d_keep) AS npairs,
+      MAX(kt.key_target_total) AS key_target_total,
+      MAX(kk.key_total) AS key_total
+    FROM big_cells AS b
+    INNER JOIN `key_target_1` AS kt
+      ON kt.j = b.j AND kt.key_level = b.`kl_1` AND kt.t = b.t
+    INNER JOIN (
+      SELECT
+        j,
+        key_level,
+        SUM(key_target_total) AS key_total
+      FROM `key_target_1`
+      GROUP BY
+        j,
+        key_level
+    ) AS kk
+      ON kk.j = b.j AND kk.key_level = b.`kl_1`
     GROUP BY
-      j,
-      `k_1`,
-      t
-  ) AS kt
-    ON kt.j = b.j AND kt.key_level = b.`k_1` AND kt.t = b.t
+      b.j,
+      b.t,
+      b.`kl_1`
+  ) AS p
   INNER JOIN (
-    SELECT
-      j,
-      `k_1` AS key_level,
-      SUM(d) AS key_total
-    FROM `__disco_cells`
-    GROUP BY
-      j,
-      `k_1`
-  ) AS kk
-    ON kk.j = b.j AND kk.key_level = b.`k_1`
-  GROUP BY
-    b.j,
-    b.t,
-    b.`k_1`
+    SELECT DISTINCT
+      code,
+      level
+    FROM `__disco_levels_t0`
+  ) AS nt
+    ON nt.code = p.t
+  INNER JOIN (
+    SELECT DISTINCT
+      code,
+      level
+    FROM `__disco_levels_k1`
+  ) AS nk
+    ON nk.code = p.key_level
   UNION ALL
   SELECT
-    b.j,
+    p.j,
     2 AS key_pos,
     'region' AS `key`,
-    b.t,
-    b.`k_2` AS key_level,
-    SUM(b.d_keep) AS npairs,
-    MAX(kt.key_target_total) AS key_target_total,
-    MAX(kk.key_total) AS key_total
-  FROM big_cells AS b
-  INNER JOIN (
+    nt.level AS t,
+    nk.level AS key_level,
+    p.npairs,
+    p.key_target_total,
+    p.key_total
+  FROM (
     SELECT
-      j,
-      `k_2` AS key_level,
-      t,
-      SUM(d) AS key_target_total
-    FROM `__disco_cells`
+      b.j,
+      b.t,
+      b.`kl_2` AS key_level,
+      SUM(b.d_keep) AS npairs,
+      MAX(kt.key_target_total) AS key_target_total,
+      MAX(kk.key_total) AS key_total
+    FROM big_cells AS b
+    INNER JOIN `key_target_2` AS kt
+      ON kt.j = b.j AND kt.key_level = b.`kl_2` AND kt.t = b.t
+    INNER JOIN (
+      SELECT
+        j,
+        key_level,
+        SUM(key_target_total) AS key_total
+      FROM `key_target_2`
+      GROUP BY
+        j,
+        key_level
+    ) AS kk
+      ON kk.j = b.j AND kk.key_level = b.`kl_2`
     GROUP BY
-      j,
-      `k_2`,
-      t
-  ) AS kt
-    ON kt.j = b.j AND kt.key_level = b.`k_2` AND kt.t = b.t
+      b.j,
+      b.t,
+      b.`kl_2`
+  ) AS p
   INNER JOIN (
-    SELECT
-      j,
-      `k_2` AS key_level,
-      SUM(d) AS key_total
-    FROM `__disco_cells`
-    GROUP BY
-      j,
-      `k_2`
-  ) AS kk
-    ON kk.j = b.j AND kk.key_level = b.`k_2`
-  GROUP BY
-    b.j,
-    b.t,
-    b.`k_2`
+    SELECT DISTINCT
+      code,
+      level
+    FROM `__disco_levels_t0`
+  ) AS nt
+    ON nt.code = p.t
+  INNER JOIN (
+    SELECT DISTINCT
+      code,
+      level
+    FROM `__disco_levels_k2`
+  ) AS nk
+    ON nk.code = p.key_level
   UNION ALL
   SELECT
-    b.j,
+    p.j,
     3 AS key_pos,
     'placesize' AS `key`,
-    b.t,
-    b.`k_3` AS key_level,
-    SUM(b.d_keep) AS npairs,
-    MAX(kt.key_target_total) AS key_target_total,
-    MAX(kk.key_total) AS key_total
-  FROM big_cells AS b
-  INNER JOIN (
+    nt.level AS t,
+    nk.level AS key_level,
+    p.npairs,
+    p.key_target_total,
+    p.key_total
+  FROM (
     SELECT
-      j,
-      `k_3` AS key_level,
-      t,
-      SUM(d) AS key_target_total
-    FROM `__disco_cells`
+      b.j,
+      b.t,
+      b.`kl_3` AS key_level,
+      SUM(b.d_keep) AS npairs,
+      MAX(kt.key_target_total) AS key_target_total,
+      MAX(kk.key_total) AS key_total
+    FROM big_cells AS b
+    INNER JOIN `key_target_3` AS kt
+      ON kt.j = b.j AND kt.key_level = b.`kl_3` AND kt.t = b.t
+    INNER JOIN (
+      SELECT
+        j,
+        key_level,
+        SUM(key_target_total) AS key_total
+      FROM `key_target_3`
+      GROUP BY
+        j,
+        key_level
+    ) AS kk
+      ON kk.j = b.j AND kk.key_level = b.`kl_3`
     GROUP BY
-      j,
-      `k_3`,
-      t
-  ) AS kt
-    ON kt.j = b.j AND kt.key_level = b.`k_3` AND kt.t = b.t
+      b.j,
+      b.t,
+      b.`kl_3`
+  ) AS p
   INNER JOIN (
-    SELECT
-      j,
-      `k_3` AS key_level,
-      SUM(d) AS key_total
-    FROM `__disco_cells`
-    GROUP BY
-      j,
-      `k_3`
-  ) AS kk
-    ON kk.j = b.j AND kk.key_level = b.`k_3`
-  GROUP BY
-    b.j,
-    b.t,
-    b.`k_3`
+    SELECT DISTINCT
+      code,
+      level
+    FROM `__disco_levels_t0`
+  ) AS nt
+    ON nt.code = p.t
+  INNER JOIN (
+    SELECT DISTINCT
+      code,
+      level
+    FROM `__disco_levels_k3`
+  ) AS nk
+    ON nk.code = p.key_level
 ), flagged AS (
   SELECT
     j AS synthesis,
@@ -924,3 +1467,13 @@ ORDER BY
 DROP TABLE IF EXISTS `__disco_cells`;
 
 DROP TABLE IF EXISTS `__disco_cells_base`;
+
+DROP TABLE IF EXISTS `__disco_levels_k0`;
+
+DROP TABLE IF EXISTS `__disco_levels_k1`;
+
+DROP TABLE IF EXISTS `__disco_levels_k2`;
+
+DROP TABLE IF EXISTS `__disco_levels_k3`;
+
+DROP TABLE IF EXISTS `__disco_levels_t0`;

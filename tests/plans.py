@@ -1,0 +1,29 @@
+"""Run discosql's reference plan (level names as text, one column per key) next to the default
+coded plan (integer codes, q packed into words), to check that both give identical results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from discosql import pipeline
+from discosql.engine import open_engine
+from discosql.results import DisclosureResult
+from discosql.spec import build_spec
+
+
+def disclosure(
+    original: Any,
+    synthetic: Any,
+    keys: list[str],
+    targets: list[str],
+    *,
+    reference: bool,
+    engine: Any = None,
+    **options: Any,
+) -> list[DisclosureResult]:
+    """disclosure() of each target on one engine, by the reference or the coded plan (several
+    targets: the coded plan shares its records, as disclosure_summary)."""
+    with open_engine(engine, threads=2) as eng:
+        inputs = pipeline.register_inputs(eng, original, synthetic)
+        plans = [pipeline.plan(inputs, build_spec(keys, t, **options)) for t in targets]
+        return pipeline.execute_many(plans, reference=reference)
