@@ -72,15 +72,16 @@ class ScriptEngine(Engine):
         return RESULT_SCHEMAS[stage].empty_table()
 
     def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
-        if self.dialect in ("spark", "databricks"):
-            # Spark's temporary tables are views, recomputed at every use: stage after stage
-            # the plans grow until the driver runs out of memory. CACHE TABLE materialises.
-            self.comment(_template_header(stage))
-            body = inline_params(sql, _literals(params), self.dialect)
-            table = exp.to_identifier(name, quoted=True).sql(self.dialect)
-            self.parts.append(f"CACHE TABLE {table} AS\n{body};")
-            return
-        temp = "" if self.dialect == "tsql" else "TEMP "  # tsql: the # in the name says it
+        temp = "TEMP "
+        if self.dialect == "tsql":
+            temp = ""  # the # in the name says it
+        elif self.dialect in ("spark", "databricks"):
+            # Spark has no temporary tables. Temporary views are recomputed at every use, and
+            # CACHE TABLE keeps each stage's whole plan: later stages re-plan ever larger trees
+            # until the driver runs out of memory (5,000 records, 2 GB driver). A work table
+            # cuts the lineage; one left by an interrupted run is dropped first.
+            temp = ""
+            self.drop_table(name)
         self.execute(f"CREATE {temp}TABLE {ident(name)} AS\n{sql}", params, stage)
 
     def drop_table(self, name: str) -> None:
@@ -200,8 +201,9 @@ def _header(plans: list[Plan], inputs: Inputs, sources: list[Registered], dialec
         f"target(s) {', '.join(p.spec.target for p in plans)}; m = {inputs.m}\n"
         f"reads:\n{reads}\n"
         "Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,\n"
-        "check_1way, check_2way (percentages 0-100, as synthpop). Temporary tables start with\n"
-        "__disco_. Decisions that needed the data were made at export time (below, per target):\n"
+        "check_1way, check_2way (percentages 0-100, as synthpop). Work tables start with\n"
+        "__disco_ (temporary; on Spark tables of the current database, dropped at the end).\n"
+        "Decisions that needed the data were made at export time (below, per target):\n"
         "re-export when the data change."
     )
 

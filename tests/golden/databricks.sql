@@ -5,8 +5,9 @@
 --   synthetic 1: "survey"."syn_1"
 --   synthetic 2: "survey"."syn_2"
 -- Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,
--- check_1way, check_2way (percentages 0-100, as synthpop). Temporary tables start with
--- __disco_. Decisions that needed the data were made at export time (below, per target):
+-- check_1way, check_2way (percentages 0-100, as synthpop). Work tables start with
+-- __disco_ (temporary; on Spark tables of the current database, dropped at the end).
+-- Decisions that needed the data were made at export time (below, per target):
 -- re-export when the data change.
 
 --
@@ -16,6 +17,8 @@
 -- level arguments checked against the data at export time
 -- q packing (decided at export time): key radices [3, 80, 17, 7] (levels + 1), 1 BIGINT word(s); new levels in the data need a new export
 
+DROP TABLE IF EXISTS `__disco_levels_k0`;
+
 -- stages/010_codes.sql.j2
 -- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
 -- value in the original and the syntheses gets its level name (synthpop's factor levels, as
@@ -30,7 +33,7 @@
 --          match v, their code is 0.
 -- synthpop: D:197-262 (factor(), grouping, "Missing").
 
-CACHE TABLE `__disco_levels_k0` AS
+CREATE TABLE `__disco_levels_k0` AS
 WITH named AS (
   SELECT
     v,
@@ -105,6 +108,8 @@ SELECT
   END AS code
 FROM one_per_value;
 
+DROP TABLE IF EXISTS `__disco_levels_k1`;
+
 -- stages/010_codes.sql.j2
 -- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
 -- value in the original and the syntheses gets its level name (synthpop's factor levels, as
@@ -119,7 +124,7 @@ FROM one_per_value;
 --          match v, their code is 0.
 -- synthpop: D:197-262 (factor(), grouping, "Missing").
 
-CACHE TABLE `__disco_levels_k1` AS
+CREATE TABLE `__disco_levels_k1` AS
 WITH named AS (
   SELECT
     v,
@@ -194,6 +199,8 @@ SELECT
   END AS code
 FROM one_per_value;
 
+DROP TABLE IF EXISTS `__disco_levels_k2`;
+
 -- stages/010_codes.sql.j2
 -- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
 -- value in the original and the syntheses gets its level name (synthpop's factor levels, as
@@ -208,7 +215,7 @@ FROM one_per_value;
 --          match v, their code is 0.
 -- synthpop: D:197-262 (factor(), grouping, "Missing").
 
-CACHE TABLE `__disco_levels_k2` AS
+CREATE TABLE `__disco_levels_k2` AS
 WITH named AS (
   SELECT
     v,
@@ -283,6 +290,8 @@ SELECT
   END AS code
 FROM one_per_value;
 
+DROP TABLE IF EXISTS `__disco_levels_k3`;
+
 -- stages/010_codes.sql.j2
 -- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
 -- value in the original and the syntheses gets its level name (synthpop's factor levels, as
@@ -297,7 +306,7 @@ FROM one_per_value;
 --          match v, their code is 0.
 -- synthpop: D:197-262 (factor(), grouping, "Missing").
 
-CACHE TABLE `__disco_levels_k3` AS
+CREATE TABLE `__disco_levels_k3` AS
 WITH named AS (
   SELECT
     v,
@@ -372,6 +381,8 @@ SELECT
   END AS code
 FROM one_per_value;
 
+DROP TABLE IF EXISTS `__disco_levels_t0`;
+
 -- stages/010_codes.sql.j2
 -- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
 -- value in the original and the syntheses gets its level name (synthpop's factor levels, as
@@ -386,7 +397,7 @@ FROM one_per_value;
 --          match v, their code is 0.
 -- synthpop: D:197-262 (factor(), grouping, "Missing").
 
-CACHE TABLE `__disco_levels_t0` AS
+CREATE TABLE `__disco_levels_t0` AS
 WITH named AS (
   SELECT
     v,
@@ -502,6 +513,8 @@ SELECT
     )
   END AS code
 FROM one_per_value;
+
+DROP TABLE IF EXISTS `__disco_cells_base`;
 
 -- stages/030_cells.sql.j2
 -- Stage 030 cells: the (synthesis, q, t) count table of one target, original and synthetic
@@ -516,7 +529,7 @@ FROM one_per_value;
 --          synthpop's quirk Q0).
 -- synthpop: tab_ktd / tab_kts and their union of rows and columns (D:282-337).
 
-CACHE TABLE `__disco_cells_base` AS
+CREATE TABLE `__disco_cells_base` AS
 WITH counted AS (
   SELECT
     `q_0`,
@@ -602,6 +615,8 @@ FROM (
 WHERE
   d > 0 OR s > 0;
 
+DROP TABLE IF EXISTS `__disco_cells`;
+
 -- stages/040_cell_flags.sql.j2
 -- Stage 040 cell flags: disclosiveness (decided BEFORE exclusions), the exclusion step of every
 -- cell, and the counts that survive the exclusions.
@@ -627,7 +642,7 @@ WHERE
 --          and one join brings them back to the cells (cheaper than window functions).
 -- synthpop: D:342-371 (tables), D:374-466 (tab_exclude, recomputed margins).
 
-CACHE TABLE `__disco_cells` AS
+CREATE TABLE `__disco_cells` AS
 WITH reasons AS (
   SELECT
     j,

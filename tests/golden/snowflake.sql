@@ -5,8 +5,9 @@
 --   synthetic 1: "survey"."syn_1"
 --   synthetic 2: "survey"."syn_2"
 -- Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,
--- check_1way, check_2way (percentages 0-100, as synthpop). Temporary tables start with
--- __disco_. Decisions that needed the data were made at export time (below, per target):
+-- check_1way, check_2way (percentages 0-100, as synthpop). Work tables start with
+-- __disco_ (temporary; on Spark tables of the current database, dropped at the end).
+-- Decisions that needed the data were made at export time (below, per target):
 -- re-export when the data change.
 
 --
