@@ -7,7 +7,7 @@
 3. the coded plan: stage 010 a level dictionary per key and target -> temp tables; stage 020
    every record as integer codes (q words, one code per target): inline for one target, a
    table sorted by q shared by all targets of a summary; stage 030 the (j, q, t) cells of a
-   target -> temp table;
+   target, a query that stage 040 inlines;
 4. stage 040 flags -> temp table; measures, checks and exclusions are aggregates over it.
 
 The reference plan (``reference=True``, stages ``reference_*``) builds the same cells with
@@ -437,8 +437,7 @@ def execute_many(
             syntheses=list(range(1, p.inputs.m + 1)),
         )
         params = {**p.params, **coding}
-        engine.create_table(BASE_CELLS, sql, params, template)
-        cells = Cells(qcols=qcols, keys=keys, target={**t, "alias": "t"})
+        cells = Cells(qcols=qcols, keys=keys, target={**t, "alias": "t"}, sql=sql)
         results.append(_measure(dataclasses.replace(p, params=params), cells))
     for name in created:
         engine.drop_table(name)
@@ -494,6 +493,8 @@ class Cells:
     qcols: list[str]
     keys: list[dict[str, Any]]
     target: dict[str, Any]
+    # the query of the base cells, inlined into stage 040; None: they are the table BASE_CELLS
+    sql: str | None = None
 
 
 def _reference_cells(p: Plan) -> Cells:
@@ -532,6 +533,7 @@ def _measure(p: Plan, cells: Cells) -> DisclosureResult:
         excludes.append({"key": by_name[ex.key], "keylev": f"ex_k{i}", "targetlev": f"ex_t{i}"})
     flags_ctx = {
         "cells": BASE_CELLS,
+        "cells_sql": cells.sql,
         "qcols": cells.qcols,
         "keys": cells.keys,
         "target": cells.target,
@@ -558,7 +560,14 @@ def _measure(p: Plan, cells: Cells) -> DisclosureResult:
         key_names.append({**kc, "name_param": f"key_name_{i}"})
 
     def measure(template: str) -> pa.Table:
-        sql = render(template, engine.dialect, cells=CELLS, keys=key_names, target=cells.target)
+        sql = render(
+            template,
+            engine.dialect,
+            cells=CELLS,
+            keys=key_names,
+            target=cells.target,
+            original_cells_only=spec.thresh_2way[0] >= 0,
+        )
         return conform_result(template, engine.query(sql, check_params, template))
 
     result = DisclosureResult(
@@ -575,7 +584,8 @@ def _measure(p: Plan, cells: Cells) -> DisclosureResult:
         groupings=p.groupings,
     )
     engine.drop_table(CELLS)
-    engine.drop_table(BASE_CELLS)
+    if cells.sql is None:
+        engine.drop_table(BASE_CELLS)
     return result
 
 

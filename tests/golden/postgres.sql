@@ -507,110 +507,13 @@ SELECT
   END AS code
 FROM one_per_value;
 
--- stages/030_cells.sql.j2
--- Stage 030 cells: the (synthesis, q, t) count table of one target, original and synthetic
--- side by side.
--- Input:   the records of stage 020 (a table when several targets share them, else inline);
---          target = {alias} (its code column); qcols = [q_0 ..]; syntheses = [1..m].
--- Output:  j INTEGER (synthesis), q_0 .., t BIGINT (target code), d BIGINT (original count
---          d_tq), s BIGINT (synthetic count s_tq); one row per cell with d > 0 or s > 0.
--- How:     one aggregation of the records by (q, t) counts the original and every synthesis
---          at once (no join of count tables); with m > 1 the original counts are repeated for
---          every synthesis. Cells are matched by level code, i.e. by level name (fixes
---          synthpop's quirk Q0).
--- synthpop: tab_ktd / tab_kts and their union of rows and columns (D:282-337).
-
-CREATE TEMPORARY TABLE "__disco_cells_base" AS
-WITH counted AS (
-  SELECT
-    "q_0",
-    "t_0" AS t,
-    COUNT(CASE WHEN src = 0 THEN 1 END) AS d,
-    COUNT(CASE WHEN src = 1 THEN 1 END) AS "s_1",
-    COUNT(CASE WHEN src = 2 THEN 1 END) AS "s_2"
-  FROM (
-    SELECT
-      CAST(0 AS SMALLINT) AS src,
-      COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS "q_0",
-      CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS "t_0"
-    FROM "survey"."sd2011" AS __disco_x
-    LEFT JOIN "__disco_levels_k0" AS __disco_k0
-      ON __disco_k0.v = __disco_x."sex"
-    LEFT JOIN "__disco_levels_k1" AS __disco_k1
-      ON __disco_k1.v = __disco_x."age"
-    LEFT JOIN "__disco_levels_k2" AS __disco_k2
-      ON __disco_k2.v = __disco_x."region"
-    LEFT JOIN "__disco_levels_k3" AS __disco_k3
-      ON __disco_k3.v = __disco_x."placesize"
-    LEFT JOIN "__disco_levels_t0" AS __disco_t0
-      ON __disco_t0.v = __disco_x."income"
-    UNION ALL
-    SELECT
-      CAST(1 AS SMALLINT) AS src,
-      COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS "q_0",
-      CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS "t_0"
-    FROM "survey"."syn_1" AS __disco_x
-    LEFT JOIN "__disco_levels_k0" AS __disco_k0
-      ON __disco_k0.v = __disco_x."sex"
-    LEFT JOIN "__disco_levels_k1" AS __disco_k1
-      ON __disco_k1.v = __disco_x."age"
-    LEFT JOIN "__disco_levels_k2" AS __disco_k2
-      ON __disco_k2.v = __disco_x."region"
-    LEFT JOIN "__disco_levels_k3" AS __disco_k3
-      ON __disco_k3.v = __disco_x."placesize"
-    LEFT JOIN "__disco_levels_t0" AS __disco_t0
-      ON __disco_t0.v = __disco_x."income"
-    UNION ALL
-    SELECT
-      CAST(2 AS SMALLINT) AS src,
-      COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS "q_0",
-      CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS "t_0"
-    FROM "survey"."syn_2" AS __disco_x
-    LEFT JOIN "__disco_levels_k0" AS __disco_k0
-      ON __disco_k0.v = __disco_x."sex"
-    LEFT JOIN "__disco_levels_k1" AS __disco_k1
-      ON __disco_k1.v = __disco_x."age"
-    LEFT JOIN "__disco_levels_k2" AS __disco_k2
-      ON __disco_k2.v = __disco_x."region"
-    LEFT JOIN "__disco_levels_k3" AS __disco_k3
-      ON __disco_k3.v = __disco_x."placesize"
-    LEFT JOIN "__disco_levels_t0" AS __disco_t0
-      ON __disco_t0.v = __disco_x."income"
-  ) AS records
-  GROUP BY
-    "q_0",
-    "t_0"
-)
-SELECT
-  j,
-  "q_0",
-  t,
-  d,
-  s
-FROM (
-  SELECT
-    x.j,
-    c."q_0",
-    c.t,
-    c.d,
-    CASE x.j WHEN 1 THEN c."s_1" WHEN 2 THEN c."s_2" END AS s
-  FROM counted AS c
-  CROSS JOIN (
-    SELECT
-      1 AS j
-    UNION ALL
-    SELECT
-      2 AS j
-  ) AS x
-) AS per_synthesis
-WHERE
-  d > 0 OR s > 0;
-
 -- stages/040_cell_flags.sql.j2
 -- Stage 040 cell flags: disclosiveness (decided BEFORE exclusions), the exclusion step of every
 -- cell, and the counts that survive the exclusions.
 -- Input:   cells (stage 030, or the reference plan's): j, q columns (qcols), t, d, s; keys and
---          target say how to read a key's level and a named level (macros/cells).
+--          target say how to read a key's level and a named level (macros/cells). With
+--          cells_sql (the coded plan) the cells are that query, inlined as the CTE `cells`:
+--          one statement counts and flags them, and the base cells are never stored.
 -- Params:  not_targetlevs  [param names]   step 1 "excluded target"
 --          drop_missing_target (bool)       step 2 "missing target", only if the ORIGINAL has 'Missing'
 --          keys_no_na      [keys]           step 3 "missing in keys"
@@ -632,7 +535,92 @@ WHERE
 -- synthpop: D:342-371 (tables), D:374-466 (tab_exclude, recomputed margins).
 
 CREATE TEMPORARY TABLE "__disco_cells" AS
-WITH reasons AS (
+WITH "__disco_cells_base" AS (
+  /* stages/030_cells.sql.j2: the (j, q, t) cells of this target */
+  SELECT
+    j,
+    "q_0",
+    t,
+    d,
+    s
+  FROM (
+    SELECT
+      x.j,
+      c."q_0",
+      c.t,
+      c.d,
+      CASE x.j WHEN 1 THEN c."s_1" WHEN 2 THEN c."s_2" END AS s
+    FROM (
+      SELECT
+        "q_0",
+        "t_0" AS t,
+        COUNT(CASE WHEN src = 0 THEN 1 END) AS d,
+        COUNT(CASE WHEN src = 1 THEN 1 END) AS "s_1",
+        COUNT(CASE WHEN src = 2 THEN 1 END) AS "s_2"
+      FROM (
+        SELECT
+          CAST(0 AS SMALLINT) AS src,
+          COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS "q_0",
+          CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS "t_0"
+        FROM "survey"."sd2011" AS __disco_x
+        LEFT JOIN "__disco_levels_k0" AS __disco_k0
+          ON __disco_k0.v = __disco_x."sex"
+        LEFT JOIN "__disco_levels_k1" AS __disco_k1
+          ON __disco_k1.v = __disco_x."age"
+        LEFT JOIN "__disco_levels_k2" AS __disco_k2
+          ON __disco_k2.v = __disco_x."region"
+        LEFT JOIN "__disco_levels_k3" AS __disco_k3
+          ON __disco_k3.v = __disco_x."placesize"
+        LEFT JOIN "__disco_levels_t0" AS __disco_t0
+          ON __disco_t0.v = __disco_x."income"
+        UNION ALL
+        SELECT
+          CAST(1 AS SMALLINT) AS src,
+          COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS "q_0",
+          CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS "t_0"
+        FROM "survey"."syn_1" AS __disco_x
+        LEFT JOIN "__disco_levels_k0" AS __disco_k0
+          ON __disco_k0.v = __disco_x."sex"
+        LEFT JOIN "__disco_levels_k1" AS __disco_k1
+          ON __disco_k1.v = __disco_x."age"
+        LEFT JOIN "__disco_levels_k2" AS __disco_k2
+          ON __disco_k2.v = __disco_x."region"
+        LEFT JOIN "__disco_levels_k3" AS __disco_k3
+          ON __disco_k3.v = __disco_x."placesize"
+        LEFT JOIN "__disco_levels_t0" AS __disco_t0
+          ON __disco_t0.v = __disco_x."income"
+        UNION ALL
+        SELECT
+          CAST(2 AS SMALLINT) AS src,
+          COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS "q_0",
+          CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS "t_0"
+        FROM "survey"."syn_2" AS __disco_x
+        LEFT JOIN "__disco_levels_k0" AS __disco_k0
+          ON __disco_k0.v = __disco_x."sex"
+        LEFT JOIN "__disco_levels_k1" AS __disco_k1
+          ON __disco_k1.v = __disco_x."age"
+        LEFT JOIN "__disco_levels_k2" AS __disco_k2
+          ON __disco_k2.v = __disco_x."region"
+        LEFT JOIN "__disco_levels_k3" AS __disco_k3
+          ON __disco_k3.v = __disco_x."placesize"
+        LEFT JOIN "__disco_levels_t0" AS __disco_t0
+          ON __disco_t0.v = __disco_x."income"
+      ) AS records
+      GROUP BY
+        "q_0",
+        "t_0"
+    ) AS c
+    CROSS JOIN (
+      SELECT
+        1 AS j
+      UNION ALL
+      SELECT
+        2 AS j
+    ) AS x
+  ) AS per_synthesis
+  WHERE
+    d > 0 OR s > 0
+), reasons AS (
   SELECT
     j,
     "q_0",
@@ -927,37 +915,46 @@ ORDER BY
 -- synthpop: D:374-450 (tab_exclude applied to every table separately).
 
 WITH tables AS (
+  /* side: whether the table's records are original (by step_d) or synthetic (by step_s) */
   SELECT
     1 AS tpos,
-    'original' AS tbl
+    'original' AS tbl,
+    'd' AS side
   UNION ALL
   SELECT
     2,
-    'synthetic'
+    'synthetic',
+    's'
   UNION ALL
   SELECT
     3,
-    'Dorig'
+    'Dorig',
+    'd'
   UNION ALL
   SELECT
     4,
-    'Dsyn'
+    'Dsyn',
+    's'
   UNION ALL
   SELECT
     5,
-    'iS'
+    'iS',
+    'd'
   UNION ALL
   SELECT
     6,
-    'DiS'
+    'DiS',
+    'd'
   UNION ALL
   SELECT
     7,
-    'DiSCO'
+    'DiSCO',
+    'd'
   UNION ALL
   SELECT
     8,
-    'DiSDiO'
+    'DiSDiO',
+    'd'
 ), reasons AS (
   SELECT
     1 AS step,
@@ -988,90 +985,65 @@ WITH tables AS (
     0,
     6,
     'remaining'
+), by_d /* one pass over the cells per side: every table's count of each step at once */ AS (
+  SELECT
+    j,
+    step_d AS step,
+    SUM(d) AS n_1,
+    SUM(orig_dis * d) AS n_3,
+    SUM(in_syn * d) AS n_5,
+    SUM(q_syn_dis * d) AS n_6,
+    SUM(syn_dis * d) AS n_7,
+    SUM(syn_dis * orig_dis * d) AS n_8
+  FROM "__disco_cells"
+  GROUP BY
+    j,
+    step_d
+), by_s AS (
+  SELECT
+    j,
+    step_s AS step,
+    SUM(s) AS n_2,
+    SUM(syn_dis * s) AS n_4
+  FROM "__disco_cells"
+  GROUP BY
+    j,
+    step_s
+), counts AS (
+  SELECT
+    by_d.j,
+    tables.tpos,
+    by_d.step,
+    CASE tables.tpos
+      WHEN 1
+      THEN n_1
+      WHEN 3
+      THEN n_3
+      WHEN 5
+      THEN n_5
+      WHEN 6
+      THEN n_6
+      WHEN 7
+      THEN n_7
+      WHEN 8
+      THEN n_8
+    END AS n
+  FROM by_d
+  INNER JOIN tables
+    ON tables.side = 'd'
+  UNION ALL
+  SELECT
+    by_s.j,
+    tables.tpos,
+    by_s.step,
+    CASE tables.tpos WHEN 2 THEN n_2 WHEN 4 THEN n_4 END AS n
+  FROM by_s
+  INNER JOIN tables
+    ON tables.side = 's'
 ), syntheses AS (
   SELECT DISTINCT
     j
-  FROM "__disco_cells"
-), counts AS (
-  SELECT
-    j,
-    1 AS tpos,
-    step_d AS step,
-    SUM(d) AS n
-  FROM "__disco_cells"
-  GROUP BY
-    j,
-    step_d
-  UNION ALL
-  SELECT
-    j,
-    2,
-    step_s,
-    SUM(s)
-  FROM "__disco_cells"
-  GROUP BY
-    j,
-    step_s
-  UNION ALL
-  SELECT
-    j,
-    3,
-    step_d,
-    SUM(orig_dis * d)
-  FROM "__disco_cells"
-  GROUP BY
-    j,
-    step_d
-  UNION ALL
-  SELECT
-    j,
-    4,
-    step_s,
-    SUM(syn_dis * s)
-  FROM "__disco_cells"
-  GROUP BY
-    j,
-    step_s
-  UNION ALL
-  SELECT
-    j,
-    5,
-    step_d,
-    SUM(in_syn * d)
-  FROM "__disco_cells"
-  GROUP BY
-    j,
-    step_d
-  UNION ALL
-  SELECT
-    j,
-    6,
-    step_d,
-    SUM(q_syn_dis * d)
-  FROM "__disco_cells"
-  GROUP BY
-    j,
-    step_d
-  UNION ALL
-  SELECT
-    j,
-    7,
-    step_d,
-    SUM(syn_dis * d)
-  FROM "__disco_cells"
-  GROUP BY
-    j,
-    step_d
-  UNION ALL
-  SELECT
-    j,
-    8,
-    step_d,
-    SUM(syn_dis * orig_dis * d)
-  FROM "__disco_cells"
-  GROUP BY
-    j,
-    step_d
+  FROM by_d
 )
 SELECT
   x.j AS synthesis,
@@ -1165,7 +1137,9 @@ ORDER BY
 -- almost determines the target in the original.
 -- Input:  flagged cells (stage 040); target and keys say how to read and name levels
 --         (macros/cells).
--- Params: $thresh_2way_n, $thresh_2way_pct; keys = [{..., name_param}] (key names bound).
+-- Params: $thresh_2way_n, $thresh_2way_pct; keys = [{..., name_param}] (key names bound);
+--         original_cells_only: $thresh_2way_n >= 0, so no cell without original records can
+--         count (they are many: skipping them saves a quarter of the time).
 -- Output: synthesis, target_key_levs ("<target level>|<key level>"), npairs, key,
 --         key_target_total, key_total, PctTargetKeyLevel
 --   npairs            = DiSCO records (after exclusions) in cells with more than $thresh_2way_n
@@ -1204,6 +1178,8 @@ WITH decoded AS (
       ) % 7
     ) AS "kl_3"
   FROM "__disco_cells"
+  WHERE
+    d > 0
 ), "key_target_0" AS (
   SELECT
     j,
@@ -1492,8 +1468,6 @@ ORDER BY
   target_key_levs COLLATE "C";
 
 DROP TABLE IF EXISTS "__disco_cells";
-
-DROP TABLE IF EXISTS "__disco_cells_base";
 
 DROP TABLE IF EXISTS "__disco_levels_k0";
 
