@@ -7,7 +7,7 @@
 3. the coded plan: stage 010 a level dictionary per key and target -> temp tables; stage 020
    every record as integer codes (q words, one code per target): inline for one target, a
    table sorted by q shared by all targets of a summary; stage 030 the (j, q, t) cells of a
-   target, a query that stage 040 inlines;
+   target, a query that stage 040 inlines on DuckDB (-> temp table on the other engines);
 4. stage 040 flags -> temp table; measures, checks and exclusions are aggregates over it.
 
 The reference plan (``reference=True``, stages ``reference_*``) builds the same cells with
@@ -438,6 +438,9 @@ def execute_many(
         )
         params = {**p.params, **coding}
         cells = Cells(qcols=qcols, keys=keys, target={**t, "alias": "t"}, sql=sql)
+        if not engine.inline_cells:
+            engine.create_table(BASE_CELLS, sql, params, template)
+            cells.sql = None
         results.append(_measure(dataclasses.replace(p, params=params), cells))
     for name in created:
         engine.drop_table(name)

@@ -142,11 +142,10 @@ def test_golden_export(dialect: str) -> None:
 def test_golden_export_parses_and_is_portable(dialect: str) -> None:
     script = (GOLDEN / f"{dialect}.sql").read_text()
     statements = [s for s in sqlglot.parse(script, read=dialect) if s is not None]
-    # 5 level dictionaries (4 keys, the target) and the flagged cells, created and dropped (the
-    # base cells are a CTE of the flags statement); 6 results;
+    # 5 level dictionaries (4 keys, the target) and 2 cell tables, created and dropped; 6 results;
     # Spark's work tables are real tables, so each is also dropped before it is created
     drops = 2 if dialect in ("spark", "databricks") else 1
-    assert len(statements) == (1 + drops) * (5 + 1) + 6
+    assert len(statements) == (1 + drops) * (5 + 2) + 6
     body = _strip_strings(re.sub(r"--[^\n]*", "", script))
     assert "$" not in body
     assert "%(" not in body

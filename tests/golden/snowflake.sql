@@ -489,6 +489,105 @@ SELECT
   END AS code
 FROM one_per_value;
 
+-- stages/030_cells.sql.j2
+-- Stage 030 cells: the (synthesis, q, t) count table of one target, original and synthetic
+-- side by side.
+-- Input:   the records of stage 020 (a table when several targets share them, else inline);
+--          target = {alias} (its code column); qcols = [q_0 ..]; syntheses = [1..m].
+-- Output:  j INTEGER (synthesis), q_0 .., t BIGINT (target code), d BIGINT (original count
+--          d_tq), s BIGINT (synthetic count s_tq); one row per cell with d > 0 or s > 0.
+-- How:     one aggregation of the records by (q, t) counts the original and every synthesis
+--          at once (no join of count tables); with m > 1 the original counts are repeated for
+--          every synthesis. No WITH: stage 040 inlines this query as its first CTE (the cells
+--          are never stored), and T-SQL does not nest WITH. Cells are matched by level code, i.e. by level name (fixes
+--          synthpop's quirk Q0).
+-- synthpop: tab_ktd / tab_kts and their union of rows and columns (D:282-337).
+
+CREATE TEMPORARY TABLE "__disco_cells_base" AS
+SELECT
+  j,
+  "q_0",
+  t,
+  d,
+  s
+FROM (
+  SELECT
+    x.j,
+    c."q_0",
+    c.t,
+    c.d,
+    CASE x.j WHEN 1 THEN c."s_1" WHEN 2 THEN c."s_2" END AS s
+  FROM (
+    SELECT
+      "q_0",
+      "t_0" AS t,
+      COUNT(CASE WHEN src = 0 THEN 1 END) AS d,
+      COUNT(CASE WHEN src = 1 THEN 1 END) AS "s_1",
+      COUNT(CASE WHEN src = 2 THEN 1 END) AS "s_2"
+    FROM (
+      SELECT
+        CAST(0 AS SMALLINT) AS src,
+        COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS "q_0",
+        CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS "t_0"
+      FROM "survey"."sd2011" AS __disco_x
+      LEFT JOIN "__disco_levels_k0" AS __disco_k0
+        ON __disco_k0.v = __disco_x."sex"
+      LEFT JOIN "__disco_levels_k1" AS __disco_k1
+        ON __disco_k1.v = __disco_x."age"
+      LEFT JOIN "__disco_levels_k2" AS __disco_k2
+        ON __disco_k2.v = __disco_x."region"
+      LEFT JOIN "__disco_levels_k3" AS __disco_k3
+        ON __disco_k3.v = __disco_x."placesize"
+      LEFT JOIN "__disco_levels_t0" AS __disco_t0
+        ON __disco_t0.v = __disco_x."income"
+      UNION ALL
+      SELECT
+        CAST(1 AS SMALLINT) AS src,
+        COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS "q_0",
+        CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS "t_0"
+      FROM "survey"."syn_1" AS __disco_x
+      LEFT JOIN "__disco_levels_k0" AS __disco_k0
+        ON __disco_k0.v = __disco_x."sex"
+      LEFT JOIN "__disco_levels_k1" AS __disco_k1
+        ON __disco_k1.v = __disco_x."age"
+      LEFT JOIN "__disco_levels_k2" AS __disco_k2
+        ON __disco_k2.v = __disco_x."region"
+      LEFT JOIN "__disco_levels_k3" AS __disco_k3
+        ON __disco_k3.v = __disco_x."placesize"
+      LEFT JOIN "__disco_levels_t0" AS __disco_t0
+        ON __disco_t0.v = __disco_x."income"
+      UNION ALL
+      SELECT
+        CAST(2 AS SMALLINT) AS src,
+        COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS "q_0",
+        CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS "t_0"
+      FROM "survey"."syn_2" AS __disco_x
+      LEFT JOIN "__disco_levels_k0" AS __disco_k0
+        ON __disco_k0.v = __disco_x."sex"
+      LEFT JOIN "__disco_levels_k1" AS __disco_k1
+        ON __disco_k1.v = __disco_x."age"
+      LEFT JOIN "__disco_levels_k2" AS __disco_k2
+        ON __disco_k2.v = __disco_x."region"
+      LEFT JOIN "__disco_levels_k3" AS __disco_k3
+        ON __disco_k3.v = __disco_x."placesize"
+      LEFT JOIN "__disco_levels_t0" AS __disco_t0
+        ON __disco_t0.v = __disco_x."income"
+    ) AS records
+    GROUP BY
+      "q_0",
+      "t_0"
+  ) AS c
+  CROSS JOIN (
+    SELECT
+      1 AS j
+    UNION ALL
+    SELECT
+      2 AS j
+  ) AS x
+) AS per_synthesis
+WHERE
+  d > 0 OR s > 0;
+
 -- stages/040_cell_flags.sql.j2
 -- Stage 040 cell flags: disclosiveness (decided BEFORE exclusions), the exclusion step of every
 -- cell, and the counts that survive the exclusions.
@@ -517,92 +616,7 @@ FROM one_per_value;
 -- synthpop: D:342-371 (tables), D:374-466 (tab_exclude, recomputed margins).
 
 CREATE TEMPORARY TABLE "__disco_cells" AS
-WITH "__disco_cells_base" AS (
-  /* stages/030_cells.sql.j2: the (j, q, t) cells of this target */
-  SELECT
-    j,
-    "q_0",
-    t,
-    d,
-    s
-  FROM (
-    SELECT
-      x.j,
-      c."q_0",
-      c.t,
-      c.d,
-      CASE x.j WHEN 1 THEN c."s_1" WHEN 2 THEN c."s_2" END AS s
-    FROM (
-      SELECT
-        "q_0",
-        "t_0" AS t,
-        COUNT(CASE WHEN src = 0 THEN 1 END) AS d,
-        COUNT(CASE WHEN src = 1 THEN 1 END) AS "s_1",
-        COUNT(CASE WHEN src = 2 THEN 1 END) AS "s_2"
-      FROM (
-        SELECT
-          CAST(0 AS SMALLINT) AS src,
-          COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS "q_0",
-          CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS "t_0"
-        FROM "survey"."sd2011" AS __disco_x
-        LEFT JOIN "__disco_levels_k0" AS __disco_k0
-          ON __disco_k0.v = __disco_x."sex"
-        LEFT JOIN "__disco_levels_k1" AS __disco_k1
-          ON __disco_k1.v = __disco_x."age"
-        LEFT JOIN "__disco_levels_k2" AS __disco_k2
-          ON __disco_k2.v = __disco_x."region"
-        LEFT JOIN "__disco_levels_k3" AS __disco_k3
-          ON __disco_k3.v = __disco_x."placesize"
-        LEFT JOIN "__disco_levels_t0" AS __disco_t0
-          ON __disco_t0.v = __disco_x."income"
-        UNION ALL
-        SELECT
-          CAST(1 AS SMALLINT) AS src,
-          COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS "q_0",
-          CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS "t_0"
-        FROM "survey"."syn_1" AS __disco_x
-        LEFT JOIN "__disco_levels_k0" AS __disco_k0
-          ON __disco_k0.v = __disco_x."sex"
-        LEFT JOIN "__disco_levels_k1" AS __disco_k1
-          ON __disco_k1.v = __disco_x."age"
-        LEFT JOIN "__disco_levels_k2" AS __disco_k2
-          ON __disco_k2.v = __disco_x."region"
-        LEFT JOIN "__disco_levels_k3" AS __disco_k3
-          ON __disco_k3.v = __disco_x."placesize"
-        LEFT JOIN "__disco_levels_t0" AS __disco_t0
-          ON __disco_t0.v = __disco_x."income"
-        UNION ALL
-        SELECT
-          CAST(2 AS SMALLINT) AS src,
-          COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS "q_0",
-          CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS "t_0"
-        FROM "survey"."syn_2" AS __disco_x
-        LEFT JOIN "__disco_levels_k0" AS __disco_k0
-          ON __disco_k0.v = __disco_x."sex"
-        LEFT JOIN "__disco_levels_k1" AS __disco_k1
-          ON __disco_k1.v = __disco_x."age"
-        LEFT JOIN "__disco_levels_k2" AS __disco_k2
-          ON __disco_k2.v = __disco_x."region"
-        LEFT JOIN "__disco_levels_k3" AS __disco_k3
-          ON __disco_k3.v = __disco_x."placesize"
-        LEFT JOIN "__disco_levels_t0" AS __disco_t0
-          ON __disco_t0.v = __disco_x."income"
-      ) AS records
-      GROUP BY
-        "q_0",
-        "t_0"
-    ) AS c
-    CROSS JOIN (
-      SELECT
-        1 AS j
-      UNION ALL
-      SELECT
-        2 AS j
-    ) AS x
-  ) AS per_synthesis
-  WHERE
-    d > 0 OR s > 0
-), reasons AS (
+WITH reasons AS (
   SELECT
     j,
     "q_0",
@@ -1436,6 +1450,8 @@ ORDER BY
   target_key_levs;
 
 DROP TABLE IF EXISTS "__disco_cells";
+
+DROP TABLE IF EXISTS "__disco_cells_base";
 
 DROP TABLE IF EXISTS "__disco_levels_k0";
 

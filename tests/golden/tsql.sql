@@ -524,35 +524,24 @@ FROM (
   FROM one_per_value
 ) AS temp;
 
--- stages/040_cell_flags.sql.j2
--- Stage 040 cell flags: disclosiveness (decided BEFORE exclusions), the exclusion step of every
--- cell, and the counts that survive the exclusions.
--- Input:   cells (stage 030, or the reference plan's): j, q columns (qcols), t, d, s; keys and
---          target say how to read a key's level and a named level (macros/cells). With
---          cells_sql (the coded plan) the cells are that query, inlined as the CTE `cells`:
---          one statement counts and flags them, and the base cells are never stored.
--- Params:  not_targetlevs  [param names]   step 1 "excluded target"
---          drop_missing_target (bool)       step 2 "missing target", only if the ORIGINAL has 'Missing'
---          keys_no_na      [keys]           step 3 "missing in keys"
---          excludes        [{key, keylev, targetlev}] step 4 "set to exclude"
---          exclude_ov (bool), $denom_lim    step 5 "over denom_lim": each table's OWN count > denom_lim
--- Output:  j, q columns, t, d, s, dq = d.q, sq = s.q (before exclusions),
---          orig_dis  pd_tq = 1            (Dorig cells)
---          syn_dis   ps_tq = 1, s.q > 0   (Dsyn and DiSCO cells)
---          in_syn    s.q > 0              (iS)
---          q_syn_dis some ps_t'q = 1     (DiS)
---          step_d, step_s: 0 kept, 1..4 the first exclusion step that applies, 5 over denom_lim
---                    (by the original resp. synthetic count)
---          d_keep, s_keep: d and s after exclusions; dq_keep, sq_keep: their q margins.
--- Types:   counts stay BIGINT (a SUM of BIGINT is a wider type in DuckDB and PostgreSQL, and
---          slower to carry through every measure).
--- How:     the exclusion step of a cell depends only on its levels and its own counts, so it is
---          decided first; then one GROUP BY q gives every margin (before and after exclusions)
---          and one join brings them back to the cells (cheaper than window functions).
--- synthpop: D:342-371 (tables), D:374-466 (tab_exclude, recomputed margins).
+-- stages/030_cells.sql.j2
+-- Stage 030 cells: the (synthesis, q, t) count table of one target, original and synthetic
+-- side by side.
+-- Input:   the records of stage 020 (a table when several targets share them, else inline);
+--          target = {alias} (its code column); qcols = [q_0 ..]; syntheses = [1..m].
+-- Output:  j INTEGER (synthesis), q_0 .., t BIGINT (target code), d BIGINT (original count
+--          d_tq), s BIGINT (synthetic count s_tq); one row per cell with d > 0 or s > 0.
+-- How:     one aggregation of the records by (q, t) counts the original and every synthesis
+--          at once (no join of count tables); with m > 1 the original counts are repeated for
+--          every synthesis. No WITH: stage 040 inlines this query as its first CTE (the cells
+--          are never stored), and T-SQL does not nest WITH. Cells are matched by level code, i.e. by level name (fixes
+--          synthpop's quirk Q0).
+-- synthpop: tab_ktd / tab_kts and their union of rows and columns (D:282-337).
 
-WITH [#__disco_cells_base] AS (
-  /* stages/030_cells.sql.j2: the (j, q, t) cells of this target */
+SELECT
+  *
+INTO [#__disco_cells_base]
+FROM (
   SELECT
     j AS j,
     [q_0] AS [q_0],
@@ -636,7 +625,36 @@ WITH [#__disco_cells_base] AS (
   ) AS per_synthesis
   WHERE
     d > 0 OR s > 0
-), reasons AS (
+) AS temp;
+
+-- stages/040_cell_flags.sql.j2
+-- Stage 040 cell flags: disclosiveness (decided BEFORE exclusions), the exclusion step of every
+-- cell, and the counts that survive the exclusions.
+-- Input:   cells (stage 030, or the reference plan's): j, q columns (qcols), t, d, s; keys and
+--          target say how to read a key's level and a named level (macros/cells). With
+--          cells_sql (the coded plan) the cells are that query, inlined as the CTE `cells`:
+--          one statement counts and flags them, and the base cells are never stored.
+-- Params:  not_targetlevs  [param names]   step 1 "excluded target"
+--          drop_missing_target (bool)       step 2 "missing target", only if the ORIGINAL has 'Missing'
+--          keys_no_na      [keys]           step 3 "missing in keys"
+--          excludes        [{key, keylev, targetlev}] step 4 "set to exclude"
+--          exclude_ov (bool), $denom_lim    step 5 "over denom_lim": each table's OWN count > denom_lim
+-- Output:  j, q columns, t, d, s, dq = d.q, sq = s.q (before exclusions),
+--          orig_dis  pd_tq = 1            (Dorig cells)
+--          syn_dis   ps_tq = 1, s.q > 0   (Dsyn and DiSCO cells)
+--          in_syn    s.q > 0              (iS)
+--          q_syn_dis some ps_t'q = 1     (DiS)
+--          step_d, step_s: 0 kept, 1..4 the first exclusion step that applies, 5 over denom_lim
+--                    (by the original resp. synthetic count)
+--          d_keep, s_keep: d and s after exclusions; dq_keep, sq_keep: their q margins.
+-- Types:   counts stay BIGINT (a SUM of BIGINT is a wider type in DuckDB and PostgreSQL, and
+--          slower to carry through every measure).
+-- How:     the exclusion step of a cell depends only on its levels and its own counts, so it is
+--          decided first; then one GROUP BY q gives every margin (before and after exclusions)
+--          and one join brings them back to the cells (cheaper than window functions).
+-- synthpop: D:342-371 (tables), D:374-466 (tab_exclude, recomputed margins).
+
+WITH reasons AS (
   SELECT
     j AS j,
     [q_0] AS [q_0],
@@ -1489,6 +1507,8 @@ ORDER BY
   CASE WHEN target_key_levs IS NULL THEN 1 ELSE 0 END, target_key_levs;
 
 DROP TABLE IF EXISTS [#__disco_cells];
+
+DROP TABLE IF EXISTS [#__disco_cells_base];
 
 DROP TABLE IF EXISTS [#__disco_levels_k0];
 
