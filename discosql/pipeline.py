@@ -437,10 +437,10 @@ def execute_many(
             syntheses=list(range(1, p.inputs.m + 1)),
         )
         params = {**p.params, **coding}
-        cells = Cells(qcols=qcols, keys=keys, target={**t, "alias": "t"}, sql=sql)
         if not engine.inline_cells:
             engine.create_table(BASE_CELLS, sql, params, template)
-            cells.sql = None
+        inline = sql if engine.inline_cells else None
+        cells = Cells(qcols=qcols, keys=keys, target={**t, "alias": "t"}, sql=inline)
         results.append(_measure(dataclasses.replace(p, params=params), cells))
     for name in created:
         engine.drop_table(name)
