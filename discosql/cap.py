@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 import pyarrow as pa
 
-from .engine import Engine, Registered, open_engine
+from .engine import Engine, Registered, check_threads, open_engine
 from .errors import DiscoSQLWarning, InputError, SchemaError
 from .pipeline import column_kinds, register_inputs, source_ctx
 from .schema import did_you_mean
@@ -222,10 +222,7 @@ def _check_args(
         raise InputError(
             f"{sensitive_arg}: {both!r} are also keys; a column is either known (key) or sensitive"
         )
-    if threads is not None and (
-        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
-    ):
-        raise InputError(f"threads: expected a positive int or None, got {threads!r}")
+    check_threads(threads)
     return key_list, sens_list
 
 

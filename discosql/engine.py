@@ -346,6 +346,14 @@ class SQLiteSpec(EngineSpec):
         return SQLiteEngine(self.database)
 
 
+def check_threads(threads: Any, where: str = "") -> None:
+    """The one check of a ``threads`` argument: None (all cores) or a positive int."""
+    if threads is not None and (
+        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
+    ):
+        raise InputError(f"{where}threads must be a positive int, got {threads!r} (or None)")
+
+
 def duckdb_engine(
     threads: int | None = None,
     memory_limit: str | None = None,
@@ -355,10 +363,7 @@ def duckdb_engine(
     temp_directory="/scratch/tmp")``. Above ``memory_limit`` DuckDB spills intermediate
     results (the shared records, large aggregations) to ``temp_directory`` (default: DuckDB's
     ``.tmp`` next to the working directory) and finishes with the same numbers."""
-    if threads is not None and (
-        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
-    ):
-        raise InputError(f"duckdb: threads must be a positive int, got {threads!r}")
+    check_threads(threads, "duckdb: ")
     if memory_limit is not None and not isinstance(memory_limit, str):
         raise InputError(
             f"duckdb: memory_limit must be a string such as '4GB', got {memory_limit!r}"

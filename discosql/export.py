@@ -130,7 +130,10 @@ def to_sql(
         inputs = register_inputs(eng, original, synthetic)
         plans = [plan(inputs, s) for s in specs]  # every check before anything is written
         # the q packing and code types, as the script will use them
-        plans = [dataclasses.replace(p, radices=decide_radices(p)) for p in plans]
+        plans = [
+            dataclasses.replace(p, radices=r)
+            for p, r in zip(plans, decide_radices(plans), strict=True)
+        ]
         script = ScriptEngine(dialect)
         sources = _script_sources(inputs, tables, dialect)
         script.comment(_header(plans, inputs, sources, dialect))

@@ -386,20 +386,8 @@ def execute_many(
         return [_measure(p, _reference_cells(p)) for p in plans]
     engine = plans[0].inputs.engine
     sources = _source_ctx(plans[0].inputs)
-    created: list[str] = []
-
-    def dictionary(column: dict[str, Any], params: dict[str, Any]) -> None:
-        _dictionary(engine, sources, column, params)
-        created.append(column["levels"])
-
-    keys = [dict(k) for k in plans[0].keys_ctx]
-    for k in keys:
-        dictionary(k, plans[0].params)
-    targets = []
-    for i, p in enumerate(plans):
-        t = {**p.target_ctx, "alias": f"t_{i}", "pos": i, "levels": f"__disco_levels_t{i}"}
-        dictionary(t, p.params)
-        targets.append(t)
+    keys, targets = _dictionaries(plans, sources)
+    created = [c["levels"] for c in keys + targets]
     if all(p.radices for p in plans):  # decided when the script was written
         radices = [*plans[0].radices[:-1], *(p.radices[-1] for p in plans)]  # type: ignore[index]
     else:
@@ -462,19 +450,35 @@ def code_type(radix: int) -> str:
     return "integer" if radix <= 2**31 else "bigint"
 
 
-def decide_radices(p: Plan) -> list[int]:
-    """The radices of a plan's keys and target, by building their dictionaries on its engine
-    (for scripts, which are written before they run)."""
-    engine = p.inputs.engine
-    sources = _source_ctx(p.inputs)
-    columns = [*p.keys_ctx, p.target_ctx]
+def decide_radices(plans: Sequence[Plan]) -> list[list[int]]:
+    """Each plan's radices (its keys', then its target's), by building the dictionaries once on
+    the plans' engine, as execute_many does (for scripts, which are written before they run)."""
+    engine = plans[0].inputs.engine
+    keys, targets = _dictionaries(plans, _source_ctx(plans[0].inputs))
     try:
-        for c in columns:
-            _dictionary(engine, sources, c, p.params)
-        return key_radices(engine, columns)
+        radices = key_radices(engine, keys + targets)
     finally:
-        for c in columns:
+        for c in keys + targets:
             engine.drop_table(c["levels"])
+    n_keys = len(keys)
+    return [[*radices[:n_keys], r] for r in radices[n_keys:]]
+
+
+def _dictionaries(
+    plans: Sequence[Plan], sources: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Stage 010 for the keys (once) and each plan's target: their contexts, with each target's
+    alias, position and dictionary table (t_i, __disco_levels_t{i})."""
+    engine = plans[0].inputs.engine
+    keys = [dict(k) for k in plans[0].keys_ctx]
+    for k in keys:
+        _dictionary(engine, sources, k, plans[0].params)
+    targets = []
+    for i, p in enumerate(plans):
+        t = {**p.target_ctx, "alias": f"t_{i}", "pos": i, "levels": f"__disco_levels_t{i}"}
+        _dictionary(engine, sources, t, p.params)
+        targets.append(t)
+    return keys, targets
 
 
 def _dictionary(

@@ -214,7 +214,7 @@ def test_several_words_are_used() -> None:
             with open_engine(None) as eng:
                 inputs = pipeline.register_inputs(eng, original, synthetic)
                 p = pipeline.plan(inputs, build_spec(["a", "b", "c"], "t"))
-                radices = pipeline.decide_radices(p)[:-1]  # the keys' (the target's is last)
+                radices = pipeline.decide_radices([p])[0][:-1]  # the keys' (the target's is last)
                 n_words, params = pipeline.pack_keys([dict(k) for k in p.keys_ctx], radices)
         finally:
             mp.undo()
@@ -266,7 +266,7 @@ def test_large_q_words_exact_on_sqlite(tmp_path: Any) -> None:
 
     with open_engine(None) as eng:
         p = pipeline.plan(pipeline.register_inputs(eng, original, synthetic), build_spec(keys, "t"))
-        radices = pipeline.decide_radices(p)[:-1]
+        radices = pipeline.decide_radices([p])[0][:-1]
     assert pipeline.pack_keys([dict(k) for k in p.keys_ctx], radices)[0] == 1
     assert math.prod(radices) > 2**53
     assert duck[0].check_2way.num_rows > 100
