@@ -14,8 +14,8 @@ or :func:`spark`.
 from __future__ import annotations
 
 import functools
+import math
 import os
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,7 +121,8 @@ class Engine:
 
     def translate(self, sql: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """The statement in this engine's dialect and the parameters it uses."""
-        used = {k: v for k, v in params.items() if re.search(rf"\${re.escape(k)}\b", sql)}
+        names = placeholders(sql)
+        used = {k: v for k, v in params.items() if k in names}
         if self.dialect == "duckdb":
             return sql, used
         return transpile(sql, self.dialect), used
@@ -165,6 +166,30 @@ def _trees(sql: str, dialect: str) -> list[Any]:
 
 
 @functools.lru_cache(maxsize=512)
+def placeholders(sql: str) -> frozenset[str]:
+    """The ``$name`` parameters a DuckDB-dialect statement uses, read from its parse tree: a
+    ``$name`` inside a quoted identifier or a string literal is text, not a parameter."""
+    return frozenset(
+        node.name for t in _trees(sql, "duckdb") for node in t.find_all(exp.Placeholder)
+    )
+
+
+def literal(value: Any) -> exp.Expr:
+    """A parameter value as a sqlglot literal of the type a bound parameter would have: a float
+    is a DOUBLE (``CAST('0.1' AS DOUBLE)`` is the double Python holds; a bare ``0.1`` would be
+    a decimal on PostgreSQL and DuckDB), everything else as sqlglot converts it (quoted and
+    escaped there)."""
+    if isinstance(value, float):
+        text = (
+            repr(value)
+            if math.isfinite(value)
+            else {"nan": "NaN", "inf": "Infinity"}.get(repr(value), "-Infinity")
+        )
+        return exp.Cast(this=exp.Literal.string(text), to=exp.DataType.build("double"))
+    return exp.convert(value)
+
+
+@functools.lru_cache(maxsize=512)
 def transpile(sql: str, dialect: str) -> str:
     """DuckDB-dialect SQL in ``dialect`` (cached: the same statement recurs across targets)."""
     return ";\n".join(t.sql(dialect) for t in _trees(sql, dialect))
@@ -183,7 +208,7 @@ def inline_params(sql: str, params: dict[str, Any], dialect: str) -> str:
             name = node.name
             if name not in params:
                 raise EngineError(f"parameter ${name} has no value")
-            return exp.convert(params[name])
+            return literal(params[name])
         return node
 
     out = [t.transform(replace).sql(dialect, pretty=True) for t in trees]

@@ -17,6 +17,11 @@ PG_TYPES = {"int64": "bigint", "int32": "integer", "double": "double precision",
             "bool": "boolean"}  # fmt: skip
 
 
+def quoted(name: str) -> str:
+    """A double-quoted SQL identifier (any name: quotes are doubled)."""
+    return '"' + name.replace('"', '""') + '"'
+
+
 def oracle_tables() -> dict[str, pa.Table]:
     """sd2011 and every synthesis, as discosql's DuckDB engine reads the CSV files."""
     synthetic = {f for s in oracle.cases()["synthetic"].values() for f in s["files"]}
@@ -35,8 +40,8 @@ def load_postgres(dsn: str, tables: dict[str, pa.Table]) -> None:
 
     with psycopg.connect(dsn, autocommit=True) as con:
         for name, table in tables.items():
-            cols = ", ".join(f'"{f.name}" {PG_TYPES[str(f.type)]}' for f in table.schema)
-            qname = ".".join(f'"{part}"' for part in name.split("."))
+            cols = ", ".join(f"{quoted(f.name)} {PG_TYPES[str(f.type)]}" for f in table.schema)
+            qname = ".".join(quoted(part) for part in name.split("."))
             con.execute(f"DROP TABLE IF EXISTS {qname}")
             con.execute(f"CREATE TABLE {qname} ({cols})")
             with con.cursor().copy(f"COPY {qname} FROM STDIN") as copy:
@@ -52,11 +57,11 @@ def write_sqlite(path: Path, tables: dict[str, pa.Table]) -> str:
 
     with sqlite3.connect(path) as con:
         for name, table in tables.items():
-            cols = ", ".join(f'"{f.name}" {SQLITE_TYPES[str(f.type)]}' for f in table.schema)
-            con.execute(f'CREATE TABLE "{name}" ({cols})')
+            cols = ", ".join(f"{quoted(f.name)} {SQLITE_TYPES[str(f.type)]}" for f in table.schema)
+            con.execute(f"CREATE TABLE {quoted(name)} ({cols})")
             marks = ", ".join("?" for _ in table.schema)
             rows = [tuple(r.values()) for r in table.to_pylist()]
-            con.executemany(f'INSERT INTO "{name}" VALUES ({marks})', rows)
+            con.executemany(f"INSERT INTO {quoted(name)} VALUES ({marks})", rows)
     return str(path)
 
 

@@ -1,10 +1,10 @@
 """PostgreSQL: the SQL runs on the server, only result tables come back (psycopg 3).
 
 psycopg rather than ADBC: discosql's results are a few small tables, so Arrow transfer buys
-nothing, while psycopg's named ``%(name)s`` parameters are exactly what sqlglot writes for
-PostgreSQL, and its client-side binding also works in ``CREATE TABLE … AS`` (PostgreSQL does
-not take server-side parameters in utility statements). Values are still bound by the driver,
-which quotes them; nothing is pasted into SQL text.
+nothing. Values reach the server as sqlglot literals (quoted and escaped by sqlglot, floats as
+DOUBLE), in statements sent with no parameters: PostgreSQL takes no server-side parameters in
+``CREATE TABLE … AS``, and psycopg's client-side binding reads ``%(name)s`` anywhere in the text,
+inside a quoted identifier too, which would let a column name inject SQL.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..engine import Engine, Registered
+from ..engine import Engine, Registered, inline_params, placeholders
 from ..errors import EngineError, InputError
 from ..sources import Source
 from ..templates import ident
@@ -101,17 +101,22 @@ class PostgresEngine(Engine):
         return isinstance(e, self._psycopg.Error)
 
     def translate(self, sql: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        sql, used = super().translate(sql, params)
-        # psycopg reads % as a placeholder; a literal % in the SQL text must be doubled.
-        return sql.replace("%", "%%").replace("%%(", "%("), used
+        """The statement with its values as sqlglot literals and nothing left to bind.
+
+        psycopg's binding reads every ``%(name)s`` in the text as a placeholder, even inside a
+        quoted identifier or a string, so a column name could end its identifier and add SQL.
+        A statement run without parameters is sent as it is: no ``%`` is interpreted.
+        """
+        names = placeholders(sql)
+        return inline_params(sql, {k: v for k, v in params.items() if k in names}, self.dialect), {}
 
     def _execute(self, sql: str, params: dict[str, Any]) -> None:
         with self.con.cursor() as cur:
-            cur.execute(sql, params)
+            cur.execute(sql, params or None)
 
     def _query(self, sql: str, params: dict[str, Any]) -> pa.Table:
         with self.con.cursor() as cur:
-            cur.execute(sql, params)
+            cur.execute(sql, params or None)
             desc = cur.description or []
             rows = cur.fetchall()
         columns = []

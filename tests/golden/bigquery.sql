@@ -397,13 +397,13 @@ WITH named AS (
         CAST(`__disco_x` AS FLOAT64) = CAST('NaN' AS FLOAT64)
       )
       THEN 'Missing'
-      WHEN CAST(`__disco_x` AS FLOAT64) < 600.0
+      WHEN CAST(`__disco_x` AS FLOAT64) < CAST('600.0' AS FLOAT64)
       THEN '[-8,600)'
-      WHEN CAST(`__disco_x` AS FLOAT64) < 1000.0
+      WHEN CAST(`__disco_x` AS FLOAT64) < CAST('1000.0' AS FLOAT64)
       THEN '[600,1000)'
-      WHEN CAST(`__disco_x` AS FLOAT64) < 1440.0
+      WHEN CAST(`__disco_x` AS FLOAT64) < CAST('1440.0' AS FLOAT64)
       THEN '[1000,1440)'
-      WHEN CAST(`__disco_x` AS FLOAT64) < 2000.0
+      WHEN CAST(`__disco_x` AS FLOAT64) < CAST('2000.0' AS FLOAT64)
       THEN '[1440,2000)'
       ELSE '[2000,16000]'
     END AS level
@@ -428,13 +428,13 @@ WITH named AS (
         CAST(`__disco_x` AS FLOAT64) = CAST('NaN' AS FLOAT64)
       )
       THEN 'Missing'
-      WHEN CAST(`__disco_x` AS FLOAT64) < 600.0
+      WHEN CAST(`__disco_x` AS FLOAT64) < CAST('600.0' AS FLOAT64)
       THEN '[-8,600)'
-      WHEN CAST(`__disco_x` AS FLOAT64) < 1000.0
+      WHEN CAST(`__disco_x` AS FLOAT64) < CAST('1000.0' AS FLOAT64)
       THEN '[600,1000)'
-      WHEN CAST(`__disco_x` AS FLOAT64) < 1440.0
+      WHEN CAST(`__disco_x` AS FLOAT64) < CAST('1440.0' AS FLOAT64)
       THEN '[1000,1440)'
-      WHEN CAST(`__disco_x` AS FLOAT64) < 2000.0
+      WHEN CAST(`__disco_x` AS FLOAT64) < CAST('2000.0' AS FLOAT64)
       THEN '[1440,2000)'
       ELSE '[2000,16000]'
     END AS level
@@ -459,13 +459,13 @@ WITH named AS (
         CAST(`__disco_x` AS FLOAT64) = CAST('NaN' AS FLOAT64)
       )
       THEN 'Missing'
-      WHEN CAST(`__disco_x` AS FLOAT64) < 600.0
+      WHEN CAST(`__disco_x` AS FLOAT64) < CAST('600.0' AS FLOAT64)
       THEN '[-8,600)'
-      WHEN CAST(`__disco_x` AS FLOAT64) < 1000.0
+      WHEN CAST(`__disco_x` AS FLOAT64) < CAST('1000.0' AS FLOAT64)
       THEN '[600,1000)'
-      WHEN CAST(`__disco_x` AS FLOAT64) < 1440.0
+      WHEN CAST(`__disco_x` AS FLOAT64) < CAST('1440.0' AS FLOAT64)
       THEN '[1000,1440)'
-      WHEN CAST(`__disco_x` AS FLOAT64) < 2000.0
+      WHEN CAST(`__disco_x` AS FLOAT64) < CAST('2000.0' AS FLOAT64)
       THEN '[1440,2000)'
       ELSE '[2000,16000]'
     END AS level
@@ -1122,9 +1122,9 @@ SELECT
 FROM ranked
 WHERE
   rank_dis = 1
-  AND n_dis > 50.0
+  AND n_dis > CAST('50.0' AS FLOAT64)
   AND total_dis > 0
-  AND 100 * CAST(n_dis AS FLOAT64) / CAST(total_dis AS FLOAT64) > 90.0
+  AND 100 * CAST(n_dis AS FLOAT64) / CAST(total_dis AS FLOAT64) > CAST('90.0' AS FLOAT64)
 ORDER BY
   j NULLS LAST;
 
@@ -1217,7 +1217,7 @@ WITH decoded AS (
     *
   FROM decoded
   WHERE
-    syn_dis * d_keep > 4.0
+    syn_dis * d_keep > CAST('4.0' AS FLOAT64)
 ), pairs AS (
   SELECT
     p.j,
@@ -1438,7 +1438,7 @@ WITH decoded AS (
     END AS `PctTargetKeyLevel`
   FROM pairs
   WHERE
-    100 * CAST(key_target_total AS FLOAT64) / CAST(key_total AS FLOAT64) > 80.0
+    100 * CAST(key_target_total AS FLOAT64) / CAST(key_total AS FLOAT64) > CAST('80.0' AS FLOAT64)
 )
 SELECT
   synthesis,

@@ -397,13 +397,13 @@ WITH named AS (
         CAST("__disco_x" AS DOUBLE PRECISION) = CAST('NaN' AS DOUBLE PRECISION)
       )
       THEN 'Missing'
-      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < 600.0
+      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < CAST('600.0' AS DOUBLE PRECISION)
       THEN '[-8,600)'
-      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < 1000.0
+      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < CAST('1000.0' AS DOUBLE PRECISION)
       THEN '[600,1000)'
-      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < 1440.0
+      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < CAST('1440.0' AS DOUBLE PRECISION)
       THEN '[1000,1440)'
-      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < 2000.0
+      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < CAST('2000.0' AS DOUBLE PRECISION)
       THEN '[1440,2000)'
       ELSE '[2000,16000]'
     END AS level
@@ -428,13 +428,13 @@ WITH named AS (
         CAST("__disco_x" AS DOUBLE PRECISION) = CAST('NaN' AS DOUBLE PRECISION)
       )
       THEN 'Missing'
-      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < 600.0
+      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < CAST('600.0' AS DOUBLE PRECISION)
       THEN '[-8,600)'
-      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < 1000.0
+      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < CAST('1000.0' AS DOUBLE PRECISION)
       THEN '[600,1000)'
-      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < 1440.0
+      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < CAST('1440.0' AS DOUBLE PRECISION)
       THEN '[1000,1440)'
-      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < 2000.0
+      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < CAST('2000.0' AS DOUBLE PRECISION)
       THEN '[1440,2000)'
       ELSE '[2000,16000]'
     END AS level
@@ -459,13 +459,13 @@ WITH named AS (
         CAST("__disco_x" AS DOUBLE PRECISION) = CAST('NaN' AS DOUBLE PRECISION)
       )
       THEN 'Missing'
-      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < 600.0
+      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < CAST('600.0' AS DOUBLE PRECISION)
       THEN '[-8,600)'
-      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < 1000.0
+      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < CAST('1000.0' AS DOUBLE PRECISION)
       THEN '[600,1000)'
-      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < 1440.0
+      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < CAST('1440.0' AS DOUBLE PRECISION)
       THEN '[1000,1440)'
-      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < 2000.0
+      WHEN CAST("__disco_x" AS DOUBLE PRECISION) < CAST('2000.0' AS DOUBLE PRECISION)
       THEN '[1440,2000)'
       ELSE '[2000,16000]'
     END AS level
@@ -1140,9 +1140,9 @@ SELECT
 FROM ranked
 WHERE
   rank_dis = 1
-  AND n_dis > 50.0
+  AND n_dis > CAST('50.0' AS DOUBLE PRECISION)
   AND total_dis > 0
-  AND 100 * CAST(n_dis AS DOUBLE PRECISION) / CAST(total_dis AS DOUBLE PRECISION) > 90.0
+  AND 100 * CAST(n_dis AS DOUBLE PRECISION) / CAST(total_dis AS DOUBLE PRECISION) > CAST('90.0' AS DOUBLE PRECISION)
 ORDER BY
   j;
 
@@ -1243,7 +1243,7 @@ WITH decoded AS (
     *
   FROM decoded
   WHERE
-    syn_dis * d_keep > 4.0
+    syn_dis * d_keep > CAST('4.0' AS DOUBLE PRECISION)
 ), pairs AS (
   SELECT
     p.j,
@@ -1464,7 +1464,7 @@ WITH decoded AS (
     END AS "PctTargetKeyLevel"
   FROM pairs
   WHERE
-    100 * CAST(key_target_total AS DOUBLE PRECISION) / CAST(key_total AS DOUBLE PRECISION) > 80.0
+    100 * CAST(key_target_total AS DOUBLE PRECISION) / CAST(key_total AS DOUBLE PRECISION) > CAST('80.0' AS DOUBLE PRECISION)
 )
 SELECT
   synthesis,

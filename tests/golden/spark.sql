@@ -406,13 +406,13 @@ WITH named AS (
         CAST(`__disco_x` AS DOUBLE) = CAST('NaN' AS DOUBLE)
       )
       THEN 'Missing'
-      WHEN CAST(`__disco_x` AS DOUBLE) < 600.0
+      WHEN CAST(`__disco_x` AS DOUBLE) < CAST('600.0' AS DOUBLE)
       THEN '[-8,600)'
-      WHEN CAST(`__disco_x` AS DOUBLE) < 1000.0
+      WHEN CAST(`__disco_x` AS DOUBLE) < CAST('1000.0' AS DOUBLE)
       THEN '[600,1000)'
-      WHEN CAST(`__disco_x` AS DOUBLE) < 1440.0
+      WHEN CAST(`__disco_x` AS DOUBLE) < CAST('1440.0' AS DOUBLE)
       THEN '[1000,1440)'
-      WHEN CAST(`__disco_x` AS DOUBLE) < 2000.0
+      WHEN CAST(`__disco_x` AS DOUBLE) < CAST('2000.0' AS DOUBLE)
       THEN '[1440,2000)'
       ELSE '[2000,16000]'
     END AS level
@@ -436,13 +436,13 @@ WITH named AS (
         CAST(`__disco_x` AS DOUBLE) = CAST('NaN' AS DOUBLE)
       )
       THEN 'Missing'
-      WHEN CAST(`__disco_x` AS DOUBLE) < 600.0
+      WHEN CAST(`__disco_x` AS DOUBLE) < CAST('600.0' AS DOUBLE)
       THEN '[-8,600)'
-      WHEN CAST(`__disco_x` AS DOUBLE) < 1000.0
+      WHEN CAST(`__disco_x` AS DOUBLE) < CAST('1000.0' AS DOUBLE)
       THEN '[600,1000)'
-      WHEN CAST(`__disco_x` AS DOUBLE) < 1440.0
+      WHEN CAST(`__disco_x` AS DOUBLE) < CAST('1440.0' AS DOUBLE)
       THEN '[1000,1440)'
-      WHEN CAST(`__disco_x` AS DOUBLE) < 2000.0
+      WHEN CAST(`__disco_x` AS DOUBLE) < CAST('2000.0' AS DOUBLE)
       THEN '[1440,2000)'
       ELSE '[2000,16000]'
     END AS level
@@ -466,13 +466,13 @@ WITH named AS (
         CAST(`__disco_x` AS DOUBLE) = CAST('NaN' AS DOUBLE)
       )
       THEN 'Missing'
-      WHEN CAST(`__disco_x` AS DOUBLE) < 600.0
+      WHEN CAST(`__disco_x` AS DOUBLE) < CAST('600.0' AS DOUBLE)
       THEN '[-8,600)'
-      WHEN CAST(`__disco_x` AS DOUBLE) < 1000.0
+      WHEN CAST(`__disco_x` AS DOUBLE) < CAST('1000.0' AS DOUBLE)
       THEN '[600,1000)'
-      WHEN CAST(`__disco_x` AS DOUBLE) < 1440.0
+      WHEN CAST(`__disco_x` AS DOUBLE) < CAST('1440.0' AS DOUBLE)
       THEN '[1000,1440)'
-      WHEN CAST(`__disco_x` AS DOUBLE) < 2000.0
+      WHEN CAST(`__disco_x` AS DOUBLE) < CAST('2000.0' AS DOUBLE)
       THEN '[1440,2000)'
       ELSE '[2000,16000]'
     END AS level
@@ -1137,9 +1137,9 @@ SELECT
 FROM ranked
 WHERE
   rank_dis = 1
-  AND n_dis > 50.0
+  AND n_dis > CAST('50.0' AS DOUBLE)
   AND total_dis > 0
-  AND 100 * CAST(n_dis AS DOUBLE) / CAST(total_dis AS DOUBLE) > 90.0
+  AND 100 * CAST(n_dis AS DOUBLE) / CAST(total_dis AS DOUBLE) > CAST('90.0' AS DOUBLE)
 ORDER BY
   j NULLS LAST;
 
@@ -1240,7 +1240,7 @@ WITH decoded AS (
     *
   FROM decoded
   WHERE
-    syn_dis * d_keep > 4.0
+    syn_dis * d_keep > CAST('4.0' AS DOUBLE)
 ), pairs AS (
   SELECT
     p.j,
@@ -1461,7 +1461,7 @@ WITH decoded AS (
     END AS `PctTargetKeyLevel`
   FROM pairs
   WHERE
-    100 * CAST(key_target_total AS DOUBLE) / CAST(key_total AS DOUBLE) > 80.0
+    100 * CAST(key_target_total AS DOUBLE) / CAST(key_total AS DOUBLE) > CAST('80.0' AS DOUBLE)
 )
 SELECT
   synthesis,

@@ -411,13 +411,13 @@ WITH named AS (
         CAST([#__disco_x] AS FLOAT) = CAST('NaN' AS FLOAT)
       )
       THEN 'Missing'
-      WHEN CAST([#__disco_x] AS FLOAT) < 600.0
+      WHEN CAST([#__disco_x] AS FLOAT) < CAST('600.0' AS FLOAT)
       THEN '[-8,600)'
-      WHEN CAST([#__disco_x] AS FLOAT) < 1000.0
+      WHEN CAST([#__disco_x] AS FLOAT) < CAST('1000.0' AS FLOAT)
       THEN '[600,1000)'
-      WHEN CAST([#__disco_x] AS FLOAT) < 1440.0
+      WHEN CAST([#__disco_x] AS FLOAT) < CAST('1440.0' AS FLOAT)
       THEN '[1000,1440)'
-      WHEN CAST([#__disco_x] AS FLOAT) < 2000.0
+      WHEN CAST([#__disco_x] AS FLOAT) < CAST('2000.0' AS FLOAT)
       THEN '[1440,2000)'
       ELSE '[2000,16000]'
     END AS level
@@ -441,13 +441,13 @@ WITH named AS (
         CAST([#__disco_x] AS FLOAT) = CAST('NaN' AS FLOAT)
       )
       THEN 'Missing'
-      WHEN CAST([#__disco_x] AS FLOAT) < 600.0
+      WHEN CAST([#__disco_x] AS FLOAT) < CAST('600.0' AS FLOAT)
       THEN '[-8,600)'
-      WHEN CAST([#__disco_x] AS FLOAT) < 1000.0
+      WHEN CAST([#__disco_x] AS FLOAT) < CAST('1000.0' AS FLOAT)
       THEN '[600,1000)'
-      WHEN CAST([#__disco_x] AS FLOAT) < 1440.0
+      WHEN CAST([#__disco_x] AS FLOAT) < CAST('1440.0' AS FLOAT)
       THEN '[1000,1440)'
-      WHEN CAST([#__disco_x] AS FLOAT) < 2000.0
+      WHEN CAST([#__disco_x] AS FLOAT) < CAST('2000.0' AS FLOAT)
       THEN '[1440,2000)'
       ELSE '[2000,16000]'
     END AS level
@@ -471,13 +471,13 @@ WITH named AS (
         CAST([#__disco_x] AS FLOAT) = CAST('NaN' AS FLOAT)
       )
       THEN 'Missing'
-      WHEN CAST([#__disco_x] AS FLOAT) < 600.0
+      WHEN CAST([#__disco_x] AS FLOAT) < CAST('600.0' AS FLOAT)
       THEN '[-8,600)'
-      WHEN CAST([#__disco_x] AS FLOAT) < 1000.0
+      WHEN CAST([#__disco_x] AS FLOAT) < CAST('1000.0' AS FLOAT)
       THEN '[600,1000)'
-      WHEN CAST([#__disco_x] AS FLOAT) < 1440.0
+      WHEN CAST([#__disco_x] AS FLOAT) < CAST('1440.0' AS FLOAT)
       THEN '[1000,1440)'
-      WHEN CAST([#__disco_x] AS FLOAT) < 2000.0
+      WHEN CAST([#__disco_x] AS FLOAT) < CAST('2000.0' AS FLOAT)
       THEN '[1440,2000)'
       ELSE '[2000,16000]'
     END AS level
@@ -1165,9 +1165,9 @@ SELECT
 FROM ranked
 WHERE
   rank_dis = 1
-  AND n_dis > 50.0
+  AND n_dis > CAST('50.0' AS FLOAT)
   AND total_dis > 0
-  AND 100 * CAST(n_dis AS FLOAT) / CAST(total_dis AS FLOAT) > 90.0
+  AND 100 * CAST(n_dis AS FLOAT) / CAST(total_dis AS FLOAT) > CAST('90.0' AS FLOAT)
 ORDER BY
   CASE WHEN j IS NULL THEN 1 ELSE 0 END, j;
 
@@ -1268,7 +1268,7 @@ WITH decoded AS (
     *
   FROM decoded
   WHERE
-    syn_dis * d_keep > 4.0
+    syn_dis * d_keep > CAST('4.0' AS FLOAT)
 ), pairs AS (
   SELECT
     p.j,
@@ -1489,7 +1489,7 @@ WITH decoded AS (
     END AS [PctTargetKeyLevel]
   FROM pairs
   WHERE
-    100 * CAST(key_target_total AS FLOAT) / CAST(key_total AS FLOAT) > 80.0
+    100 * CAST(key_target_total AS FLOAT) / CAST(key_total AS FLOAT) > CAST('80.0' AS FLOAT)
 )
 SELECT
   synthesis,

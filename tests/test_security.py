@@ -1,0 +1,99 @@
+"""Parameters are never recognised inside identifiers or string literals, on any engine.
+
+Regression for SQL injection through column names on PostgreSQL: psycopg's client-side binding
+read ``%(name)s`` inside a quoted identifier as a placeholder, so a column name could close the
+identifier and run its own statement (``DROP TABLE victim``). On DuckDB, a column named
+``$denom_lim`` made the statement bind a parameter it did not use ("excess parameters").
+Names and values below carry every driver's parameter syntax; each engine must give DuckDB's
+numbers and leave the database as it was.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import discosql as ds
+
+from . import engine_data
+
+# A target name that, if its %(name_t)s were bound inside the identifier, would end the query
+# and drop a table; the other names carry DuckDB's, psycopg's, Spark's and SQLite's markers.
+TARGET = 't%(name_t)s"AS TEXT),NULL)FROM io)SELECT 1;DROP TABLE victim;--'
+KEY_A = "t't%(name_t)s"
+KEY_B = "$denom_lim"
+KEY_C = ":ntl_0 ?1 %s %% $1"
+VALUES = ["%(name_t)s", "$denom_lim", ":ntl_0", "?", "%s';DROP TABLE victim;--", "a%%b"]
+
+
+def _table(n: int, shift: int) -> pa.Table:
+    # the target follows the first key in four rows of five, so check_2way fires
+    pick = [VALUES[(i + shift) % 3 if i % 5 else (i * 7 + shift) % 6] for i in range(n)]
+    return pa.table(
+        {
+            KEY_A: [VALUES[(i + shift) % 3] for i in range(n)],
+            KEY_B: [(i * 3 + shift) % 4 for i in range(n)],
+            KEY_C: [VALUES[(i // 2 + shift) % 4] for i in range(n)],
+            TARGET: pick,
+        }
+    )
+
+
+ORIGINAL, SYNTHETIC = _table(60, 0), _table(50, 1)
+KWARGS: dict[str, Any] = {
+    "keys": [KEY_A, KEY_B, KEY_C],
+    "target": TARGET,
+    # each option below renders a level or a name as a parameter (inspect/levels, stage 040)
+    "not_targetlev": "$denom_lim",
+    "exclude_keys": [KEY_C],
+    "exclude_keylevs": [":ntl_0"],
+    "exclude_targetlevs": ["%(name_t)s"],
+    "thresh_1way": (1, 50),
+    "thresh_2way": (1, 50),
+}
+TABLES = ("ident", "attrib", "allcaps", "exclusions", "check_1way", "check_2way")
+
+
+@pytest.fixture(scope="module")
+def reference() -> Any:
+    return ds.disclosure(ORIGINAL, SYNTHETIC, **KWARGS)
+
+
+def test_duckdb_binds_no_parameter_named_in_an_identifier(reference: Any) -> None:
+    # exclusions and checks are non-empty, so the compared tables mean something
+    assert reference.exclusions.num_rows > 0
+    assert reference.check_2way.num_rows > 0
+    assert reference.ident.column("UiO").to_pylist()[0] > 0
+
+
+def test_postgres_identifiers_are_not_placeholders(pg_dsn: str, reference: Any) -> None:
+    import psycopg
+
+    engine_data.load_postgres(pg_dsn, {"io": ORIGINAL, "io_syn": SYNTHETIC})
+    with psycopg.connect(pg_dsn, autocommit=True) as con:
+        con.execute("DROP TABLE IF EXISTS victim")
+        con.execute("CREATE TABLE victim (x integer)")
+    got = ds.disclosure("io", "io_syn", engine=ds.postgres(pg_dsn), **KWARGS)
+    with psycopg.connect(pg_dsn, autocommit=True) as con:
+        tables = {r[0] for r in con.execute("SELECT tablename FROM pg_tables").fetchall()}
+    assert "victim" in tables
+    engine_data.assert_same(got, reference, TABLES)
+
+
+def test_sqlite_identifiers_are_not_placeholders(tmp_path: Path, reference: Any) -> None:
+    db = engine_data.write_sqlite(tmp_path / "io.db", {"io": ORIGINAL, "io_syn": SYNTHETIC})
+    got = ds.disclosure("io", "io_syn", engine=ds.sqlite(db), **KWARGS)
+    engine_data.assert_same(got, reference, TABLES)
+
+
+def test_spark_identifiers_are_not_placeholders(spark: Any, tmp_path: Path, reference: Any) -> None:
+    paths = []
+    for name, table in (("io", ORIGINAL), ("io_syn", SYNTHETIC)):
+        paths.append(str(tmp_path / f"{name}.parquet"))
+        pq.write_table(table, paths[-1])
+    got = ds.disclosure(paths[0], paths[1], engine=ds.spark(spark), **KWARGS)
+    engine_data.assert_same(got, reference, TABLES)
