@@ -95,14 +95,16 @@ def worker(kind: str, rows: int, threads: int, memory_limit: str | None, temp: s
         summary = ds.disclosure_summary(o, s, KEYS, TARGETS, engine=engine)
         out["digest"] = digest(summary.results)
     elif kind == "reference":
-        from discosql import pipeline
-        from discosql.engine import open_engine
+        from discosql import stages
+        from discosql.engines import open_engine
+        from discosql.inputs import register_inputs
+        from discosql.plan import plan
         from discosql.spec import build_spec
 
         with open_engine(None, threads=threads) as eng:
-            inputs = pipeline.register_inputs(eng, o, s)
-            plans = [pipeline.plan(inputs, build_spec(KEYS, t)) for t in TARGETS]
-            results = pipeline.execute_many(plans, reference=True)
+            inputs = register_inputs(eng, o, s)
+            plans = [plan(inputs, build_spec(KEYS, t)) for t in TARGETS]
+            results = stages.execute_many(plans, reference=True)
         out["digest"] = digest({r.target: r for r in results})
     elif kind == "gcap":
         import discosql as ds

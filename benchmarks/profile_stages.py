@@ -29,7 +29,7 @@ def main() -> None:
     from datagen import KEYS, TARGETS  # type: ignore[import-not-found]
 
     import discosql as ds
-    from discosql.engine import Engine
+    from discosql.engines.base import Engine
 
     d = data(a.rows)
     seconds: dict[str, float] = collections.defaultdict(float)

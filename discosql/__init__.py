@@ -14,8 +14,9 @@ from .cap import (
     disclosure_protection,
     taub_tcap,
 )
-from .engine import duckdb_engine as duckdb
-from .engine import postgres, spark, sqlite
+from .engines import duckdb_engine as duckdb
+from .engines import postgres, spark, sqlite
+from .engines.duckdb import duckdb_table
 from .errors import (
     DiscoSQLError,
     DiscoSQLWarning,
@@ -26,7 +27,6 @@ from .errors import (
 )
 from .export import to_sql
 from .results import DisclosureResult
-from .sources import duckdb_table
 from .summary import DisclosureSummary, disclosure_summary
 
 __version__ = "0.1.0"

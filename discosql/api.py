@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from .engine import open_engine
-from .pipeline import register_inputs, run
+from .engines import open_engine
+from .inputs import register_inputs
 from .results import DisclosureResult
 from .spec import build_spec
+from .stages import run
 
 
 def disclosure(

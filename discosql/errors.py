@@ -7,6 +7,7 @@ or data before any measure SQL runs; ``SchemaError`` narrows it to column presen
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 
 
@@ -43,3 +44,9 @@ class EngineError(DiscoSQLError):
 
 class DiscoSQLWarning(UserWarning):
     """A degenerate but computable situation (e.g. an empty synthetic data set)."""
+
+
+def did_you_mean(name: str, choices: Sequence[str]) -> str:
+    """'; did you mean X?' for the closest of ``choices``, or ''."""
+    close = difflib.get_close_matches(name, list(choices), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""

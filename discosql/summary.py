@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from .engine import open_engine
-from .errors import InputError
-from .pipeline import execute_many, plan, register_inputs
+from .engines import open_engine
+from .errors import InputError, did_you_mean
+from .inputs import column_kind, register_inputs
+from .plan import plan
 from .results import DisclosureResult
-from .schema import column_kind, did_you_mean
 from .spec import build_spec
+from .stages import execute_many
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from discosql import pipeline
-from discosql.engine import open_engine
+from discosql import stages
+from discosql.engines import open_engine
+from discosql.inputs import register_inputs
+from discosql.plan import plan
 from discosql.results import DisclosureResult
 from discosql.spec import build_spec
 
@@ -24,6 +26,6 @@ def disclosure(
     """disclosure() of each target on one engine, by the reference or the coded plan (several
     targets: the coded plan shares its records, as disclosure_summary)."""
     with open_engine(engine, threads=2) as eng:
-        inputs = pipeline.register_inputs(eng, original, synthetic)
-        plans = [pipeline.plan(inputs, build_spec(keys, t, **options)) for t in targets]
-        return pipeline.execute_many(plans, reference=reference)
+        inputs = register_inputs(eng, original, synthetic)
+        plans = [plan(inputs, build_spec(keys, t, **options)) for t in targets]
+        return stages.execute_many(plans, reference=reference)

@@ -18,7 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from discosql import pipeline
+from discosql import stages
+from discosql.inputs import register_inputs
+from discosql.plan import plan
 from discosql.results import DisclosureResult
 
 from . import oracle, plans
@@ -163,7 +165,7 @@ def scenarios(draw: Any) -> dict[str, Any]:
         "keys": names[:nkeys],
         "targets": names[nkeys:],
         "options": options,
-        "word_limit": draw(st.sampled_from([pipeline.WORD_LIMIT, 8, 100])),
+        "word_limit": draw(st.sampled_from([stages.WORD_LIMIT, 8, 100])),
     }
 
 
@@ -171,7 +173,7 @@ def scenarios(draw: Any) -> dict[str, Any]:
 @given(sc=scenarios())
 def test_hypothesis_same_in_both_plans(sc: dict[str, Any]) -> None:
     mp = pytest.MonkeyPatch()
-    mp.setattr(pipeline, "WORD_LIMIT", sc["word_limit"])  # small: q spread over several words
+    mp.setattr(stages, "WORD_LIMIT", sc["word_limit"])  # small: q spread over several words
     try:
         coded, reference = both(
             sc["original"], sc["synthetic"], sc["keys"], sc["targets"], **sc["options"]
@@ -204,18 +206,18 @@ def test_several_words_are_used() -> None:
         {"a": ["x", "y", "z"], "b": [1, 2, 3], "c": [True, False, None], "t": ["u", "v", "u"]}
     )
     synthetic = original.slice(0, 2)
-    from discosql.engine import open_engine
+    from discosql.engines import open_engine
     from discosql.spec import build_spec
 
-    for limit, words in ((pipeline.WORD_LIMIT, 1), (5, 3)):
+    for limit, words in ((stages.WORD_LIMIT, 1), (5, 3)):
         mp = pytest.MonkeyPatch()
-        mp.setattr(pipeline, "WORD_LIMIT", limit)
+        mp.setattr(stages, "WORD_LIMIT", limit)
         try:
             with open_engine(None) as eng:
-                inputs = pipeline.register_inputs(eng, original, synthetic)
-                p = pipeline.plan(inputs, build_spec(["a", "b", "c"], "t"))
-                radices = pipeline.decide_radices([p])[0][:-1]  # the keys' (the target's is last)
-                n_words, params = pipeline.pack_keys([dict(k) for k in p.keys_ctx], radices)
+                inputs = register_inputs(eng, original, synthetic)
+                p = plan(inputs, build_spec(["a", "b", "c"], "t"))
+                radices = stages.decide_radices([p])[0][:-1]  # the keys' (the target's is last)
+                n_words, params = stages.pack_keys([dict(k) for k in p.keys_ctx], radices)
         finally:
             mp.undo()
         assert n_words == words
@@ -261,13 +263,13 @@ def test_large_q_words_exact_on_sqlite(tmp_path: Any) -> None:
             engine=f"sqlite:///{db}",
             **options,
         )
-    from discosql.engine import open_engine
+    from discosql.engines import open_engine
     from discosql.spec import build_spec
 
     with open_engine(None) as eng:
-        p = pipeline.plan(pipeline.register_inputs(eng, original, synthetic), build_spec(keys, "t"))
-        radices = pipeline.decide_radices([p])[0][:-1]
-    assert pipeline.pack_keys([dict(k) for k in p.keys_ctx], radices)[0] == 1
+        p = plan(register_inputs(eng, original, synthetic), build_spec(keys, "t"))
+        radices = stages.decide_radices([p])[0][:-1]
+    assert stages.pack_keys([dict(k) for k in p.keys_ctx], radices)[0] == 1
     assert math.prod(radices) > 2**53
     assert duck[0].check_2way.num_rows > 100
     assert_identical(coded, duck)

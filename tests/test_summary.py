@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 import discosql as ds
-from discosql import engine
 from discosql.demo import demo_paths
+from discosql.engines import base
 
 from . import oracle
 
@@ -168,13 +168,13 @@ def test_bad_input(kwargs: dict[str, Any], message: str) -> None:
 def test_inputs_are_registered_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """One registration per data set for all targets (CSV is parsed once, when registered)."""
     registered: list[str] = []
-    real_register = engine.Engine.register
+    real_register = base.Engine.register
 
-    def register(self: engine.Engine, source: Any) -> Any:
+    def register(self: base.Engine, source: Any) -> Any:
         registered.append(source.label)
         return real_register(self, source)
 
-    monkeypatch.setattr(engine.Engine, "register", register)
+    monkeypatch.setattr(base.Engine, "register", register)
     ds.disclosure_summary(oracle.original_path(), oracle.synthetic_paths("s5")[:2], KEYS)
     assert registered == ["original", "synthetic 1", "synthetic 2"]
     registered.clear()

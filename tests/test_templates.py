@@ -11,7 +11,7 @@ import pytest
 import sqlglot
 
 import discosql as ds
-from discosql import pipeline, templates
+from discosql import plan, stages, templates
 
 from . import oracle, plans
 
@@ -41,7 +41,8 @@ def rendered() -> dict[str, str]:
         return sql
 
     mp = pytest.MonkeyPatch()
-    mp.setattr(pipeline, "render", spy)
+    for module in (plan, stages):
+        mp.setattr(module, "render", spy)
     try:
         ds.disclosure(
             oracle.original_path(),
@@ -168,10 +169,10 @@ def test_odd_column_names_and_values() -> None:
 
 def test_cap_templates_render_parse_transpile_and_stay_portable() -> None:
     """The CAP family's templates (sql_templates/cap), rendered by runs that use every option."""
-    from discosql import cap
+    from discosql.cap import cells
 
     seen: dict[str, str] = {}
-    original_render = cap.render
+    original_render = cells.render
 
     def spy(template: str, *args: Any, **context: Any) -> str:
         sql = original_render(template, *args, **context)
@@ -183,7 +184,7 @@ def test_cap_templates_render_parse_transpile_and_stay_portable() -> None:
     )
     s = pa.table({"k 1": ["a", "b", "b", "d"], "select": [1, 2, 3, 3], "t": ["x", "y", "x", "y"]})
     mp = pytest.MonkeyPatch()
-    mp.setattr(cap, "render", spy)
+    mp.setattr(cells, "render", spy)
     try:
         ds.disclosure_protection(
             o, s, ["k 1", "select"], "t", computation_method="generalized_cap",

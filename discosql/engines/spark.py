@@ -13,10 +13,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..engine import Engine, Registered
 from ..errors import EngineError, InputError
-from ..sources import PARQUET_SUFFIXES, Source
 from ..templates import ident
+from .base import PARQUET_SUFFIXES, Engine, Registered, Source
 
 # Spark type names (DataType.typeName()) -> DuckDB type names for schema.column_kind.
 SPARK_TYPES = {

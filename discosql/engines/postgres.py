@@ -13,10 +13,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..engine import Engine, Registered, inline_params, placeholders
 from ..errors import EngineError, InputError
-from ..sources import Source
 from ..templates import ident
+from .base import Engine, Registered, Source
+from .dialects import inline_params, placeholders
 
 # PostgreSQL type OIDs -> the DuckDB type names that schema.column_kind understands.
 PG_TYPES = {

@@ -14,10 +14,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..engine import Engine, Registered
 from ..errors import EngineError, InputError
-from ..sources import Source
 from ..templates import ident
+from .base import Engine, Registered, Source
 
 
 def _duck_type(declared: str) -> str:

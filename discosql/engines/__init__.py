@@ -1,0 +1,154 @@
+"""Engines: where the SQL runs.
+
+:func:`open_engine` turns the ``engine=`` argument of the public functions into an engine:
+``None``/``"duckdb"`` (in-process DuckDB, :mod:`.duckdb`), a PostgreSQL DSN or :func:`postgres`
+(:mod:`.postgres`), a SparkSession or :func:`spark` (:mod:`.spark`), ``"sqlite:///file"`` or
+:func:`sqlite` (:mod:`.sqlite`). Exported scripts are written by :mod:`.script`. The generic
+interface is :mod:`.base`, dialect helpers are :mod:`.dialects`; only this factory imports the
+engine modules, and those other than DuckDB only when asked for (their drivers are optional).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError
+from .base import Engine
+from .duckdb import DuckDBEngine
+
+
+class EngineSpec:
+    """Where to run: opened by the public functions for the length of one call."""
+
+    def open(self) -> Engine:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class DuckDBSpec(EngineSpec):
+    threads: int | None = None
+    memory_limit: str | None = None
+    temp_directory: str | None = None
+
+    def open(self) -> Engine:
+        return DuckDBEngine(self.threads, self.memory_limit, self.temp_directory)
+
+
+@dataclass(frozen=True)
+class PostgresSpec(EngineSpec):
+    dsn: str
+    schema: str | None = None
+
+    def open(self) -> Engine:
+        from .postgres import PostgresEngine
+
+        return PostgresEngine(self.dsn, self.schema)
+
+
+@dataclass(frozen=True)
+class SparkSpec(EngineSpec):
+    session: Any
+
+    def open(self) -> Engine:
+        from .spark import SparkEngine
+
+        return SparkEngine(self.session)
+
+
+@dataclass(frozen=True)
+class SQLiteSpec(EngineSpec):
+    database: str
+
+    def open(self) -> Engine:
+        from .sqlite import SQLiteEngine
+
+        return SQLiteEngine(self.database)
+
+
+def check_threads(threads: Any, where: str = "") -> None:
+    """The one check of a ``threads`` argument: None (all cores) or a positive int."""
+    if threads is not None and (
+        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
+    ):
+        raise InputError(f"{where}threads must be a positive int, got {threads!r} (or None)")
+
+
+def duckdb_engine(
+    threads: int | None = None,
+    memory_limit: str | None = None,
+    temp_directory: str | os.PathLike[str] | None = None,
+) -> DuckDBSpec:
+    """The embedded DuckDB engine with limits: ``engine=ds.duckdb(memory_limit="4GB",
+    temp_directory="/scratch/tmp")``. Above ``memory_limit`` DuckDB spills intermediate
+    results (the shared records, large aggregations) to ``temp_directory`` (default: DuckDB's
+    ``.tmp`` next to the working directory) and finishes with the same numbers."""
+    check_threads(threads, "duckdb: ")
+    if memory_limit is not None and not isinstance(memory_limit, str):
+        raise InputError(
+            f"duckdb: memory_limit must be a string such as '4GB', got {memory_limit!r}"
+        )
+    temp = os.fspath(temp_directory) if temp_directory is not None else None
+    return DuckDBSpec(threads, memory_limit, temp)
+
+
+def sqlite(database: str | os.PathLike[str]) -> SQLiteSpec:
+    """Run on a SQLite database file (read-only; Python's built-in sqlite3).
+
+    Data sets are then table or view names in that file; discosql's temporary tables go to
+    SQLite's separate temporary database. For small data and for checking: SQLite is
+    single-threaded and has no NaN (see ``discosql/engines/sqlite.py``).
+    """
+    return SQLiteSpec(os.fspath(database))
+
+
+def postgres(dsn: str, schema: str | None = None) -> PostgresSpec:
+    """Run on a PostgreSQL server: ``engine=ds.postgres("postgresql://user@host:5432/db")``.
+
+    Data sets are then table or view names on that server (``"persons"``,
+    ``"census.persons"``), read where they are; only the result tables come back. ``schema``
+    is the default schema for unqualified names. discosql creates only temporary tables.
+    """
+    if not isinstance(dsn, str) or not dsn:
+        raise InputError(f"postgres: dsn must be a connection string, got {dsn!r}")
+    return PostgresSpec(dsn, schema)
+
+
+def spark(session: Any) -> SparkSpec:
+    """Run as Spark SQL in ``session`` (a ``pyspark.sql.SparkSession``).
+
+    Data sets are then table or view names of the session's catalog, Parquet paths or
+    directories, or Spark DataFrames. discosql creates only temporary views.
+    """
+    if type(session).__name__ != "SparkSession":
+        raise InputError(f"spark: give a pyspark.sql.SparkSession, got {type(session).__name__}")
+    return SparkSpec(session)
+
+
+def open_engine(
+    engine: Any = None, threads: int | None = None, memory_limit: str | None = None
+) -> Engine:
+    """The engine an ``engine=`` argument names (see the module docstring)."""
+    if engine is None or (isinstance(engine, str) and engine.lower() == "duckdb"):
+        return DuckDBEngine(threads=threads, memory_limit=memory_limit)
+    if isinstance(engine, Engine):
+        raise InputError(
+            "engine: give 'duckdb', a PostgreSQL DSN, ds.postgres(dsn), a SparkSession or "
+            "ds.spark(session), not an engine object"
+        )
+    if isinstance(engine, DuckDBSpec) and threads is not None and engine.threads is None:
+        return DuckDBSpec(threads, engine.memory_limit, engine.temp_directory).open()
+    if isinstance(engine, EngineSpec):
+        return engine.open()
+    if isinstance(engine, str) and engine.startswith(("postgresql://", "postgres://")):
+        return postgres(engine).open()
+    if isinstance(engine, str) and engine.startswith("sqlite:///"):
+        return sqlite(engine[len("sqlite:///") :]).open()
+    if type(engine).__name__ == "SparkSession":
+        return spark(engine).open()
+    raise InputError(
+        f"engine: {engine!r} is not an engine; allowed: 'duckdb' (default), a PostgreSQL DSN "
+        "('postgresql://user@host:port/db'), ds.postgres(dsn), a SparkSession or "
+        "ds.spark(session), 'sqlite:///file.db' or ds.sqlite(file)"
+    )

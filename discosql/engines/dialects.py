@@ -1,0 +1,81 @@
+"""SQL dialects: DuckDB-dialect statements transpiled by sqlglot, their parameters found and,
+for scripts and drivers that cannot bind them, written as sqlglot literals.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+
+from ..errors import EngineError
+
+# Dialects whose ``/`` divides integers exactly, where sqlglot would write DuckDB's ``//`` as a
+# division of doubles (inexact above 2^53: q words reach 2^62).
+NATIVE_INT_DIV = ("sqlite", "tsql", "trino")
+
+
+def _int_div(node: exp.Expression) -> exp.Expression:
+    if isinstance(node, exp.IntDiv):
+        return exp.Div(this=node.this, expression=node.expression, typed=True)
+    return node
+
+
+def _trees(sql: str, dialect: str) -> list[Any]:
+    trees = [t for t in sqlglot.parse(sql, read="duckdb") if t is not None]
+    if dialect in NATIVE_INT_DIV:
+        return [t.transform(_int_div) for t in trees]
+    return trees
+
+
+@functools.lru_cache(maxsize=512)
+def placeholders(sql: str) -> frozenset[str]:
+    """The ``$name`` parameters a DuckDB-dialect statement uses, read from its parse tree: a
+    ``$name`` inside a quoted identifier or a string literal is text, not a parameter."""
+    return frozenset(
+        node.name for t in _trees(sql, "duckdb") for node in t.find_all(exp.Placeholder)
+    )
+
+
+def literal(value: Any) -> exp.Expr:
+    """A parameter value as a sqlglot literal of the type a bound parameter would have: a float
+    is a DOUBLE (``CAST('0.1' AS DOUBLE)`` is the double Python holds; a bare ``0.1`` would be
+    a decimal on PostgreSQL and DuckDB), everything else as sqlglot converts it (quoted and
+    escaped there)."""
+    if isinstance(value, float):
+        text = (
+            repr(value)
+            if math.isfinite(value)
+            else {"nan": "NaN", "inf": "Infinity"}.get(repr(value), "-Infinity")
+        )
+        return exp.Cast(this=exp.Literal.string(text), to=exp.DataType.build("double"))
+    return exp.convert(value)
+
+
+@functools.lru_cache(maxsize=512)
+def transpile(sql: str, dialect: str) -> str:
+    """DuckDB-dialect SQL in ``dialect`` (cached: the same statement recurs across targets)."""
+    return ";\n".join(t.sql(dialect) for t in _trees(sql, dialect))
+
+
+def inline_params(sql: str, params: dict[str, Any], dialect: str) -> str:
+    """``sql`` with every ``$name`` parameter replaced by a literal, in ``dialect``.
+
+    For exported scripts only, which must run without a driver. The literals are built by
+    sqlglot from the values (quoted and escaped there), never by pasting text.
+    """
+    trees = _trees(sql, dialect)
+
+    def replace(node: Any) -> Any:
+        if isinstance(node, exp.Placeholder | exp.Parameter):
+            name = node.name
+            if name not in params:
+                raise EngineError(f"parameter ${name} has no value")
+            return literal(params[name])
+        return node
+
+    out = [t.transform(replace).sql(dialect, pretty=True) for t in trees]
+    return ";\n".join(out)

@@ -1,0 +1,171 @@
+"""The embedded DuckDB engine (the default) and what it accepts as a data set: a path or glob to
+Parquet or CSV files, a ``pyarrow.Table`` / ``RecordBatchReader`` / dataset, a pandas
+DataFrame, a DuckDB relation, or a table in a DuckDB database file (:func:`duckdb_table`).
+Inputs are only read, never modified.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from ..errors import EngineError, InputError
+from ..templates import ident
+from .base import CSV_SUFFIXES, PARQUET_SUFFIXES, Engine, Registered, Source
+
+
+class DuckDBEngine(Engine):
+    """An in-memory DuckDB connection of discosql's own (the default engine)."""
+
+    def __init__(
+        self,
+        threads: int | None = None,
+        memory_limit: str | None = None,
+        temp_directory: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.con = duckdb.connect(":memory:")
+        # Extensions cannot be downloaded in locked-down environments; never try.
+        self.con.execute("SET autoinstall_known_extensions = false")
+        self.con.execute("SET autoload_known_extensions = false")
+        if threads is not None:
+            self.con.execute(f"SET threads = {int(threads)}")
+        for setting, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory)):
+            if value is None:
+                continue
+            try:
+                self.con.execute(f"SET {setting} = $v", {"v": value})
+            except duckdb.Error as e:
+                self.con.close()
+                raise InputError(f"duckdb: {setting} {value!r} is not accepted: {e}") from e
+
+    def close(self) -> None:
+        self.con.close()
+
+    def classify(self, obj: Any, label: str) -> Source:
+        return classify(obj, label)
+
+    def _is_engine_error(self, e: Exception) -> bool:
+        return isinstance(e, duckdb.Error)
+
+    def _execute(self, sql: str, params: dict[str, Any]) -> None:
+        self.con.execute(sql, params)
+
+    def _query(self, sql: str, params: dict[str, Any]) -> pa.Table:
+        return self.con.sql(sql, params=params).to_arrow_table()
+
+    def stream(
+        self, sql: str, params: dict[str, Any], stage: str, batch_size: int
+    ) -> pa.RecordBatchReader:
+        sql, used = self.translate(sql, params)
+        reader: pa.RecordBatchReader = self._guarded(
+            stage, lambda: self.con.sql(sql, params=used).to_arrow_reader(batch_size)
+        )
+        return reader
+
+    def _columns(self, reg: Registered) -> dict[str, str]:
+        desc = self.con.execute(f"DESCRIBE SELECT * FROM {reg.sql}", reg.params).fetchall()
+        return {row[0]: str(row[1]) for row in desc}
+
+    def _register(self, source: Source, name: str, param: str) -> Registered:
+        try:
+            return self._register_duckdb(source, name, param)
+        except duckdb.Error as e:
+            raise EngineError(str(e)) from e
+
+    def _register_duckdb(self, source: Source, name: str, param: str) -> Registered:
+        kind, obj = source.kind, source.obj
+        if kind == "parquet":
+            return Registered(source, f"read_parquet(${param})", {param: obj})
+        if kind == "csv":
+            # Parsed once into a temporary table (every stage reads it again). Only numbers and
+            # text: the sniffer would otherwise turn YES/NO into booleans and change the levels.
+            sql = f"read_csv(${param}, auto_type_candidates = ['BIGINT', 'DOUBLE', 'VARCHAR'])"
+            self.con.execute(
+                f"CREATE TEMP TABLE {ident(name)} AS SELECT * FROM {sql}", {param: obj}
+            )
+            return Registered(source, ident(name))
+        if kind == "duckdb_table":
+            db = f"__disco_db_{param}"
+            self.con.execute(f"ATTACH ${param} AS {ident(db)} (READ_ONLY)", {param: obj.database})
+            parts = [db] + ([obj.schema] if obj.schema else []) + [obj.table]
+            return Registered(source, ".".join(ident(p) for p in parts))
+        if kind in ("arrow", "pandas"):
+            self.con.register(name, obj)
+            return Registered(source, ident(name))
+        if kind in ("reader", "relation"):
+            # A reader can be consumed once and a relation belongs to another connection:
+            # copy it into a temporary table so that every stage can read it.
+            stream = obj if kind == "reader" else obj.to_arrow_reader()
+            self.con.register(name + "_stream", stream)
+            self.con.execute(
+                f"CREATE TEMP TABLE {ident(name)} AS SELECT * FROM {ident(name + '_stream')}"
+            )
+            self.con.unregister(name + "_stream")
+            return Registered(source, ident(name))
+        raise EngineError(f"unknown source kind {kind!r}")
+
+
+@dataclass(frozen=True)
+class DuckDBTable:
+    """A table (or view) in a DuckDB database file, attached read-only."""
+
+    database: str
+    table: str
+    schema: str | None = None
+
+
+def duckdb_table(
+    database: str | os.PathLike[str], table: str, schema: str | None = None
+) -> DuckDBTable:
+    """A table in a DuckDB database file as input: ``duckdb_table("census.duckdb", "persons")``."""
+    return DuckDBTable(str(database), table, schema)
+
+
+def classify(obj: Any, label: str) -> Source:
+    """Classify one data set argument, or raise an InputError naming it."""
+    if isinstance(obj, DuckDBTable):
+        if not Path(obj.database).is_file():
+            raise InputError(f"{label}: DuckDB database file {obj.database!r} does not exist")
+        return Source("duckdb_table", obj, label)
+    if isinstance(obj, str | os.PathLike):
+        path = os.fspath(obj)
+        lower = path.lower()
+        has_glob = any(ch in path for ch in "*?[")
+        if not has_glob and not Path(path).exists():
+            raise InputError(f"{label}: file {path!r} does not exist")
+        if lower.endswith(PARQUET_SUFFIXES) or (not has_glob and Path(path).is_dir()):
+            kind = "parquet"
+            if not has_glob and Path(path).is_dir():
+                path = str(Path(path) / "**" / "*.parquet")
+            return Source(kind, path, label)
+        if lower.endswith(CSV_SUFFIXES):
+            return Source("csv", path, label)
+        raise InputError(
+            f"{label}: cannot tell the format of {path!r}; allowed: a path or glob ending in "
+            f"{', '.join(PARQUET_SUFFIXES + CSV_SUFFIXES)}, a directory of Parquet files, a "
+            "pyarrow "
+            "Table, a pandas DataFrame, a DuckDB relation or ds.duckdb_table(file, table)"
+        )
+    module = type(obj).__module__ or ""
+    name = type(obj).__name__
+    if module.startswith("pyarrow"):
+        if name == "RecordBatchReader":
+            return Source("reader", obj, label)
+        if name in ("Table", "RecordBatch") or "Dataset" in name:
+            return Source("arrow", obj, label)
+    if module.startswith("pandas") and name == "DataFrame":
+        return Source("pandas", obj, label)
+    if (module.startswith("duckdb") or module.startswith("_duckdb")) and "Relation" in name:
+        return Source("relation", obj, label)
+    raise InputError(
+        f"{label}: unsupported data of type {module}.{name}; allowed: a path or glob to "
+        "Parquet/CSV "
+        "files, a pyarrow Table or RecordBatchReader, a pandas DataFrame, a DuckDB relation, or "
+        "ds.duckdb_table(file, table)"
+    )

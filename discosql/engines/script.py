@@ -1,0 +1,86 @@
+"""The script engine: writes the statements of a run into a SQL script instead of running them
+(for :func:`discosql.to_sql`), each under the header comment of its template.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from ..engines.base import Engine
+from ..engines.dialects import inline_params
+from ..results import RESULT_SCHEMAS
+from ..templates import ident, template_dir
+
+
+class ScriptEngine(Engine):
+    """Writes statements into a script instead of running them."""
+
+    name = "script"
+
+    def __init__(self, dialect: str) -> None:
+        super().__init__()
+        self.dialect = dialect
+        self.parts: list[str] = []
+
+    def comment(self, text: str) -> None:
+        self.parts.append("\n".join(f"-- {line}".rstrip() for line in text.splitlines()))
+
+    def execute(self, sql: str, params: dict[str, Any], stage: str) -> None:
+        self.comment(_template_header(stage))
+        self._statement(sql, params)
+
+    def _statement(self, sql: str, params: dict[str, Any]) -> None:
+        if self.dialect == "tsql":
+            # SQL Server's temporary tables are the ones named #...; discosql's own relations
+            # are the only quoted identifiers that start with __disco_ (user columns may not).
+            sql = sql.replace('"__disco_', '"#__disco_')
+        self.parts.append(inline_params(sql, _literals(params), self.dialect) + ";")
+
+    def query(self, sql: str, params: dict[str, Any], stage: str) -> pa.Table:
+        self.execute(sql, params, stage)
+        return RESULT_SCHEMAS[stage].empty_table()
+
+    def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
+        temp = "TEMP "
+        if self.dialect == "tsql":
+            temp = ""  # the # in the name says it
+        elif self.dialect in ("spark", "databricks"):
+            # Spark has no temporary tables. Temporary views are recomputed at every use, and
+            # CACHE TABLE keeps each stage's whole plan: later stages re-plan ever larger trees
+            # until the driver runs out of memory (5,000 records, 2 GB driver). A work table
+            # cuts the lineage; one left by an interrupted run is dropped first.
+            temp = ""
+            self.drop_table(name)
+        self.execute(f"CREATE {temp}TABLE {ident(name)} AS\n{sql}", params, stage)
+
+    def drop_table(self, name: str) -> None:
+        self._statement(f"DROP TABLE IF EXISTS {ident(name)}", {})
+
+
+def _literals(params: dict[str, Any]) -> dict[str, Any]:
+    """Values sqlglot cannot write as plain literals (NaN, infinities) as expressions."""
+    out: dict[str, Any] = {}
+    for k, v in params.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            text = "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
+            out[k] = exp.cast(exp.Literal.string(text), exp.DataType.build("double"))
+        else:
+            out[k] = v
+    return out
+
+
+def _template_header(stage: str) -> str:
+    """The header comment of the template behind ``stage`` (stages are named by their
+    template), as the script's comment."""
+    if not stage.endswith(".sql.j2"):
+        return stage
+    text = (template_dir() / stage).read_text()
+    m = re.match(r"\s*\{#-?(.*?)-?#\}", text, re.DOTALL)
+    body = m.group(1).strip("\n") if m else ""
+    lines = [line[2:] if line.startswith("  ") else line for line in body.splitlines()]
+    return f"{stage}\n" + "\n".join(lines)

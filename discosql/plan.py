@@ -1,0 +1,271 @@
+"""Plan: everything decided for one target before any cell is counted.
+
+Numeric grouping (SQL pools the values, Python picks breaks and labels, :mod:`.grouping`), the
+level arguments (``not_targetlev``, ``exclude_*``, ``cont_na``) checked against the data, and the
+column contexts the stage templates read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import grouping as grp
+from .errors import InputError, did_you_mean
+from .inputs import Inputs, _params, _source_ctx, check_columns, column_kind
+from .spec import DisclosureSpec
+from .templates import render
+
+
+def plan_grouping(
+    inputs: Inputs, column: str, role: str, n: int, codes: Sequence[float]
+) -> grp.Grouping:
+    """Breaks and labels for ``column`` (cached per column, n and codes within one Inputs)."""
+    cache_key = (column, n, tuple(codes))
+    if cache_key in inputs.groupings:
+        return inputs.groupings[cache_key]
+    engine = inputs.engine
+    sources = _source_ctx(inputs)
+    params = _params(inputs)
+    code_params = [f"code_{i}" for i in range(len(codes))]
+    params.update({p: c for p, c in zip(code_params, codes, strict=True)})
+    ctx = {"sources": sources, "column": column, "codes": code_params}
+    stats = engine.query(
+        render("grouping/stats.sql.j2", engine.dialect, **ctx), params, "grouping/stats"
+    )
+    row = {k: v[0] for k, v in stats.to_pydict().items()}
+    where = f"{role} {column!r}"
+    problems = []
+    for i, code in enumerate(codes):
+        if not row[f"code_{i}"]:
+            problems.append(
+                f"cont_na: value {grp.number_label(code)} given for {column!r} occurs in neither "
+                "the original nor the synthetic data"
+            )
+    if not row["n_orig"]:
+        problems.append(f"{where}: the original has only missing values; it cannot be grouped")
+    if not row["n_syn"]:
+        problems.append(
+            f"{where}: the synthetic data have only missing values; it cannot be grouped"
+        )
+    if row["n_infinite"]:
+        problems.append(f"{where}: has infinite values, which cannot be grouped")
+    if not problems and row["n_distinct"] < 2:
+        problems.append(
+            f"{where}: has a single distinct value ({grp.number_label(row['min_value'])}); "
+            "it cannot be grouped"
+        )
+    if problems:
+        raise InputError(problems)
+
+    n_obs = int(row["n_orig"]) + int(row["n_syn"])
+    n_distinct = int(row["n_distinct"])
+
+    def breaks_for(style: str) -> tuple[list[float], str]:
+        k = min(n, n_distinct)
+        if k == n_distinct:
+            tab = engine.query(
+                render("grouping/distinct.sql.j2", engine.dialect, **ctx),
+                params,
+                "grouping/distinct",
+            )
+            return grp.unique_breaks(tab.column("v").to_pylist()), "unique"
+        if style == "equal":
+            return grp.equal_breaks(row["min_value"], row["max_value"], k), "equal"
+        positions = grp.type7_positions(n_obs, grp.r_probs(k))
+        wanted = sorted({p for lo, hi, _ in positions for p in (lo, hi)})
+        pos_params = {f"pos_{i}": p for i, p in enumerate(wanted)}
+        tab = engine.query(
+            render(
+                "grouping/order_stats.sql.j2",
+                engine.dialect,
+                **ctx,
+                positions=list(pos_params),
+            ),
+            params | pos_params,
+            "grouping/order_stats",
+        )
+        stat = dict(
+            zip(tab.column("rank_pos").to_pylist(), tab.column("v").to_pylist(), strict=True)
+        )
+        return grp.type7_quantiles(positions, stat.__getitem__), "quantile"
+
+    brks, style = breaks_for("quantile")
+    brks = grp.dedupe(brks)
+    if len(brks) - 1 + len(codes) < 3:  # synthpop D:211-216: too few levels, use equal widths
+        brks, style = breaks_for("equal")
+        brks = grp.dedupe(brks)
+    result = grp.Grouping(
+        breaks=tuple(brks),
+        labels=tuple(grp.cut_labels(brks)),
+        codes=tuple((c, grp.number_label(c)) for c in codes),
+        style=style,
+    )
+    inputs.groupings[cache_key] = result
+    return result
+
+
+def _grouping_ctx(
+    g: grp.Grouping | None, prefix: str, params: dict[str, Any]
+) -> dict[str, Any] | None:
+    if g is None:
+        return None
+    ctx: dict[str, Any] = {"breaks": [], "labels": [], "codes": []}
+    for i, b in enumerate(g.breaks):
+        params[f"{prefix}_b{i}"] = b
+        ctx["breaks"].append(f"{prefix}_b{i}")
+    for i, lab in enumerate(g.labels):
+        params[f"{prefix}_l{i}"] = lab
+        ctx["labels"].append(f"{prefix}_l{i}")
+    for i, (value, label) in enumerate(g.codes):
+        params[f"{prefix}_c{i}"] = value
+        params[f"{prefix}_cl{i}"] = label
+        ctx["codes"].append((f"{prefix}_c{i}", f"{prefix}_cl{i}"))
+    return ctx
+
+
+@dataclass
+class Plan:
+    """Everything decided for one target before any cell is counted."""
+
+    inputs: Inputs
+    spec: DisclosureSpec
+    groupings: dict[str, grp.Grouping]
+    keys_ctx: list[dict[str, Any]]
+    target_ctx: dict[str, Any]
+    params: dict[str, Any]
+    # the keys' radices and the target's, decided before execution (export), else from stage 010
+    radices: list[int] | None = None
+
+
+def plan(inputs: Inputs, spec: DisclosureSpec) -> Plan:
+    """Validate ``spec`` against the data and decide the grouping; no measure SQL runs here."""
+    kinds = check_columns(inputs, spec)
+    params = _params(inputs)
+    cna = spec.cont_na or {}
+    numeric = ("integer", "float")
+
+    # Decide the grouping of each column (scalar ngroups_keys only touches numeric keys).
+    groupings: dict[str, grp.Grouping] = {}
+    wanted = [(spec.target, "target", spec.ngroups_target)] + [
+        (k, "key", n) for k, n in zip(spec.keys, spec.ngroups_keys, strict=True)
+    ]
+    for col, role, n in wanted:
+        if n and kinds.get(col) in numeric:
+            groupings[col] = plan_grouping(inputs, col, role, n, cna.get(col, ()))
+    # cont_na codes of ungrouped columns are ordinary values, but must exist (synthpop D:188-190)
+    for col in [spec.target, *spec.keys]:
+        if col in cna and col not in groupings and cna[col]:
+            _check_codes_exist(inputs, col, cna[col])
+
+    keys_ctx = [
+        {
+            "name": k,
+            "alias": f"k_{i}",
+            "pos": i,
+            "grouping": _grouping_ctx(groupings.get(k), f"g{i}", params),
+            "levels": f"__disco_levels_k{i}",
+            "as_text": _as_text(inputs, k),
+        }
+        for i, k in enumerate(spec.keys)
+    ]
+    target_ctx = {
+        "name": spec.target,
+        "alias": "t",
+        "pos": 0,
+        "grouping": _grouping_ctx(groupings.get(spec.target), "gt", params),
+        "levels": "__disco_levels_t0",
+        "as_text": _as_text(inputs, spec.target),
+    }
+    result = Plan(inputs, spec, groupings, keys_ctx, target_ctx, params)
+    _check_levels(result)
+    return result
+
+
+def _as_text(inputs: Inputs, column: str) -> bool:
+    """Whether the column's raw values are matched by their text: its engine types differ
+    between the data sets that have values (a BIGINT and a DOUBLE column would be merged into
+    DOUBLE, which cannot tell large integers apart)."""
+    types = {
+        reg.columns[column]
+        for reg in inputs.sources
+        if reg.n_rows > 0 and column_kind(reg.columns[column]) != "null"
+    }
+    return len(types) > 1
+
+
+def _check_codes_exist(inputs: Inputs, col: str, codes: Sequence[float]) -> None:
+    params = _params(inputs)
+    code_params = [f"code_{i}" for i in range(len(codes))]
+    params.update(dict(zip(code_params, codes, strict=True)))
+    sql = render(
+        "grouping/stats.sql.j2",
+        inputs.engine.dialect,
+        sources=_source_ctx(inputs),
+        column=col,
+        codes=code_params,
+    )
+    row = inputs.engine.query(sql, params, "grouping/stats").to_pylist()[0]
+    missing = [c for i, c in enumerate(codes) if not row[f"code_{i}"]]
+    if missing:
+        raise InputError(
+            [
+                f"cont_na: value {grp.number_label(c)} given for {col!r} occurs in neither the "
+                "original nor the synthetic data"
+                for c in missing
+            ]
+        )
+
+
+def _check_levels(p: Plan) -> None:
+    """not_targetlev and exclude levels must be levels that exist (in original or synthetic)."""
+    spec = p.spec
+    if not spec.not_targetlev and not spec.exclusions:
+        return
+    params = dict(p.params)
+    by_name = {k["name"]: k for k in p.keys_ctx}
+    columns = [{**p.target_ctx, "name_param": "name_t"}]
+    params["name_t"] = spec.target
+    for i, key in enumerate(dict.fromkeys(ex.key for ex in spec.exclusions)):
+        params[f"name_{i}"] = key
+        columns.append({**by_name[key], "name_param": f"name_{i}"})
+    sql = render(
+        "inspect/levels.sql.j2",
+        p.inputs.engine.dialect,
+        sources=_source_ctx(p.inputs),
+        columns=columns,
+    )
+    table = p.inputs.engine.query(sql, params, "inspect/levels").to_pylist()
+    levels: dict[str, list[str]] = {}
+    for row in table:
+        levels.setdefault(row["column"], []).append(row["level"])
+    problems = []
+
+    def allowed(col: str) -> str:
+        values = sorted(levels.get(col, []))
+        shown = ", ".join(repr(v) for v in values[:20]) + (" ..." if len(values) > 20 else "")
+        return f"levels of {col!r} are {shown}"
+
+    target_levels = levels.get(spec.target, [])
+    for lev in spec.not_targetlev:
+        if lev not in target_levels:
+            problems.append(
+                f"not_targetlev: {lev!r} is not a level of the target in the original or synthetic "
+                f"data{did_you_mean(lev, target_levels)}; {allowed(spec.target)}"
+            )
+    for i, ex in enumerate(spec.exclusions):
+        if ex.targetlev not in target_levels:
+            problems.append(
+                f"exclude_targetlevs[{i}]: {ex.targetlev!r} is not a level of the target "
+                f"{spec.target!r}{did_you_mean(ex.targetlev, target_levels)}; "
+                f"{allowed(spec.target)}"
+            )
+        key_levels = levels.get(ex.key, [])
+        if ex.keylev not in key_levels:
+            problems.append(
+                f"exclude_keylevs[{i}]: {ex.keylev!r} is not a level of the key {ex.key!r}"
+                f"{did_you_mean(ex.keylev, key_levels)}; {allowed(ex.key)}"
+            )
+    if problems:
+        raise InputError(problems)

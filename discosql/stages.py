@@ -1,0 +1,294 @@
+"""Stages: the SQL of a planned disclosure() on one engine, in the order it runs.
+
+1. stage 010: a level dictionary per key and target -> temp tables;
+2. stage 020: every record as integer codes (q words, one code per target): inline for one
+   target, a table sorted by q shared by all targets of a summary; the keys are packed into
+   BIGINT q words from each dictionary's size (:func:`pack_keys`);
+3. stage 030: the (j, q, t) cells of a target, a query that stage 040 inlines on DuckDB
+   (-> temp table on the other engines);
+4. stage 040: flags -> temp table; measures, checks and exclusions are aggregates over it.
+
+The reference plan (``reference=True``, stages ``reference_*``) builds the same cells with
+level names as text, one column per key, as discosql did before the coded plan; tests check
+that both plans give identical results.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from .engines.base import Engine
+from .inputs import Inputs, _source_ctx
+from .plan import Plan, plan
+from .results import DisclosureResult, conform_result
+from .spec import DisclosureSpec
+from .templates import render
+
+BASE_CELLS = "__disco_cells_base"
+
+
+CELLS = "__disco_cells"
+
+
+RECORDS = "__disco_records"
+
+
+WORD_LIMIT = 2**62  # q words stay below this: sums of code * place value never overflow BIGINT
+
+
+def pack_keys(keys: Sequence[dict[str, Any]], radices: Sequence[int]) -> tuple[int, dict[str, int]]:
+    """Pack the keys into BIGINT q words, in key order, each word's product of radices below
+    WORD_LIMIT (exact: no code * place value sum can overflow). Sets word, mul (= div, the
+    place value) and radix param names on every key context; returns the number of words and
+    the params."""
+    params: dict[str, int] = {}
+    word, place = 0, 1
+    for k, r in zip(keys, radices, strict=True):
+        if place * r >= WORD_LIMIT and place > 1:
+            word, place = word + 1, 1
+        i = k["pos"]
+        k.update(word=word, mul=f"kmul_{i}", div=f"kmul_{i}", radix=f"krad_{i}")
+        params[f"kmul_{i}"] = place
+        params[f"krad_{i}"] = r
+        place *= r
+    return word + 1, params
+
+
+def execute(p: Plan, reference: bool = False) -> DisclosureResult:
+    """Count the cells, flag them, and compute every measure and check of a planned target."""
+    return execute_many([p], reference=reference)[0]
+
+
+def execute_many(
+    plans: Sequence[Plan],
+    reference: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> list[DisclosureResult]:
+    """Every measure of several planned targets with the same keys and inputs (a summary).
+
+    The coded plan builds the key dictionaries and the integer records once; each target then
+    counts its cells from them. ``reference=True`` runs the reference plan (level names) instead.
+    ``progress(i, n, target)`` is called before each target's cells are counted.
+    """
+    if reference:
+        return [_measure(p, _reference_cells(p)) for p in plans]
+    engine = plans[0].inputs.engine
+    sources = _source_ctx(plans[0].inputs)
+    keys, targets = _dictionaries(plans, sources)
+    created = [c["levels"] for c in keys + targets]
+    if all(p.radices for p in plans):  # decided when the script was written
+        radices = [*plans[0].radices[:-1], *(p.radices[-1] for p in plans)]  # type: ignore[index]
+    else:
+        radices = key_radices(engine, keys + targets)
+    n_words, coding = pack_keys(keys, radices[: len(keys)])
+    for t, r in zip(targets, radices[len(keys) :], strict=True):
+        t["code_type"] = code_type(r)
+    records_ctx = {
+        "sources": sources,
+        "keys": keys,
+        "targets": targets,
+        "n_words": n_words,
+    }
+    records_table = None
+    if len(plans) > 1:
+        template = "stages/020_records.sql.j2"
+        sql = render(template, engine.dialect, **records_ctx, order=True)
+        engine.create_table(RECORDS, sql, {**plans[0].params, **coding}, template)
+        records_table = RECORDS
+        created.append(RECORDS)
+    results = []
+    qcols = [f"q_{w}" for w in range(n_words)]
+    for i, (p, t) in enumerate(zip(plans, targets, strict=True)):
+        if progress is not None:
+            progress(i, len(plans), p.spec.target)
+        template = "stages/030_cells.sql.j2"
+        sql = render(
+            template,
+            engine.dialect,
+            **records_ctx,
+            order=False,
+            records_table=records_table,
+            target=t,
+            qcols=qcols,
+            syntheses=list(range(1, p.inputs.m + 1)),
+        )
+        params = {**p.params, **coding}
+        if not engine.inline_cells:
+            engine.create_table(BASE_CELLS, sql, params, template)
+        inline = sql if engine.inline_cells else None
+        cells = Cells(qcols=qcols, keys=keys, target={**t, "alias": "t"}, sql=inline)
+        results.append(_measure(dataclasses.replace(p, params=params), cells))
+    for name in created:
+        engine.drop_table(name)
+    return results
+
+
+def key_radices(engine: Engine, columns: Sequence[dict[str, Any]]) -> list[int]:
+    """Each column's radix (largest code + 1) from its stage 010 dictionary."""
+    sql = render("inspect/radices.sql.j2", engine.dialect, columns=columns)
+    row = engine.query(sql, {}, "inspect/radices").to_pylist()[0]
+    return [int(row[f"r_{i}"] or 1) for i in range(len(columns))]
+
+
+def code_type(radix: int) -> str:
+    """The narrowest portable integer type for codes below ``radix`` (the shared records of a
+    summary are as wide as their columns: at 100M rows this decides how much DuckDB spills)."""
+    if radix <= 2**15:
+        return "smallint"
+    return "integer" if radix <= 2**31 else "bigint"
+
+
+def decide_radices(plans: Sequence[Plan]) -> list[list[int]]:
+    """Each plan's radices (its keys', then its target's), by building the dictionaries once on
+    the plans' engine, as execute_many does (for scripts, which are written before they run)."""
+    engine = plans[0].inputs.engine
+    keys, targets = _dictionaries(plans, _source_ctx(plans[0].inputs))
+    try:
+        radices = key_radices(engine, keys + targets)
+    finally:
+        for c in keys + targets:
+            engine.drop_table(c["levels"])
+    n_keys = len(keys)
+    return [[*radices[:n_keys], r] for r in radices[n_keys:]]
+
+
+def _dictionaries(
+    plans: Sequence[Plan], sources: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Stage 010 for the keys (once) and each plan's target: their contexts, with each target's
+    alias, position and dictionary table (t_i, __disco_levels_t{i})."""
+    engine = plans[0].inputs.engine
+    keys = [dict(k) for k in plans[0].keys_ctx]
+    for k in keys:
+        _dictionary(engine, sources, k, plans[0].params)
+    targets = []
+    for i, p in enumerate(plans):
+        t = {**p.target_ctx, "alias": f"t_{i}", "pos": i, "levels": f"__disco_levels_t{i}"}
+        _dictionary(engine, sources, t, p.params)
+        targets.append(t)
+    return keys, targets
+
+
+def _dictionary(
+    engine: Engine, sources: list[dict[str, Any]], column: dict[str, Any], params: dict[str, Any]
+) -> None:
+    """Stage 010: the level dictionary of one column, from the data sets where it has values."""
+    with_values = [s for s in sources if not s["empty"] and s["kinds"][column["name"]] != "null"]
+    template = "stages/010_codes.sql.j2"
+    sql = render(
+        template, engine.dialect, column=column, sources=with_values, as_text=column["as_text"]
+    )
+    engine.create_table(column["levels"], sql, params, template)
+
+
+@dataclass
+class Cells:
+    """How the base cell table of a plan identifies q and names levels (macros/cells)."""
+
+    qcols: list[str]
+    keys: list[dict[str, Any]]
+    target: dict[str, Any]
+    # the query of the base cells, inlined into stage 040; None: they are the table BASE_CELLS
+    sql: str | None = None
+
+
+def _reference_cells(p: Plan) -> Cells:
+    """The reference plan's cells: level names as text, one column per key."""
+    engine = p.inputs.engine
+    ctx = {
+        "sources": _source_ctx(p.inputs),
+        "keys": p.keys_ctx,
+        "target": p.target_ctx,
+        "syntheses": list(range(1, p.inputs.m + 1)),
+    }
+    template = "stages/reference_020_cells.sql.j2"
+    engine.create_table(BASE_CELLS, render(template, engine.dialect, **ctx), p.params, template)
+    plain = {"word": None, "levels": None}
+    return Cells(
+        qcols=[k["alias"] for k in p.keys_ctx],
+        keys=[{**k, **plain} for k in p.keys_ctx],
+        target={**p.target_ctx, **plain},
+    )
+
+
+def _measure(p: Plan, cells: Cells) -> DisclosureResult:
+    """Flag the base cells of one target and compute its measures, checks and exclusions."""
+    spec, params = p.spec, p.params
+    engine = p.inputs.engine
+    flag_params: dict[str, Any] = {**params, "denom_lim": spec.denom_lim}
+    ntl = []
+    for i, lev in enumerate(spec.not_targetlev):
+        flag_params[f"ntl_{i}"] = lev
+        ntl.append(f"ntl_{i}")
+    excludes = []
+    by_name = {k["name"]: k for k in cells.keys}
+    for i, ex in enumerate(spec.exclusions):
+        flag_params[f"ex_k{i}"] = ex.keylev
+        flag_params[f"ex_t{i}"] = ex.targetlev
+        excludes.append({"key": by_name[ex.key], "keylev": f"ex_k{i}", "targetlev": f"ex_t{i}"})
+    flags_ctx = {
+        "cells": BASE_CELLS,
+        "cells_sql": cells.sql,
+        "qcols": cells.qcols,
+        "keys": cells.keys,
+        "target": cells.target,
+        "not_targetlevs": ntl,
+        "drop_missing_target": not spec.use_target_na,
+        "keys_no_na": [k for k, use in zip(cells.keys, spec.use_keys_na, strict=True) if not use],
+        "excludes": excludes,
+        "exclude_ov": spec.exclude_ov_denom_lim,
+    }
+    template = "stages/040_cell_flags.sql.j2"
+    sql = render(template, engine.dialect, **flags_ctx)
+    engine.create_table(CELLS, sql, flag_params, template)
+
+    check_params: dict[str, Any] = {
+        **params,
+        "thresh_1way_n": spec.thresh_1way[0],
+        "thresh_1way_pct": spec.thresh_1way[1],
+        "thresh_2way_n": spec.thresh_2way[0],
+        "thresh_2way_pct": spec.thresh_2way[1],
+    }
+    key_names = []
+    for i, kc in enumerate(cells.keys):
+        check_params[f"key_name_{i}"] = kc["name"]
+        key_names.append({**kc, "name_param": f"key_name_{i}"})
+
+    def measure(template: str) -> pa.Table:
+        sql = render(
+            template,
+            engine.dialect,
+            cells=CELLS,
+            keys=key_names,
+            target=cells.target,
+            original_cells_only=spec.thresh_2way[0] >= 0,
+        )
+        return conform_result(template, engine.query(sql, check_params, template))
+
+    result = DisclosureResult(
+        target=spec.target,
+        keys=spec.keys,
+        spec=spec,
+        n_original=p.inputs.sources[0].n_rows,
+        ident=measure("measures/identity.sql.j2"),
+        attrib=measure("measures/attribute.sql.j2"),
+        allcaps=measure("measures/cap.sql.j2"),
+        exclusions=measure("measures/exclusions.sql.j2"),
+        check_1way=measure("checks/check_1way.sql.j2"),
+        check_2way=measure("checks/check_2way.sql.j2"),
+        groupings=p.groupings,
+    )
+    engine.drop_table(CELLS)
+    if cells.sql is None:
+        engine.drop_table(BASE_CELLS)
+    return result
+
+
+def run(inputs: Inputs, spec: DisclosureSpec) -> DisclosureResult:
+    """Plan and execute one disclosure() on registered inputs."""
+    return execute(plan(inputs, spec))
