@@ -16,6 +16,7 @@ from typing import Any
 
 from .engines import open_engine
 from .engines.base import Registered
+from .engines.dialects import DIALECTS
 from .engines.script import ScriptEngine
 from .errors import InputError
 from .inputs import Inputs, register_inputs
@@ -23,18 +24,6 @@ from .plan import Plan, plan
 from .spec import build_spec
 from .stages import decide_radices, execute, pack_keys
 from .templates import ident
-
-DIALECTS = (
-    "duckdb",
-    "postgres",
-    "spark",
-    "databricks",
-    "bigquery",
-    "snowflake",
-    "trino",
-    "tsql",
-)
-
 
 # Why these read functions: only DuckDB can read the files named in the script by itself.
 FILE_READERS = {

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import pyarrow as pa
+
+from .results import ATTRIB_MEASURES
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from .summary import DisclosureSummary
 
 ORIGINAL_COLOUR = "#F8766D"  # ggplot2's first two hues, as in synthpop's plot
 SYNTHETIC_COLOUR = "#00BFC4"
 
 
-def plot_summary(summary: DisclosureSummary) -> Figure:
-    """Points for the original and synthetic measure of each target, an arrow to the synthetic.
+def plot_summary(table: pa.Table, attrib_meas: str) -> Figure:
+    """Points for the original and synthetic measure of each target, an arrow to the synthetic
+    (``table`` is a :class:`DisclosureSummary`'s, ``attrib_meas`` its attribute measure).
 
     Targets run bottom to top in the table's order (lowest synthetic risk at the bottom), x from
     0 to 100, as synthpop's ``multi.disclosure(plot = TRUE)``.
@@ -23,9 +26,7 @@ def plot_summary(summary: DisclosureSummary) -> Figure:
         from matplotlib.figure import Figure
     except ImportError as e:  # pragma: no cover - depends on the environment
         raise ImportError("plotting needs matplotlib: pip install 'discosql[plot]'") from e
-    from .summary import ATTRIB_MEASURES
-
-    rows = summary.table.to_pylist()
+    rows = table.to_pylist()
     fig = Figure(figsize=(8, 1.2 + 0.45 * max(len(rows), 1)), layout="constrained")
     ax = fig.add_subplot()
     for y, r in enumerate(rows):
@@ -44,7 +45,7 @@ def plot_summary(summary: DisclosureSummary) -> Figure:
         s=80,
         color=ORIGINAL_COLOUR,
         marker="o",
-        label=f"attrib.orig ({ATTRIB_MEASURES[summary.attrib_meas]})",
+        label=f"attrib.orig ({ATTRIB_MEASURES[attrib_meas]})",
         zorder=3,
     )
     ax.scatter(
@@ -53,7 +54,7 @@ def plot_summary(summary: DisclosureSummary) -> Figure:
         s=80,
         color=SYNTHETIC_COLOUR,
         marker="^",
-        label=f"attrib.syn ({summary.attrib_meas})",
+        label=f"attrib.syn ({attrib_meas})",
         zorder=3,
     )
     labels = []
@@ -66,10 +67,10 @@ def plot_summary(summary: DisclosureSummary) -> Figure:
     ax.set_xlabel("Disclosure measure")
     ax.grid(axis="x", alpha=0.3)
     ax.legend(loc="lower right", fontsize="small")
-    orig = ATTRIB_MEASURES[summary.attrib_meas]
+    orig = ATTRIB_MEASURES[attrib_meas]
     fig.suptitle("Comparison of attribute disclosure measures", x=0.02, ha="left")
     ax.set_title(
-        f"{summary.attrib_meas} for synthetic data to {orig} for original data.",
+        f"{attrib_meas} for synthetic data to {orig} for original data.",
         loc="left",
         fontsize="small",
     )

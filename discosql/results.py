@@ -7,15 +7,67 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from .errors import TemplateError
 from .grouping import Grouping
 from .spec import DisclosureSpec
 
-GROUPS = {
-    "ident": ("UiO", "UiS", "UiOiS", "repU"),
-    "attrib": ("Dorig", "Dsyn", "iS", "DiS", "DiSCO", "DiSDiO", "max_denom", "mean_denom"),
-    "allCAPs": ("baseCAPd", "CAPd", "CAPs", "DCAP", "TCAP"),
-}
 
+@dataclass(frozen=True)
+class ResultTable:
+    """One table of a :class:`DisclosureResult`: its attribute (and the CLI's ``--table``), the
+    template that computes it, its columns and, for measure tables, synthpop's group name in the
+    long ``measures`` table."""
+
+    name: str
+    template: str
+    schema: pa.Schema
+    group: str | None = None
+
+    @property
+    def measures(self) -> tuple[str, ...]:
+        """The measure columns (every column but ``synthesis``) of a measure table."""
+        return tuple(self.schema.names[1:]) if self.group else ()
+
+
+def _schema(*columns: tuple[str, pa.DataType]) -> pa.Schema:
+    return pa.schema([("synthesis", pa.int32()), *columns])
+
+
+def _measures(*names: str) -> pa.Schema:
+    return _schema(*[(m, pa.float64()) for m in names])
+
+
+_F, _S, _I = pa.float64(), pa.string(), pa.int64()
+# The one list of result tables, in the order they are computed, printed and exported; their
+# types on every engine (conform_result casts an engine's output to them). "allCAPs" is
+# synthpop's spelling of the group; the attribute is ``allcaps``.
+RESULT_TABLES = (
+    ResultTable("ident", "measures/identity.sql.j2",
+                _measures("UiO", "UiS", "UiOiS", "repU"), "ident"),
+    ResultTable("attrib", "measures/attribute.sql.j2",
+                _measures("Dorig", "Dsyn", "iS", "DiS", "DiSCO", "DiSDiO", "max_denom",
+                          "mean_denom"), "attrib"),
+    ResultTable("allcaps", "measures/cap.sql.j2",
+                _measures("baseCAPd", "CAPd", "CAPs", "DCAP", "TCAP"), "allCAPs"),
+    ResultTable("exclusions", "measures/exclusions.sql.j2",
+                _schema(("table", _S), ("reason", _S), ("count", _I))),
+    ResultTable("check_1way", "checks/check_1way.sql.j2",
+                _schema(("Level", _S), ("All", _I), ("PctLevelAll", _F), ("totalDisclosive", _I),
+                        ("nLevelDis", _I), ("PctLevelDis", _F))),
+    ResultTable("check_2way", "checks/check_2way.sql.j2",
+                _schema(("target_key_levs", _S), ("npairs", _I), ("key", _S),
+                        ("key_target_total", _I), ("key_total", _I), ("PctTargetKeyLevel", _F))),
+)  # fmt: skip
+BY_TEMPLATE = {t.template: t for t in RESULT_TABLES}
+# synthpop's measure groups: group name -> measure names
+GROUPS = {t.group: t.measures for t in RESULT_TABLES if t.group}
+# what the CLI's --table and the tests can ask for: the long form and every table
+TABLE_NAMES = ("measures", *(t.name for t in RESULT_TABLES))
+
+# disclosure_summary's identity measure (ident_meas) -> its column; UiSiO is synthpop's spelling
+IDENT_MEASURES = {"repU": "repU", "UiOiS": "UiOiS", "UiSiO": "UiOiS"}
+# disclosure_summary's attribute measure of the synthetic data -> its counterpart for the original
+ATTRIB_MEASURES = {"DiSCO": "Dorig", "DiSDiO": "Dorig", "DCAP": "CAPd", "TCAP": "CAPd"}
 
 MEASURES_SCHEMA = pa.schema(
     [
@@ -29,34 +81,12 @@ MEASURES_SCHEMA = pa.schema(
 MEASURE_COLUMNS = MEASURES_SCHEMA.names
 
 
-def _schema(*columns: tuple[str, pa.DataType]) -> pa.Schema:
-    return pa.schema([("synthesis", pa.int32()), *columns])
-
-
-_F, _S, _I = pa.float64(), pa.string(), pa.int64()
-# The result tables' types on every engine (conform_result casts an engine's output to them).
-RESULT_SCHEMAS = {
-    "measures/identity.sql.j2": _schema(*[(m, _F) for m in GROUPS["ident"]]),
-    "measures/attribute.sql.j2": _schema(*[(m, _F) for m in GROUPS["attrib"]]),
-    "measures/cap.sql.j2": _schema(*[(m, _F) for m in GROUPS["allCAPs"]]),
-    "measures/exclusions.sql.j2": _schema(("table", _S), ("reason", _S), ("count", _I)),
-    "checks/check_1way.sql.j2": _schema(
-        ("Level", _S), ("All", _I), ("PctLevelAll", _F), ("totalDisclosive", _I),
-        ("nLevelDis", _I), ("PctLevelDis", _F),
-    ),
-    "checks/check_2way.sql.j2": _schema(
-        ("target_key_levs", _S), ("npairs", _I), ("key", _S), ("key_target_total", _I),
-        ("key_total", _I), ("PctTargetKeyLevel", _F),
-    ),
-}  # fmt: skip
-
-
 def conform_result(template: str, table: pa.Table) -> pa.Table:
     """``table`` with the result schema of ``template``; a NULL double is NaN (SQLite has no NaN,
     and no measure is ever NULL on the other engines)."""
-    schema = RESULT_SCHEMAS[template]
+    schema = BY_TEMPLATE[template].schema
     if table.column_names != schema.names:
-        raise ValueError(f"{template}: columns {table.column_names} != {schema.names}")
+        raise TemplateError(f"{template}: columns {table.column_names} != {schema.names}")
     columns = []
     for f, col in zip(schema, table.columns, strict=True):
         col = col.cast(f.type)

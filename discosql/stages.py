@@ -25,7 +25,7 @@ import pyarrow as pa
 from .engines.base import Engine
 from .inputs import Inputs, _source_ctx
 from .plan import Plan, plan
-from .results import DisclosureResult, conform_result
+from .results import RESULT_TABLES, DisclosureResult, conform_result
 from .spec import DisclosureSpec
 from .templates import render
 
@@ -275,13 +275,8 @@ def _measure(p: Plan, cells: Cells) -> DisclosureResult:
         keys=spec.keys,
         spec=spec,
         n_original=p.inputs.sources[0].n_rows,
-        ident=measure("measures/identity.sql.j2"),
-        attrib=measure("measures/attribute.sql.j2"),
-        allcaps=measure("measures/cap.sql.j2"),
-        exclusions=measure("measures/exclusions.sql.j2"),
-        check_1way=measure("checks/check_1way.sql.j2"),
-        check_2way=measure("checks/check_2way.sql.j2"),
         groupings=p.groupings,
+        **{t.name: measure(t.template) for t in RESULT_TABLES},
     )
     engine.drop_table(CELLS)
     if cells.sql is None:

@@ -17,16 +17,12 @@ from .engines import open_engine
 from .errors import InputError, did_you_mean
 from .inputs import column_kind, register_inputs
 from .plan import plan
-from .results import DisclosureResult
+from .results import ATTRIB_MEASURES, IDENT_MEASURES, DisclosureResult
 from .spec import build_spec
 from .stages import execute_many
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-IDENT_MEASURES = {"repU": "repU", "UiOiS": "UiOiS", "UiSiO": "UiOiS"}  # UiSiO: synthpop's spelling
-# attribute measure of the synthetic data -> its counterpart for the original data
-ATTRIB_MEASURES = {"DiSCO": "Dorig", "DiSDiO": "Dorig", "DCAP": "CAPd", "TCAP": "CAPd"}
 
 SUMMARY_SCHEMA = pa.schema(
     [
@@ -65,7 +61,7 @@ class DisclosureSummary:
         """synthpop's comparison plot: original and synthetic measure per target, x 0 to 100."""
         from .plot import plot_summary
 
-        return plot_summary(self)
+        return plot_summary(self.table, self.attrib_meas)
 
     def __str__(self) -> str:
         rows = self.table.to_pylist()

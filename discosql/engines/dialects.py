@@ -13,6 +13,9 @@ from sqlglot import exp
 
 from ..errors import EngineError
 
+# The dialects an exported script can be written in (to_sql, `discosql sql --dialect`).
+DIALECTS = ("duckdb", "postgres", "spark", "databricks", "bigquery", "snowflake", "trino", "tsql")
+
 # Dialects whose ``/`` divides integers exactly, where sqlglot would write DuckDB's ``//`` as a
 # division of doubles (inexact above 2^53: q words reach 2^62).
 NATIVE_INT_DIV = ("sqlite", "tsql", "trino")

@@ -13,7 +13,7 @@ from sqlglot import exp
 
 from ..engines.base import Engine
 from ..engines.dialects import inline_params
-from ..results import RESULT_SCHEMAS
+from ..results import BY_TEMPLATE
 from ..templates import ident, template_dir
 
 
@@ -43,7 +43,7 @@ class ScriptEngine(Engine):
 
     def query(self, sql: str, params: dict[str, Any], stage: str) -> pa.Table:
         self.execute(sql, params, stage)
-        return RESULT_SCHEMAS[stage].empty_table()
+        return BY_TEMPLATE[stage].schema.empty_table()
 
     def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
         temp = "TEMP "

@@ -1,0 +1,285 @@
+"""The ``discosql`` command line's arguments: one subcommand per API function, every option a
+flag (its help names the synthpop argument), and the parsers of flag values."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from .engines.dialects import DIALECTS
+from .results import ATTRIB_MEASURES, IDENT_MEASURES, TABLE_NAMES
+
+
+class UsageError(Exception):
+    """A flag value that cannot be parsed."""
+
+
+def csv_list(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def boolean(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("true", "t", "yes", "1"):
+        return True
+    if value in ("false", "f", "no", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def booleans(text: str) -> bool | list[bool]:
+    values = [boolean(x) for x in text.split(",")]
+    return values[0] if len(values) == 1 else values
+
+
+def _ints(text: str) -> int | list[int]:
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected integers, got {text!r}") from None
+    return values[0] if len(values) == 1 else values
+
+
+def _pair(text: str) -> tuple[float, float]:
+    try:
+        a, b = (float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected two numbers N,PCT, got {text!r}") from None
+    return (a, b)
+
+
+def parse_cont_na(items: list[str] | None) -> dict[str, list[float]] | None:
+    if not items:
+        return None
+    out: dict[str, list[float]] = {}
+    for item in items:
+        col, _, codes = item.rpartition("=")
+        try:
+            out.setdefault(col, []).extend(float(c) for c in codes.split(","))
+        except ValueError:
+            raise UsageError(f"--cont-na: expected COLUMN=CODE[,CODE], got {item!r}") from None
+        if not col:
+            raise UsageError(f"--cont-na: expected COLUMN=CODE[,CODE], got {item!r}")
+    return out
+
+
+def target_map(items: list[str] | None, flag: str, convert: Any) -> Any:
+    """``TARGET=VALUE`` items into a dict; a single item without '=' is a value for all."""
+    if not items:
+        return None
+    if len(items) == 1 and "=" not in items[0]:
+        return convert(items[0])
+    out: dict[str, Any] = {}
+    for item in items:
+        target, sep, value = item.partition("=")
+        if not sep:
+            raise UsageError(f"{flag}: expected TARGET=VALUE, got {item!r}")
+        out[target] = convert(value)
+    return out
+
+
+def _add_common(p: argparse.ArgumentParser, outputs: bool = True) -> None:
+    p.add_argument(
+        "original",
+        help="original data: a Parquet or CSV path, glob or directory (a table name with "
+        "--engine postgresql://...)",
+    )
+    p.add_argument("synthetic", nargs="+", help="synthetic data set(s): m syntheses")
+    p.add_argument(
+        "--keys", required=True, type=csv_list, help="key columns, comma-separated (keys)"
+    )
+    p.add_argument("--denom-lim", type=int, default=5, help="(denom_lim) default 5")
+    p.add_argument(
+        "--exclude-ov-denom-lim",
+        action="store_true",
+        help="(exclude_ov_denom_lim) drop cells with counts above --denom-lim",
+    )
+    p.add_argument(
+        "--use-keys-na",
+        type=booleans,
+        default=True,
+        metavar="BOOL[,BOOL...]",
+        help="(usekeysNA) false drops key combinations with a missing key; one value "
+        "or one per key",
+    )
+    p.add_argument(
+        "--ngroups-keys",
+        type=_ints,
+        default=None,
+        metavar="N[,N...]",
+        help="(ngroups_keys) quantile groups for numeric keys; one value or one per key",
+    )
+    p.add_argument(
+        "--cont-na",
+        action="append",
+        metavar="COLUMN=CODE[,CODE]",
+        help="(cont.na) special numeric codes kept as levels when grouping; repeatable",
+    )
+    p.add_argument(
+        "--thresh-1way",
+        type=_pair,
+        default=(50, 90),
+        metavar="N,PCT",
+        help="(thresh_1way) default 50,90",
+    )
+    p.add_argument(
+        "--thresh-2way",
+        type=_pair,
+        default=(4, 80),
+        metavar="N,PCT",
+        help="(thresh_2way) default 4,80",
+    )
+    p.add_argument("--threads", type=int, default=None, help="DuckDB threads (default: all cores)")
+    p.add_argument(
+        "--engine",
+        default=None,
+        metavar="duckdb|DSN",
+        help="where the SQL runs: duckdb (default) or a PostgreSQL DSN "
+        "(postgresql://user@host:port/db; the data sets are then table names there)",
+    )
+    p.add_argument(
+        "--memory-limit",
+        default=None,
+        metavar="SIZE",
+        help="DuckDB: memory limit such as 4GB; above it DuckDB spills to --temp-dir",
+    )
+    p.add_argument(
+        "--temp-dir", default=None, metavar="DIR", help="DuckDB: where to spill (default .tmp)"
+    )
+    if not outputs:
+        return
+    p.add_argument(
+        "--format",
+        choices=["table", "json", "csv", "parquet"],
+        default="table",
+        help="output format (default: table, aligned for a terminal)",
+    )
+    p.add_argument("--out", type=Path, default=None, help="write the output to FILE (not stdout)")
+
+
+def _add_target_options(d: argparse.ArgumentParser) -> None:
+    d.add_argument("--target", required=True, help="(target) the target column")
+    d.add_argument(
+        "--not-targetlev",
+        action="append",
+        metavar="LEVEL",
+        help="(not.targetlev) target level to drop; repeatable",
+    )
+    d.add_argument(
+        "--use-target-na",
+        type=boolean,
+        default=True,
+        metavar="BOOL",
+        help="(usetargetNA) false drops the target level Missing",
+    )
+    d.add_argument(
+        "--exclude",
+        nargs=3,
+        action="append",
+        metavar=("KEY", "KEYLEV", "TARGETLEV"),
+        help="(exclude.keys, exclude.keylevs, exclude.targetlevs) drop the cells "
+        "with TARGETLEV whose KEY is KEYLEV; repeatable",
+    )
+    d.add_argument(
+        "--ngroups-target",
+        type=int,
+        default=None,
+        help="(ngroups_target) quantile groups for a numeric target",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="discosql",
+        description="Disclosure risk of synthetic data (synthpop's measures), computed in SQL.",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("demo", help="synthpop's published example on the bundled SD2011 data")
+
+    d = sub.add_parser("disclosure", help="all measures for one target (synthpop disclosure())")
+    _add_common(d)
+    _add_target_options(d)
+    d.add_argument(
+        "--table",
+        choices=TABLE_NAMES,
+        default="measures",
+        help="which table --format json/csv/parquet writes (default: measures)",
+    )
+
+    q = sub.add_parser(
+        "sql", help="export the measures as one SQL script (duckdb shell or a warehouse)"
+    )
+    _add_common(q, outputs=False)
+    _add_target_options(q)
+    q.add_argument(
+        "--dialect",
+        default="duckdb",
+        choices=DIALECTS,
+        help="SQL dialect of the script (default: duckdb, which reads the files named)",
+    )  # fmt: skip
+    q.add_argument(
+        "--original-table",
+        default=None,
+        metavar="NAME",
+        help="table the script reads as the original data (default: the file, duckdb only)",
+    )
+    q.add_argument(
+        "--synthetic-tables",
+        type=csv_list,
+        default=None,
+        metavar="NAME[,NAME...]",
+        help="tables the script reads as the syntheses, one per synthetic data set",
+    )
+    q.add_argument("--out", type=Path, default=None, help="write the script to FILE (not stdout)")
+
+    s = sub.add_parser("summary", help="many targets at once (synthpop multi.disclosure())")
+    _add_common(s)
+    s.add_argument(
+        "--targets",
+        type=csv_list,
+        default=None,
+        help="(targets) comma-separated; default: every synthetic column not a key",
+    )
+    s.add_argument(
+        "--ident-meas", default="repU", choices=list(IDENT_MEASURES), help="(ident.meas)"
+    )
+    s.add_argument(
+        "--attrib-meas",
+        default="DiSCO",
+        choices=list(ATTRIB_MEASURES),
+        help="(attrib.meas)",
+    )
+    s.add_argument(
+        "--not-targetlevs",
+        action="append",
+        metavar="TARGET=LEVEL",
+        help="(not.targetslev) a level to drop for a target; repeatable",
+    )
+    s.add_argument(
+        "--use-targets-na",
+        action="append",
+        metavar="[TARGET=]BOOL",
+        help="(usetargetsNA) one value for all targets, or TARGET=BOOL; repeatable",
+    )
+    s.add_argument(
+        "--ngroups-targets",
+        action="append",
+        metavar="[TARGET=]N",
+        help="(ngroups_targets) N for every numeric target, or TARGET=N; repeatable",
+    )
+    s.add_argument(
+        "--exclude",
+        nargs=4,
+        action="append",
+        metavar=("TARGET", "KEY", "KEYLEV", "TARGETLEV"),
+        help="(exclude.keys/keylevs/targetlevs per target) repeatable",
+    )
+    s.add_argument(
+        "--plot",
+        type=Path,
+        default=None,
+        metavar="FILE.png|.svg",
+        help="save synthpop's comparison plot",
+    )
+    return p
