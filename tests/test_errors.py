@@ -21,9 +21,9 @@ ORACLE_ERRORS: dict[str, str] = {
     "err_target_in_keys": "target: 'age' is also one of the keys",
     "err_key_not_in_data": "key 'agex': not a column of the original data; did you mean 'age'?",
     "err_target_not_in_data": "target 'nosuch': not a column of the original data",
-    "err_duplicated_keys": "keys: duplicated key(s) ['sex']",
+    "err_duplicated_keys": "keys: duplicated column(s) ['sex']",
     "err_two_targets": "target: expected one column name (str), got ['depress', 'ls']",
-    "err_numeric_keys_range": "keys: every key must be a column name (str), got [1, 20]",
+    "err_numeric_keys_range": "keys: every entry must be a column name (str), got [1, 20]",
     "err_numeric_target_range": "target: expected one column name (str), got 99",
     "err_usetargetNA_len": "use_target_na: must be a single True or False, got [True, False]",
     "err_usekeysNA_len": "use_keys_na: must be True/False or a list of 4 booleans",
@@ -228,7 +228,7 @@ def test_errors_are_one_hierarchy() -> None:
 
 
 def test_duckdb_engine_arguments() -> None:
-    with pytest.raises(ds.InputError, match="threads must be a positive int, got 0"):
+    with pytest.raises(ds.InputError, match=re.escape("duckdb: threads: must be a positive int")):
         ds.duckdb(threads=0)
     with pytest.raises(ds.InputError, match="memory_limit must be a string such as '4GB', got 4"):
         ds.duckdb(memory_limit=4)  # type: ignore[arg-type]
@@ -236,3 +236,54 @@ def test_duckdb_engine_arguments() -> None:
     bad = ds.duckdb(memory_limit="lots")
     with pytest.raises(ds.InputError, match="duckdb: memory_limit 'lots' is not accepted"):
         ds.disclosure(t, t, keys=["a"], target="t", engine=bad)
+
+
+def _entry_points(t: pa.Table, **kw: Any) -> dict[str, Any]:
+    """Every public function that takes ``threads=``, called on the same small data."""
+    return {
+        "disclosure": lambda: ds.disclosure(t, t, keys=["a"], target="t", **kw),
+        "disclosure_summary": lambda: ds.disclosure_summary(t, t, keys=["a"], **kw),
+        "to_sql": lambda: ds.to_sql(t, t, keys=["a"], target="t", tables={
+            "original": "o", "synthetic": ["s"]}, **kw),
+        "categorical_cap": lambda: ds.categorical_cap(t, t, ["a"], "t", **kw),
+        "taub_tcap": lambda: ds.taub_tcap(t, t, ["a"], "t", **kw),
+        "cap_records": lambda: ds.cap_records(t, t, ["a"], "t", **kw),
+        "cap_summary": lambda: ds.cap_summary(t, t, ["a"], "t", **kw),
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("threads", [0, -1, "two", True, 1.5])
+def test_threads_is_checked_on_every_entry_point(threads: Any) -> None:
+    t = _t(a=["x", "y"], t=["p", "q"])
+    message = f"threads: must be a positive int (or None for all cores), got {threads!r}"
+    for name, call in _entry_points(t, threads=threads).items():
+        with pytest.raises(ds.InputError, match=re.escape(message)):
+            call()
+        assert name  # the loop names the entry point in a failure's traceback
+
+
+def test_threads_on_an_engine_without_that_setting_is_an_error(tmp_path: Any) -> None:
+    import sqlite3
+
+    db = tmp_path / "t.db"
+    with sqlite3.connect(db) as con:
+        con.execute("CREATE TABLE t (a TEXT, t TEXT)")
+        con.execute("INSERT INTO t VALUES ('x', 'p'), ('y', 'q')")
+    for engine in (ds.sqlite(db), f"sqlite:///{db}"):
+        with pytest.raises(ds.InputError, match="threads: applies to the embedded DuckDB engine"):
+            ds.disclosure("t", "t", keys=["a"], target="t", threads=2, engine=engine)
+        with pytest.raises(ds.InputError, match="threads: applies to the embedded DuckDB engine"):
+            ds.categorical_cap("t", "t", ["a"], "t", threads=2, engine=engine)
+    # a positive int on DuckDB is taken
+    t = _t(a=["x", "y"], t=["p", "q"])
+    for call in _entry_points(t, threads=1).values():
+        call()
+
+
+def test_keys_as_one_string_mean_one_key_everywhere() -> None:
+    t = _t(a=["x", "y", "x"], t=["p", "q", "p"])
+    assert (
+        ds.disclosure(t, t, keys="a", target="t").ident
+        == ds.disclosure(t, t, keys=["a"], target="t").ident
+    )
+    assert ds.categorical_cap(t, t, "a", "t") == ds.categorical_cap(t, t, ["a"], "t")

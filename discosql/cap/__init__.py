@@ -139,9 +139,7 @@ def disclosure_protection(
     ):
         raise InputError(f"num_discrete_bins: expected an int >= 1, got {num_discrete_bins!r}")
     continuous = (
-        []
-        if continuous_columns is None
-        else _names("continuous_columns", continuous_columns, allow_str=True)
+        [] if continuous_columns is None else _names("continuous_columns", continuous_columns)
     )
     run = _prepare(
         original, synthetic, control, keys, sensitive, threads, engine=engine,

@@ -13,10 +13,11 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..engines import check_threads, open_engine
+from ..engines import open_engine
 from ..engines.base import Engine, Registered
 from ..errors import DiscoSQLWarning, InputError, SchemaError, did_you_mean
 from ..inputs import column_kinds, register_inputs, source_ctx
+from ..spec import column_names
 from ..templates import render
 
 CELLS = "__disco_cap_cells"
@@ -63,40 +64,24 @@ class _Run:
         return len(self.sources) == 3
 
 
-def _names(arg: str, value: Any, allow_str: bool) -> list[str]:
-    if allow_str and isinstance(value, str):
-        value = [value]
-    if isinstance(value, str) or not isinstance(value, Sequence):
-        raise InputError(
-            f"{arg}: expected a list of column names, got {type(value).__name__} {value!r}"
-        )
-    names = list(value)
-    problems = [
-        f"{arg}: column names must be strings, got {type(v).__name__} {v!r}"
-        for v in names
-        if not isinstance(v, str)
-    ]
+def _names(arg: str, value: Any) -> list[str]:
+    problems: list[str] = []
+    names = column_names(arg, value, problems)
     if problems:
         raise InputError(problems)
-    if not names:
-        raise InputError(f"{arg}: give at least one column name, got an empty list")
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise InputError(f"{arg}: columns {dupes!r} are given more than once")
     return names
 
 
 def _check_args(
-    keys: Any, sensitive: Any, threads: Any, sensitive_arg: str = "sensitive"
+    keys: Any, sensitive: Any, sensitive_arg: str = "sensitive"
 ) -> tuple[list[str], list[str]]:
-    key_list = _names("keys", keys, allow_str=False)
-    sens_list = _names(sensitive_arg, sensitive, allow_str=True)
+    key_list = _names("keys", keys)
+    sens_list = _names(sensitive_arg, sensitive)
     both = [c for c in sens_list if c in key_list]
     if both:
         raise InputError(
             f"{sensitive_arg}: {both!r} are also keys; a column is either known (key) or sensitive"
         )
-    check_threads(threads)
     return key_list, sens_list
 
 
@@ -160,7 +145,7 @@ def _prepare(
     reserved: Sequence[str] = (),
 ) -> _Run:
     """Validate, register and count the cell table; the caller closes ``run.engine``."""
-    key_list, sens_list = _check_args(keys, sensitive, threads, sensitive_arg)
+    key_list, sens_list = _check_args(keys, sensitive, sensitive_arg)
     clash = [c for c in [*key_list, *sens_list] if c in reserved]
     if clash:
         raise InputError(

@@ -68,11 +68,13 @@ class SQLiteSpec(EngineSpec):
 
 
 def check_threads(threads: Any, where: str = "") -> None:
-    """The one check of a ``threads`` argument: None (all cores) or a positive int."""
+    """A ``threads`` argument: None (all cores) or a positive int (not a bool)."""
     if threads is not None and (
         isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
     ):
-        raise InputError(f"{where}threads must be a positive int, got {threads!r} (or None)")
+        raise InputError(
+            f"{where}threads: must be a positive int (or None for all cores), got {threads!r}"
+        )
 
 
 def duckdb_engine(
@@ -126,27 +128,42 @@ def spark(session: Any) -> SparkSpec:
     return SparkSpec(session)
 
 
-def open_engine(
-    engine: Any = None, threads: int | None = None, memory_limit: str | None = None
-) -> Engine:
-    """The engine an ``engine=`` argument names (see the module docstring)."""
+def open_engine(engine: Any = None, threads: Any = None) -> Engine:
+    """The engine an ``engine=`` argument names (see the module docstring), opened.
+
+    The one check of ``threads=`` for every entry point: a positive int, and only for DuckDB
+    (the other engines have their own settings; a silently ignored argument would mislead).
+    """
+    check_threads(threads)
+    spec = engine_spec(engine)
+    if threads is not None:
+        if not isinstance(spec, DuckDBSpec):
+            raise InputError(
+                f"threads: applies to the embedded DuckDB engine only, got threads={threads!r} "
+                f"with engine={engine!r}; set the threads of that engine itself"
+            )
+        if spec.threads is None:
+            spec = DuckDBSpec(threads, spec.memory_limit, spec.temp_directory)
+    return spec.open()
+
+
+def engine_spec(engine: Any) -> EngineSpec:
+    """What an ``engine=`` argument names, before anything is opened."""
     if engine is None or (isinstance(engine, str) and engine.lower() == "duckdb"):
-        return DuckDBEngine(threads=threads, memory_limit=memory_limit)
+        return DuckDBSpec()
+    if isinstance(engine, EngineSpec):
+        return engine
+    if isinstance(engine, str) and engine.startswith(("postgresql://", "postgres://")):
+        return postgres(engine)
+    if isinstance(engine, str) and engine.startswith("sqlite:///"):
+        return sqlite(engine[len("sqlite:///") :])
+    if type(engine).__name__ == "SparkSession":
+        return spark(engine)
     if isinstance(engine, Engine):
         raise InputError(
             "engine: give 'duckdb', a PostgreSQL DSN, ds.postgres(dsn), a SparkSession or "
             "ds.spark(session), not an engine object"
         )
-    if isinstance(engine, DuckDBSpec) and threads is not None and engine.threads is None:
-        return DuckDBSpec(threads, engine.memory_limit, engine.temp_directory).open()
-    if isinstance(engine, EngineSpec):
-        return engine.open()
-    if isinstance(engine, str) and engine.startswith(("postgresql://", "postgres://")):
-        return postgres(engine).open()
-    if isinstance(engine, str) and engine.startswith("sqlite:///"):
-        return sqlite(engine[len("sqlite:///") :]).open()
-    if type(engine).__name__ == "SparkSession":
-        return spark(engine).open()
     raise InputError(
         f"engine: {engine!r} is not an engine; allowed: 'duckdb' (default), a PostgreSQL DSN "
         "('postgresql://user@host:port/db'), ds.postgres(dsn), a SparkSession or "
