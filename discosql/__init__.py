@@ -28,8 +28,7 @@ from .errors import (
 from .export import to_sql
 from .results import DisclosureResult
 from .summary import DisclosureSummary, disclosure_summary
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "CapScore",

@@ -17,6 +17,7 @@ from typing import Any
 from .engines import open_engine
 from .engines.base import Registered
 from .engines.dialects import DIALECTS
+from .engines.duckdb import file_reader
 from .engines.script import ScriptEngine
 from .errors import InputError
 from .inputs import Inputs, register_inputs
@@ -24,12 +25,10 @@ from .plan import Plan, plan
 from .spec import build_spec
 from .stages import decide_radices, execute, pack_keys
 from .templates import ident
+from .version import __version__
 
-# Why these read functions: only DuckDB can read the files named in the script by itself.
-FILE_READERS = {
-    "parquet": "read_parquet(${p})",
-    "csv": "read_csv(${p}, auto_type_candidates = ['BIGINT', 'DOUBLE', 'VARCHAR'])",
-}
+# Only DuckDB can read the files named in a script by itself.
+SCRIPT_FILE_KINDS = ("parquet", "csv")
 
 
 def to_sql(
@@ -111,11 +110,11 @@ def _script_sources(
                 raise InputError(f"tables: the name for the {src.label} data must be a string")
             params: dict[str, Any] = {}
             sql = ".".join(ident(part) for part in name.split("."))
-        elif src.kind in ("pg_table", "spark_table"):
+        elif src.named_table:
             sql, params = reg.sql, {}
-        elif src.kind in FILE_READERS and dialect == "duckdb":
+        elif src.kind in SCRIPT_FILE_KINDS and dialect == "duckdb":
             p = f"src_{len(out)}"
-            sql, params = FILE_READERS[src.kind].replace("${p}", f"${p}"), {p: src.obj}
+            sql, params = file_reader(src.kind, p), {p: src.obj}
         else:
             raise InputError(
                 f"tables: the {src.label} data ({src.kind}) cannot be named in a {dialect} "
@@ -135,8 +134,6 @@ def _retarget(p: Plan, script: ScriptEngine, sources: list[Registered]) -> Plan:
 
 
 def _header(plans: list[Plan], inputs: Inputs, sources: list[Registered], dialect: str) -> str:
-    from . import __version__  # not at import time: the package imports this module
-
     spec = plans[0].spec
     reads = "\n".join(
         f"  {s.source.label}: {next(iter(s.params.values())) if s.params else s.sql}"

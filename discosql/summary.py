@@ -239,8 +239,6 @@ def disclosure_summary(
                 problems += [f"target {t!r}: {p}" for p in e.problems]
         if problems:
             raise InputError(problems)
-        # Parquet and database tables are scanned in place: DuckDB reads only the columns a
-        # stage needs, faster than a copy (measured); CSV was parsed once when registered.
         plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
         results = {
             p.spec.target: r

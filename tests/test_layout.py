@@ -111,7 +111,17 @@ def test_functions_are_short() -> None:
     long = {}
     for name, path in _modules().items():
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                if (n := _statements(node)) > MAX_FUNCTION_STATEMENTS:
-                    long[f"{name}.{node.name}"] = n
+            is_function = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            if is_function and (n := _statements(node)) > MAX_FUNCTION_STATEMENTS:
+                long[f"{name}.{getattr(node, 'name', '')}"] = n
     assert not long, f"functions over {MAX_FUNCTION_STATEMENTS} statements: {long}"
+
+
+def test_the_version_has_one_home() -> None:
+    import tomllib
+
+    import discosql
+
+    project = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["project"]
+    assert discosql.__version__ == project["version"]
+    assert "version" not in project.get("dynamic", [])

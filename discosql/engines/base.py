@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import EngineError, InputError
+from ..templates import DIALECT as TEMPLATE_DIALECT
 from ..templates import ident
 from .dialects import placeholders, transpile
 
@@ -33,20 +34,18 @@ class Registered:
 
 
 class Engine:
-    """What discosql needs from a SQL engine; subclasses implement the ``_`` methods."""
+    """What discosql needs from a SQL engine; subclasses set ``dialect`` and ``name`` and
+    implement ``classify`` and the ``_`` methods."""
 
-    dialect = "duckdb"
-    name = "DuckDB"
+    dialect: str  # sqlglot's name of the engine's SQL dialect
+    name: str  # for messages
+    # Whether stage 040 reads a target's cells as stage 030's query inlined as a CTE (True) or
+    # from a stored table. A stored table works everywhere; inlining pays only where the engine
+    # pipelines a CTE instead of evaluating it at each use.
+    inline_cells: bool = False
 
     def __init__(self) -> None:
         self._n = 0
-
-    @property
-    def inline_cells(self) -> bool:
-        """Whether stage 040 reads a target's cells as stage 030's query inlined as a CTE, or
-        from a stored table. DuckDB pipelines the CTE (10M rows, 10 targets: 11.5 s -> 9.7 s);
-        SQLite and Spark evaluate a CTE at each use, which made SQLite many times slower."""
-        return self.dialect == "duckdb"
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
@@ -114,7 +113,7 @@ class Engine:
         """The statement in this engine's dialect and the parameters it uses."""
         names = placeholders(sql)
         used = {k: v for k, v in params.items() if k in names}
-        if self.dialect == "duckdb":
+        if self.dialect == TEMPLATE_DIALECT:  # the templates' own dialect
             return sql, used
         return transpile(sql, self.dialect), used
 
@@ -165,8 +164,11 @@ CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz", ".csv.zst")
 
 @dataclass(frozen=True)
 class Source:
-    """A classified input; ``kind``: parquet, csv, arrow, reader, pandas, relation, duckdb_table."""
+    """A classified input. ``kind`` is the engine's own (DuckDB: parquet, csv, arrow, reader,
+    pandas, relation, duckdb_table; PostgreSQL: pg_table; ...)."""
 
     kind: str
     obj: Any
     label: str  # "original" or "synthetic 2": where it is, for messages
+    # a table or view of the engine's database, which an exported script run there reads as is
+    named_table: bool = False

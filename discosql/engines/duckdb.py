@@ -22,6 +22,12 @@ from .base import CSV_SUFFIXES, PARQUET_SUFFIXES, Engine, Registered, Source
 class DuckDBEngine(Engine):
     """An in-memory DuckDB connection of discosql's own (the default engine)."""
 
+    dialect = "duckdb"
+    name = "DuckDB"
+    # DuckDB pipelines the CTE (10M rows, 10 targets: 11.5 s -> 9.7 s); SQLite and Spark
+    # evaluate a CTE at each use, which made SQLite many times slower.
+    inline_cells = True
+
     def __init__(
         self,
         threads: int | None = None,
@@ -80,12 +86,13 @@ class DuckDBEngine(Engine):
 
     def _register_duckdb(self, source: Source, name: str, param: str) -> Registered:
         kind, obj = source.kind, source.obj
+        # Parquet and database tables are scanned in place by every stage: DuckDB reads only the
+        # columns a stage needs, faster than a copy (measured); CSV is parsed once, here.
         if kind == "parquet":
-            return Registered(source, f"read_parquet(${param})", {param: obj})
+            return Registered(source, file_reader(kind, param), {param: obj})
         if kind == "csv":
-            # Parsed once into a temporary table (every stage reads it again). Only numbers and
-            # text: the sniffer would otherwise turn YES/NO into booleans and change the levels.
-            sql = f"read_csv(${param}, auto_type_candidates = ['BIGINT', 'DOUBLE', 'VARCHAR'])"
+            # Parsed once into a temporary table (every stage reads it again).
+            sql = file_reader(kind, param)
             self.con.execute(
                 f"CREATE TEMP TABLE {ident(name)} AS SELECT * FROM {sql}", {param: obj}
             )
@@ -109,6 +116,22 @@ class DuckDBEngine(Engine):
             self.con.unregister(name + "_stream")
             return Registered(source, ident(name))
         raise EngineError(f"unknown source kind {kind!r}")
+
+
+# CSV columns are read as numbers or text only: the sniffer would otherwise turn YES/NO into
+# booleans and dates into DATE, and change the level names.
+CSV_TYPES = ("BIGINT", "DOUBLE", "VARCHAR")
+
+
+def file_reader(kind: str, param: str) -> str:
+    """The DuckDB table function that reads the Parquet or CSV files bound to ``$param``: the
+    one spelling for the engine, the exported scripts and the tests."""
+    if kind == "parquet":
+        return f"read_parquet(${param})"
+    if kind == "csv":
+        types = ", ".join(f"'{t}'" for t in CSV_TYPES)
+        return f"read_csv(${param}, auto_type_candidates = [{types}])"
+    raise EngineError(f"no DuckDB file reader for data of kind {kind!r}")
 
 
 @dataclass(frozen=True)

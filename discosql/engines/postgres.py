@@ -71,9 +71,9 @@ class PostgresEngine(Engine):
 
     def classify(self, obj: Any, label: str) -> Source:
         if isinstance(obj, str) and obj:
-            return Source("pg_table", obj, label)
+            return Source("pg_table", obj, label, named_table=True)
         if isinstance(obj, tuple) and len(obj) == 2 and all(isinstance(x, str) for x in obj):
-            return Source("pg_table", ".".join(obj), label)
+            return Source("pg_table", ".".join(obj), label, named_table=True)
         raise InputError(
             f"{label}: on PostgreSQL a data set is a table or view name ('persons' or "
             f"'schema.persons', or a (schema, table) tuple), got {type(obj).__name__}: {obj!r}"

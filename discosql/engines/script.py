@@ -25,6 +25,8 @@ class ScriptEngine(Engine):
     def __init__(self, dialect: str) -> None:
         super().__init__()
         self.dialect = dialect
+        # the script's stages take the shape they would take on the engine that runs it
+        self.inline_cells = dialect == "duckdb"
         self.parts: list[str] = []
 
     def comment(self, text: str) -> None:

@@ -58,7 +58,7 @@ class SparkEngine(Engine):
             text = os.fspath(obj)
             if text.lower().endswith(PARQUET_SUFFIXES) or os.path.isdir(text) or "/" in text:
                 return Source("spark_parquet", text, label)
-            return Source("spark_table", text, label)
+            return Source("spark_table", text, label, named_table=True)
         raise InputError(
             f"{label}: on Spark a data set is a table or view name, a Parquet path or directory, "
             f"or a Spark DataFrame, got {type(obj).__name__}: {obj!r}"
