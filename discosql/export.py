@@ -163,7 +163,7 @@ def _decisions(p: Plan) -> str:
     if p.spec.not_targetlev or p.spec.exclusions:
         lines.append("level arguments checked against the data at export time")
     radices = (p.radices or [])[:-1]
-    n_words, _ = pack_keys([dict(k) for k in p.keys_ctx], radices)
+    _, n_words, _ = pack_keys(p.keys_ctx, radices)
     lines.append(
         f"q packing (decided at export time): key radices {radices} (levels + 1), "
         f"{n_words} BIGINT word(s); new levels in the data need a new export"

@@ -8,7 +8,7 @@ column contexts the stage templates read.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from . import grouping as grp
@@ -106,23 +106,56 @@ def plan_grouping(
     return result
 
 
-def _grouping_ctx(
+@dataclass(frozen=True)
+class GroupingParams:
+    """A numeric grouping as the templates see it (macros/levels.sql.j2): the names of the
+    bound parameters that hold its breaks, labels and kept codes (value, label)."""
+
+    breaks: tuple[str, ...]
+    labels: tuple[str, ...]
+    codes: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Column:
+    """A key or a target as the stage templates see it (the contract with ``sql_templates``).
+
+    ``alias`` names its column in the records and cells, ``levels`` its stage 010 dictionary
+    table; ``as_text`` matches raw values by their text (types differ between the data sets).
+    Keys packed into q words also have ``word`` and the parameter names ``place`` and
+    ``radix`` (code = (q_word // place) % radix); a target in a summary has ``code_type``.
+    ``name_param`` names a parameter holding the column's name (for checks that print it).
+    """
+
+    name: str
+    alias: str
+    pos: int
+    levels: str
+    as_text: bool = False
+    grouping: GroupingParams | None = None
+    word: int | None = None
+    place: str | None = None
+    radix: str | None = None
+    code_type: str | None = None
+    name_param: str | None = None
+
+
+def _grouping_params(
     g: grp.Grouping | None, prefix: str, params: dict[str, Any]
-) -> dict[str, Any] | None:
+) -> GroupingParams | None:
+    """The grouping's parameters, added to ``params`` under names starting with ``prefix``."""
     if g is None:
         return None
-    ctx: dict[str, Any] = {"breaks": [], "labels": [], "codes": []}
-    for i, b in enumerate(g.breaks):
-        params[f"{prefix}_b{i}"] = b
-        ctx["breaks"].append(f"{prefix}_b{i}")
-    for i, lab in enumerate(g.labels):
-        params[f"{prefix}_l{i}"] = lab
-        ctx["labels"].append(f"{prefix}_l{i}")
+    values: dict[str, float | str] = {f"{prefix}_b{i}": b for i, b in enumerate(g.breaks)}
+    values |= {f"{prefix}_l{i}": lab for i, lab in enumerate(g.labels)}
     for i, (value, label) in enumerate(g.codes):
-        params[f"{prefix}_c{i}"] = value
-        params[f"{prefix}_cl{i}"] = label
-        ctx["codes"].append((f"{prefix}_c{i}", f"{prefix}_cl{i}"))
-    return ctx
+        values |= {f"{prefix}_c{i}": value, f"{prefix}_cl{i}": label}
+    params.update(values)
+    return GroupingParams(
+        breaks=tuple(f"{prefix}_b{i}" for i in range(len(g.breaks))),
+        labels=tuple(f"{prefix}_l{i}" for i in range(len(g.labels))),
+        codes=tuple((f"{prefix}_c{i}", f"{prefix}_cl{i}") for i in range(len(g.codes))),
+    )
 
 
 @dataclass
@@ -132,8 +165,8 @@ class Plan:
     inputs: Inputs
     spec: DisclosureSpec
     groupings: dict[str, grp.Grouping]
-    keys_ctx: list[dict[str, Any]]
-    target_ctx: dict[str, Any]
+    keys_ctx: tuple[Column, ...]
+    target_ctx: Column
     params: dict[str, Any]
     # the keys' radices and the target's, decided before execution (export), else from stage 010
     radices: list[int] | None = None
@@ -159,25 +192,25 @@ def plan(inputs: Inputs, spec: DisclosureSpec) -> Plan:
         if col in cna and col not in groupings and cna[col]:
             _check_codes_exist(inputs, col, cna[col])
 
-    keys_ctx = [
-        {
-            "name": k,
-            "alias": f"k_{i}",
-            "pos": i,
-            "grouping": _grouping_ctx(groupings.get(k), f"g{i}", params),
-            "levels": f"__disco_levels_k{i}",
-            "as_text": _as_text(inputs, k),
-        }
+    keys_ctx = tuple(
+        Column(
+            name=k,
+            alias=f"k_{i}",
+            pos=i,
+            levels=f"__disco_levels_k{i}",
+            as_text=_as_text(inputs, k),
+            grouping=_grouping_params(groupings.get(k), f"g{i}", params),
+        )
         for i, k in enumerate(spec.keys)
-    ]
-    target_ctx = {
-        "name": spec.target,
-        "alias": "t",
-        "pos": 0,
-        "grouping": _grouping_ctx(groupings.get(spec.target), "gt", params),
-        "levels": "__disco_levels_t0",
-        "as_text": _as_text(inputs, spec.target),
-    }
+    )
+    target_ctx = Column(
+        name=spec.target,
+        alias="t",
+        pos=0,
+        levels="__disco_levels_t0",
+        as_text=_as_text(inputs, spec.target),
+        grouping=_grouping_params(groupings.get(spec.target), "gt", params),
+    )
     result = Plan(inputs, spec, groupings, keys_ctx, target_ctx, params)
     _check_levels(result)
     return result
@@ -224,12 +257,12 @@ def _check_levels(p: Plan) -> None:
     if not spec.not_targetlev and not spec.exclusions:
         return
     params = dict(p.params)
-    by_name = {k["name"]: k for k in p.keys_ctx}
-    columns = [{**p.target_ctx, "name_param": "name_t"}]
+    by_name = {k.name: k for k in p.keys_ctx}
+    columns = [replace(p.target_ctx, name_param="name_t")]
     params["name_t"] = spec.target
     for i, key in enumerate(dict.fromkeys(ex.key for ex in spec.exclusions)):
         params[f"name_{i}"] = key
-        columns.append({**by_name[key], "name_param": f"name_{i}"})
+        columns.append(replace(by_name[key], name_param=f"name_{i}"))
     sql = render(
         "inspect/levels.sql.j2",
         p.inputs.engine.dialect,

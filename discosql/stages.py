@@ -7,24 +7,19 @@
 3. stage 030: the (j, q, t) cells of a target, a query that stage 040 inlines on DuckDB
    (-> temp table on the other engines);
 4. stage 040: flags -> temp table; measures, checks and exclusions are aggregates over it.
-
-The reference plan (``reference=True``, stages ``reference_*``) builds the same cells with
-level names as text, one column per key, as discosql did before the coded plan; tests check
-that both plans give identical results.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pyarrow as pa
 
 from .engines.base import Engine
 from .inputs import Inputs, _source_ctx
-from .plan import Plan, plan
+from .plan import Column, Plan, plan
 from .results import RESULT_TABLES, DisclosureResult, conform_result
 from .spec import DisclosureSpec
 from .templates import render
@@ -41,53 +36,55 @@ RECORDS = "__disco_records"
 WORD_LIMIT = 2**62  # q words stay below this: sums of code * place value never overflow BIGINT
 
 
-def pack_keys(keys: Sequence[dict[str, Any]], radices: Sequence[int]) -> tuple[int, dict[str, int]]:
+def pack_keys(
+    keys: Sequence[Column], radices: Sequence[int]
+) -> tuple[tuple[Column, ...], int, dict[str, int]]:
     """Pack the keys into BIGINT q words, in key order, each word's product of radices below
-    WORD_LIMIT (exact: no code * place value sum can overflow). Sets word, mul (= div, the
-    place value) and radix param names on every key context; returns the number of words and
-    the params."""
+    WORD_LIMIT (exact: no code * place value sum can overflow). Returns the keys with their
+    word and the names of their place value and radix parameters, the number of words, and
+    the parameters."""
     params: dict[str, int] = {}
+    packed = []
     word, place = 0, 1
     for k, r in zip(keys, radices, strict=True):
         if place * r >= WORD_LIMIT and place > 1:
             word, place = word + 1, 1
-        i = k["pos"]
-        k.update(word=word, mul=f"kmul_{i}", div=f"kmul_{i}", radix=f"krad_{i}")
+        i = k.pos
+        packed.append(replace(k, word=word, place=f"kmul_{i}", radix=f"krad_{i}"))
         params[f"kmul_{i}"] = place
         params[f"krad_{i}"] = r
         place *= r
-    return word + 1, params
+    return tuple(packed), word + 1, params
 
 
-def execute(p: Plan, reference: bool = False) -> DisclosureResult:
+def execute(p: Plan) -> DisclosureResult:
     """Count the cells, flag them, and compute every measure and check of a planned target."""
-    return execute_many([p], reference=reference)[0]
+    return execute_many([p])[0]
 
 
 def execute_many(
     plans: Sequence[Plan],
-    reference: bool = False,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> list[DisclosureResult]:
     """Every measure of several planned targets with the same keys and inputs (a summary).
 
-    The coded plan builds the key dictionaries and the integer records once; each target then
-    counts its cells from them. ``reference=True`` runs the reference plan (level names) instead.
+    The key dictionaries and the integer records are built once; each target then counts its
+    cells from them.
     ``progress(i, n, target)`` is called before each target's cells are counted.
     """
-    if reference:
-        return [_measure(p, _reference_cells(p)) for p in plans]
     engine = plans[0].inputs.engine
     sources = _source_ctx(plans[0].inputs)
     keys, targets = _dictionaries(plans, sources)
-    created = [c["levels"] for c in keys + targets]
+    created = [c.levels for c in [*keys, *targets]]
     if all(p.radices for p in plans):  # decided when the script was written
         radices = [*plans[0].radices[:-1], *(p.radices[-1] for p in plans)]  # type: ignore[index]
     else:
-        radices = key_radices(engine, keys + targets)
-    n_words, coding = pack_keys(keys, radices[: len(keys)])
-    for t, r in zip(targets, radices[len(keys) :], strict=True):
-        t["code_type"] = code_type(r)
+        radices = key_radices(engine, [*keys, *targets])
+    keys, n_words, coding = pack_keys(keys, radices[: len(keys)])
+    targets = [
+        replace(t, code_type=code_type(r))
+        for t, r in zip(targets, radices[len(keys) :], strict=True)
+    ]
     records_ctx = {
         "sources": sources,
         "keys": keys,
@@ -121,14 +118,14 @@ def execute_many(
         if not engine.inline_cells:
             engine.create_table(BASE_CELLS, sql, params, template)
         inline = sql if engine.inline_cells else None
-        cells = Cells(qcols=qcols, keys=keys, target={**t, "alias": "t"}, sql=inline)
-        results.append(_measure(dataclasses.replace(p, params=params), cells))
+        cells = Cells(qcols=qcols, keys=keys, target=replace(t, alias="t"), sql=inline)
+        results.append(_measure(replace(p, params=params), cells))
     for name in created:
         engine.drop_table(name)
     return results
 
 
-def key_radices(engine: Engine, columns: Sequence[dict[str, Any]]) -> list[int]:
+def key_radices(engine: Engine, columns: Sequence[Column]) -> list[int]:
     """Each column's radix (largest code + 1) from its stage 010 dictionary."""
     sql = render("inspect/radices.sql.j2", engine.dialect, columns=columns)
     row = engine.query(sql, {}, "inspect/radices").to_pylist()[0]
@@ -149,41 +146,39 @@ def decide_radices(plans: Sequence[Plan]) -> list[list[int]]:
     engine = plans[0].inputs.engine
     keys, targets = _dictionaries(plans, _source_ctx(plans[0].inputs))
     try:
-        radices = key_radices(engine, keys + targets)
+        radices = key_radices(engine, [*keys, *targets])
     finally:
-        for c in keys + targets:
-            engine.drop_table(c["levels"])
+        for c in [*keys, *targets]:
+            engine.drop_table(c.levels)
     n_keys = len(keys)
     return [[*radices[:n_keys], r] for r in radices[n_keys:]]
 
 
 def _dictionaries(
     plans: Sequence[Plan], sources: list[dict[str, Any]]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+) -> tuple[tuple[Column, ...], list[Column]]:
     """Stage 010 for the keys (once) and each plan's target: their contexts, with each target's
     alias, position and dictionary table (t_i, __disco_levels_t{i})."""
     engine = plans[0].inputs.engine
-    keys = [dict(k) for k in plans[0].keys_ctx]
+    keys = plans[0].keys_ctx
     for k in keys:
         _dictionary(engine, sources, k, plans[0].params)
     targets = []
     for i, p in enumerate(plans):
-        t = {**p.target_ctx, "alias": f"t_{i}", "pos": i, "levels": f"__disco_levels_t{i}"}
+        t = replace(p.target_ctx, alias=f"t_{i}", pos=i, levels=f"__disco_levels_t{i}")
         _dictionary(engine, sources, t, p.params)
         targets.append(t)
     return keys, targets
 
 
 def _dictionary(
-    engine: Engine, sources: list[dict[str, Any]], column: dict[str, Any], params: dict[str, Any]
+    engine: Engine, sources: list[dict[str, Any]], column: Column, params: dict[str, Any]
 ) -> None:
     """Stage 010: the level dictionary of one column, from the data sets where it has values."""
-    with_values = [s for s in sources if not s["empty"] and s["kinds"][column["name"]] != "null"]
+    with_values = [s for s in sources if not s["empty"] and s["kinds"][column.name] != "null"]
     template = "stages/010_codes.sql.j2"
-    sql = render(
-        template, engine.dialect, column=column, sources=with_values, as_text=column["as_text"]
-    )
-    engine.create_table(column["levels"], sql, params, template)
+    sql = render(template, engine.dialect, column=column, sources=with_values)
+    engine.create_table(column.levels, sql, params, template)
 
 
 @dataclass
@@ -191,29 +186,10 @@ class Cells:
     """How the base cell table of a plan identifies q and names levels (macros/cells)."""
 
     qcols: list[str]
-    keys: list[dict[str, Any]]
-    target: dict[str, Any]
+    keys: tuple[Column, ...]
+    target: Column
     # the query of the base cells, inlined into stage 040; None: they are the table BASE_CELLS
     sql: str | None = None
-
-
-def _reference_cells(p: Plan) -> Cells:
-    """The reference plan's cells: level names as text, one column per key."""
-    engine = p.inputs.engine
-    ctx = {
-        "sources": _source_ctx(p.inputs),
-        "keys": p.keys_ctx,
-        "target": p.target_ctx,
-        "syntheses": list(range(1, p.inputs.m + 1)),
-    }
-    template = "stages/reference_020_cells.sql.j2"
-    engine.create_table(BASE_CELLS, render(template, engine.dialect, **ctx), p.params, template)
-    plain = {"word": None, "levels": None}
-    return Cells(
-        qcols=[k["alias"] for k in p.keys_ctx],
-        keys=[{**k, **plain} for k in p.keys_ctx],
-        target={**p.target_ctx, **plain},
-    )
 
 
 def _measure(p: Plan, cells: Cells) -> DisclosureResult:
@@ -226,7 +202,7 @@ def _measure(p: Plan, cells: Cells) -> DisclosureResult:
         flag_params[f"ntl_{i}"] = lev
         ntl.append(f"ntl_{i}")
     excludes = []
-    by_name = {k["name"]: k for k in cells.keys}
+    by_name = {k.name: k for k in cells.keys}
     for i, ex in enumerate(spec.exclusions):
         flag_params[f"ex_k{i}"] = ex.keylev
         flag_params[f"ex_t{i}"] = ex.targetlev
@@ -256,8 +232,8 @@ def _measure(p: Plan, cells: Cells) -> DisclosureResult:
     }
     key_names = []
     for i, kc in enumerate(cells.keys):
-        check_params[f"key_name_{i}"] = kc["name"]
-        key_names.append({**kc, "name_param": f"key_name_{i}"})
+        check_params[f"key_name_{i}"] = kc.name
+        key_names.append(replace(kc, name_param=f"key_name_{i}"))
 
     def measure(template: str) -> pa.Table:
         sql = render(

@@ -1,5 +1,5 @@
-"""Run discosql's reference plan (level names as text, one column per key) next to the default
-coded plan (integer codes, q packed into words), to check that both give identical results."""
+"""Run the stages of several targets directly: their records shared (as disclosure_summary) or
+inline (one target), so that tests can compare the shapes a plan takes."""
 
 from __future__ import annotations
 
@@ -19,13 +19,12 @@ def disclosure(
     keys: list[str],
     targets: list[str],
     *,
-    reference: bool,
     engine: Any = None,
     **options: Any,
 ) -> list[DisclosureResult]:
-    """disclosure() of each target on one engine, by the reference or the coded plan (several
-    targets: the coded plan shares its records, as disclosure_summary)."""
-    with open_engine(engine, threads=2) as eng:
+    """disclosure() of each target on one engine; several targets share their records, as in
+    disclosure_summary, one target reads them inline."""
+    with open_engine(engine, threads=2 if engine is None else None) as eng:
         inputs = register_inputs(eng, original, synthetic)
         plans = [plan(inputs, build_spec(keys, t, **options)) for t in targets]
-        return stages.execute_many(plans, reference=reference)
+        return stages.execute_many(plans)

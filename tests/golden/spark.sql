@@ -25,9 +25,10 @@ DROP TABLE IF EXISTS `__disco_levels_k0`;
 -- macros/levels) and an integer code: 0 for 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for
 -- the other names in byte order. Later stages count and join small integers, and turn codes
 -- back into names only in the few rows of the checks.
--- Inputs:  column = {name, grouping}; sources = [{src, sql, kinds}] (data sets where the column
---          has values); as_text: the column's engine types differ between data sets (e.g.
---          BIGINT and DOUBLE), so raw values are matched by their text, not by a lossy union.
+-- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
+--          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
+--          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
+--          has values).
 -- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
 --          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
 --          match v, their code is 0.
@@ -116,9 +117,10 @@ DROP TABLE IF EXISTS `__disco_levels_k1`;
 -- macros/levels) and an integer code: 0 for 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for
 -- the other names in byte order. Later stages count and join small integers, and turn codes
 -- back into names only in the few rows of the checks.
--- Inputs:  column = {name, grouping}; sources = [{src, sql, kinds}] (data sets where the column
---          has values); as_text: the column's engine types differ between data sets (e.g.
---          BIGINT and DOUBLE), so raw values are matched by their text, not by a lossy union.
+-- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
+--          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
+--          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
+--          has values).
 -- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
 --          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
 --          match v, their code is 0.
@@ -207,9 +209,10 @@ DROP TABLE IF EXISTS `__disco_levels_k2`;
 -- macros/levels) and an integer code: 0 for 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for
 -- the other names in byte order. Later stages count and join small integers, and turn codes
 -- back into names only in the few rows of the checks.
--- Inputs:  column = {name, grouping}; sources = [{src, sql, kinds}] (data sets where the column
---          has values); as_text: the column's engine types differ between data sets (e.g.
---          BIGINT and DOUBLE), so raw values are matched by their text, not by a lossy union.
+-- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
+--          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
+--          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
+--          has values).
 -- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
 --          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
 --          match v, their code is 0.
@@ -298,9 +301,10 @@ DROP TABLE IF EXISTS `__disco_levels_k3`;
 -- macros/levels) and an integer code: 0 for 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for
 -- the other names in byte order. Later stages count and join small integers, and turn codes
 -- back into names only in the few rows of the checks.
--- Inputs:  column = {name, grouping}; sources = [{src, sql, kinds}] (data sets where the column
---          has values); as_text: the column's engine types differ between data sets (e.g.
---          BIGINT and DOUBLE), so raw values are matched by their text, not by a lossy union.
+-- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
+--          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
+--          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
+--          has values).
 -- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
 --          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
 --          match v, their code is 0.
@@ -389,9 +393,10 @@ DROP TABLE IF EXISTS `__disco_levels_t0`;
 -- macros/levels) and an integer code: 0 for 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for
 -- the other names in byte order. Later stages count and join small integers, and turn codes
 -- back into names only in the few rows of the checks.
--- Inputs:  column = {name, grouping}; sources = [{src, sql, kinds}] (data sets where the column
---          has values); as_text: the column's engine types differ between data sets (e.g.
---          BIGINT and DOUBLE), so raw values are matched by their text, not by a lossy union.
+-- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
+--          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
+--          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
+--          has values).
 -- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
 --          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
 --          match v, their code is 0.
