@@ -206,3 +206,20 @@ def test_cap_templates_render_parse_transpile_and_stay_portable() -> None:
             out = sqlglot.transpile(sql, read="duckdb", write=dialect)
             assert len(out) == 1, (name, dialect)
             sqlglot.parse_one(out[0], read=dialect)
+
+
+def test_text_names_only_stages_and_templates_that_exist() -> None:
+    """Template headers and the package's docstrings and comments name real stages and files."""
+    root = templates.template_dir()
+    stage_numbers = {p.name[:3] for p in (root / "stages").glob("*.sql.j2")}
+    names = {str(p.relative_to(root)).removesuffix(".sql.j2") for p in root.rglob("*.sql.j2")}
+    folders = "|".join(sorted({p.parent.name for p in root.rglob("*.sql.j2")}))
+    package = Path(ds.__file__).parent
+    texts = {str(p): p.read_text().split("#}")[0] for p in root.rglob("*.sql.j2")}
+    texts |= {str(p): p.read_text() for p in package.rglob("*.py")}
+    for where, text in texts.items():
+        for number in re.findall(r"\b[Ss]tages? (\d{3})\b", text):
+            assert number in stage_numbers, f"{where}: stage {number} does not exist"
+        for name in re.findall(rf"\b((?:{folders})/[a-z0-9_]+)\b", text):
+            assert name in names, f"{where}: {name} is not a template"
+    assert "reference" not in " ".join(texts.values()).replace("brute-force reference", "")

@@ -18,7 +18,7 @@ from ..templates import ident
 from .base import Engine, Registered, Source
 from .dialects import inline_params, placeholders
 
-# PostgreSQL type OIDs -> the DuckDB type names that schema.column_kind understands.
+# PostgreSQL type OIDs -> the DuckDB type names that inputs.column_kind understands.
 PG_TYPES = {
     16: "BOOLEAN",
     20: "BIGINT",

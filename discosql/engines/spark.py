@@ -17,7 +17,7 @@ from ..errors import EngineError, InputError
 from ..templates import ident
 from .base import PARQUET_SUFFIXES, Engine, Registered, Source
 
-# Spark type names (DataType.typeName()) -> DuckDB type names for schema.column_kind.
+# Spark type names (DataType.typeName()) -> DuckDB type names for inputs.column_kind.
 SPARK_TYPES = {
     "string": "VARCHAR",
     "varchar": "VARCHAR",

@@ -497,7 +497,7 @@ FROM one_per_value;
 -- stages/030_cells.sql.j2
 -- Stage 030 cells: the (synthesis, q, t) count table of one target, original and synthetic
 -- side by side.
--- Input:   the records of stage 020 (a table when several targets share them, else inline);
+-- Inputs:  the records of stage 020 (a table when several targets share them, else inline);
 --          target = {alias} (its code column); qcols = [q_0 ..]; syntheses = [1..m].
 -- Output:  j INTEGER (synthesis), q_0 .., t BIGINT (target code), d BIGINT (original count
 --          d_tq), s BIGINT (synthetic count s_tq); one row per cell with d > 0 or s > 0.
@@ -596,15 +596,16 @@ WHERE
 -- stages/040_cell_flags.sql.j2
 -- Stage 040 cell flags: disclosiveness (decided BEFORE exclusions), the exclusion step of every
 -- cell, and the counts that survive the exclusions.
--- Input:   cells (stage 030, or the reference plan's): j, q columns (qcols), t, d, s; keys and
---          target say how to read a key's level and a named level (macros/cells). With
---          cells_sql (the coded plan) the cells are that query, inlined as the CTE `cells`:
---          one statement counts and flags them, and the base cells are never stored.
--- Params:  not_targetlevs  [param names]   step 1 "excluded target"
+-- Inputs:  cells (stage 030): j, q columns (qcols), t, d, s; keys and target say how to read
+--          a key's level and a named level (macros/cells). With cells_sql (engines that
+--          pipeline a CTE: Engine.inline_cells) the cells are that query, inlined as the CTE
+--          `cells`: one statement counts and flags them, and the base cells are never stored.
+-- Context: not_targetlevs  [param names]   step 1 "excluded target"
 --          drop_missing_target (bool)       step 2 "missing target", only if the ORIGINAL has 'Missing'
 --          keys_no_na      [keys]           step 3 "missing in keys"
 --          excludes        [{key, keylev, targetlev}] step 4 "set to exclude"
---          exclude_ov (bool), $denom_lim    step 5 "over denom_lim": each table's OWN count > denom_lim
+--          exclude_ov (bool)                step 5 "over denom_lim": each table's OWN count > denom_lim
+-- Params:  $denom_lim; the levels named by not_targetlevs and excludes
 -- Output:  j, q columns, t, d, s, dq = d.q, sq = s.q (before exclusions),
 --          orig_dis  pd_tq = 1            (Dorig cells)
 --          syn_dis   ps_tq = 1, s.q > 0   (Dsyn and DiSCO cells)
@@ -715,7 +716,7 @@ INNER JOIN margins AS m
 
 -- measures/identity.sql.j2
 -- Identity disclosure measures, one row per synthesis (percentages).
--- Input:  flagged cells (stage 030).  Nd = sum(d), Ns = sum(s) (before exclusions, as synthpop).
+-- Inputs: flagged cells (stage 040).  Nd = sum(d), Ns = sum(s) (before exclusions, as synthpop).
 -- Output: synthesis, UiO, UiS, UiOiS, repU
 --   UiO   = 100 * #{q : d'.q = 1} / Nd                          unique in the original
 --   UiS   = 100 * #{q : s'.q = 1} / Ns                          unique in the synthesis
@@ -754,7 +755,7 @@ ORDER BY
 
 -- measures/attribute.sql.j2
 -- Attribute disclosure measures, one row per synthesis (percentages, except the denominators).
--- Input:  flagged cells (stage 030). Disclosive flags are pre-exclusion, counts post-exclusion.
+-- Inputs: flagged cells (stage 040). Disclosive flags are pre-exclusion, counts post-exclusion.
 -- Output: synthesis, Dorig, Dsyn, iS, DiS, DiSCO, DiSDiO, max_denom, mean_denom
 --   Dorig  = 100 * sum(d' : pd_tq = 1) / Nd
 --   Dsyn   = 100 * sum(s' : ps_tq = 1) / Ns
@@ -812,7 +813,7 @@ ORDER BY
 -- measures/cap.sql.j2
 -- CAP (correct attribution probability) measures, one row per synthesis (percentages).
 -- Sums of fractions use exact_sum, so the numbers do not depend on thread or engine order.
--- Input:  flagged cells (stage 030); pd'_tq = d'_tq / d'.q, ps'_tq = s'_tq / s'.q (0 if the margin is 0).
+-- Inputs: flagged cells (stage 040); pd'_tq = d'_tq / d'.q, ps'_tq = s'_tq / s'.q (0 if the margin is 0).
 -- Output: synthesis, baseCAPd, CAPd, CAPs, DCAP, TCAP
 --   baseCAPd = 100 * sum_t (d_t. / Nd)^2        target margins BEFORE exclusions, 'Missing' included
 --   CAPd     = 100 * sum_tq d'_tq * pd'_tq / Nd
@@ -893,7 +894,7 @@ ORDER BY
 
 -- measures/exclusions.sql.j2
 -- Exclusion bookkeeping: synthpop's Nexclusions, in long form.
--- Input:  flagged cells (stage 030): step_d / step_s say at which step a cell left the original /
+-- Inputs: flagged cells (stage 040): step_d / step_s say at which step a cell left the original /
 --         synthetic based tables (0 = kept).
 -- Output: synthesis, table, reason, count -- for each synthesis, each of the 8 tables
 --         (original, synthetic, Dorig, Dsyn, iS, DiS, DiSCO, DiSDiO) and each step
@@ -1049,7 +1050,7 @@ ORDER BY
 
 -- checks/check_1way.sql.j2
 -- check_1way: is one target level dominating the DiSCO records? One row per synthesis where it fires.
--- Input:  flagged cells (stage 040); after exclusions. target: how to name a level (macros/cells).
+-- Inputs: flagged cells (stage 040); after exclusions. target: how to name a level (macros/cells).
 -- Params: $thresh_1way_n, $thresh_1way_pct.
 -- Output: synthesis, Level, All, PctLevelAll, totalDisclosive, nLevelDis, PctLevelDis
 --   Level       = the level with most DiSCO records (ties: smallest level name)
@@ -1122,11 +1123,12 @@ ORDER BY
 -- checks/check_2way.sql.j2
 -- check_2way: (target level, key level) pairs that carry many DiSCO records and where the key level
 -- almost determines the target in the original.
--- Input:  flagged cells (stage 040); target and keys say how to read and name levels
+-- Inputs: flagged cells (stage 040); target and keys say how to read and name levels
 --         (macros/cells).
--- Params: $thresh_2way_n, $thresh_2way_pct; keys = [{..., name_param}] (key names bound);
---         original_cells_only: $thresh_2way_n >= 0, so no cell without original records can
---         count (they are many: skipping them saves a quarter of the time).
+-- Params: $thresh_2way_n, $thresh_2way_pct; the key names (keys[].name_param).
+-- Context: keys = [{..., name_param}]; original_cells_only: $thresh_2way_n >= 0, so no cell
+--         without original records can count (they are many: skipping them saves a quarter of
+--         the time).
 -- Output: synthesis, target_key_levs ("<target level>|<key level>"), npairs, key,
 --         key_target_total, key_total, PctTargetKeyLevel
 --   npairs            = DiSCO records (after exclusions) in cells with more than $thresh_2way_n
