@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 import pyarrow as pa
@@ -158,7 +159,7 @@ def disclosure_protection(
 
     result = protect(score)
     if score.control is not None:
-        result = DisclosureProtectionScore(**{**result.__dict__, "control": protect(score.control)})
+        result = replace(result, control=protect(score.control))
     return result
 
 
@@ -205,7 +206,7 @@ def taub_tcap(
     finally:
         run.engine.close()
     if len(results) == 2:
-        return TaubTCAP(**{**results[0].__dict__, "control": results[1]})
+        return replace(results[0], control=results[1])
     return results[0]
 
 
@@ -350,7 +351,7 @@ def cap_summary(
     finally:
         run.engine.close()
     if len(out) == 2:
-        return CapSummary(**{**out[0].__dict__, "control": out[1]})
+        return replace(out[0], control=out[1])
     return out[0]
 
 

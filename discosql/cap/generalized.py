@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 from typing import Any
 
 from ..templates import ident
@@ -103,7 +104,7 @@ def _cap_score(run: _Run, method: str) -> CapScore:
             )
         scores.append(score)
     if len(scores) == 2:
-        return CapScore(**{**scores[0].__dict__, "control": scores[1]})
+        return replace(scores[0], control=scores[1])
     return scores[0]
 
 
