@@ -14,6 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import discosql as ds
+from discosql.engines.duckdb import file_reader
 
 from . import oracle
 
@@ -23,7 +24,7 @@ KEYS = ["sex", "age", "region", "placesize"]
 @pytest.fixture(scope="module")
 def tables() -> tuple[pa.Table, list[pa.Table]]:
     con = duckdb.connect()
-    read = "select * from read_csv($p, auto_type_candidates = ['BIGINT', 'DOUBLE', 'VARCHAR'])"
+    read = f"select * from {file_reader('csv', 'p')}"  # as discosql's DuckDB engine reads CSV
     orig = con.sql(read, params={"p": oracle.original_path()}).to_arrow_table()
     syns = [
         con.sql(read, params={"p": p}).to_arrow_table() for p in oracle.synthetic_paths("s5")[:2]
