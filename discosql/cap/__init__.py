@@ -276,7 +276,7 @@ def _records_schema(run: _Run) -> pa.Schema:
     are NUMERIC sums)."""
     flags = ("matched", "disclosive_original", "disclosive_synthetic", "disco",
              "replicated_unique")  # fmt: skip
-    fields = [pa.field(c["name"], pa.string()) for c in run.keys + run.targets]
+    fields = [pa.field(c.name, pa.string()) for c in run.keys + run.targets]
     for name in RECORD_COLUMNS:
         if name in ("n_control", "cap_control") and not run.has_control:
             continue

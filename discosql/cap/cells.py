@@ -49,14 +49,25 @@ def _render(eng: Engine, template: str, **context: Any) -> str:
     return render(template, eng.dialect, **context)
 
 
+@dataclass(frozen=True)
+class CapColumn:
+    """A key or sensitive column as the CAP templates see it: ``alias`` names its level column
+    in the cell table; ``edges`` are the parameter names of its inner bin edges (binned
+    continuous columns only)."""
+
+    name: str
+    alias: str
+    edges: tuple[str, ...] | None = None
+
+
 @dataclass
 class _Run:
     """Registered inputs and the cell table of one CAP call."""
 
     engine: Engine
     sources: list[Registered]  # original, synthetic[, control]
-    keys: list[dict[str, Any]]
-    targets: list[dict[str, Any]]
+    keys: list[CapColumn]
+    targets: list[CapColumn]
     params: dict[str, Any]
 
     @property
@@ -161,12 +172,8 @@ def _prepare(
         for reg in sources:
             params.update(reg.params)
         edges = _bin_edges(engine, sources[0], list(continuous), bins, params)
-        keys_ctx = [
-            {"name": k, "alias": f"k_{i}", "edges": edges.get(k)} for i, k in enumerate(key_list)
-        ]
-        targets_ctx = [
-            {"name": t, "alias": f"t_{i}", "edges": edges.get(t)} for i, t in enumerate(sens_list)
-        ]
+        keys_ctx = [CapColumn(k, f"k_{i}", edges.get(k)) for i, k in enumerate(key_list)]
+        targets_ctx = [CapColumn(t, f"t_{i}", edges.get(t)) for i, t in enumerate(sens_list)]
         run = _Run(engine, sources, keys_ctx, targets_ctx, params)
         _count_cells(run)
     except BaseException:
@@ -177,7 +184,7 @@ def _prepare(
 
 def _bin_edges(
     engine: Engine, original: Registered, columns: list[str], bins: int, params: dict[str, Any]
-) -> dict[str, list[str]]:
+) -> dict[str, tuple[str, ...]]:
     """Inner edges of SDMetrics' equal-width binning (pd.cut with ``bins`` bins on the original).
 
     pd.cut: edges = linspace(min, max, bins + 1) (min == max: widened by 0.1 %); SDMetrics then
@@ -185,25 +192,25 @@ def _bin_edges(
     """
     if not columns:
         return {}
-    cols = [{"name": c, "alias": f"c_{i}"} for i, c in enumerate(columns)]
+    cols = [CapColumn(c, f"c_{i}") for i, c in enumerate(columns)]
     sql = _render(engine, "cap/range.sql.j2", source={"sql": original.sql}, columns=cols)
     row = engine.query(sql, params, "cap/range").to_pylist()[0]
     problems, out = [], {}
     for col in cols:
         lo, hi, n_inf = (
-            row[f"lo_{col['alias']}"],
-            row[f"hi_{col['alias']}"],
-            row[f"inf_{col['alias']}"],
+            row[f"lo_{col.alias}"],
+            row[f"hi_{col.alias}"],
+            row[f"inf_{col.alias}"],
         )
         if n_inf:
             problems.append(
-                f"continuous_columns: {col['name']!r} has infinite values in the original data, "
+                f"continuous_columns: {col.name!r} has infinite values in the original data, "
                 "which cannot be binned"
             )
             continue
         if lo is None:
             problems.append(
-                f"continuous_columns: {col['name']!r} has only missing values in the original "
+                f"continuous_columns: {col.name!r} has only missing values in the original "
                 "data; it cannot be binned"
             )
             continue
@@ -214,10 +221,10 @@ def _bin_edges(
         step = (mx - mn) / bins  # numpy.linspace: i * step + start, same float operations
         names = []
         for i in range(1, bins):
-            name = f"e_{col['alias']}_{i}"
+            name = f"e_{col.alias}_{i}"
             params[name] = i * step + mn
             names.append(name)
-        out[col["name"]] = names
+        out[col.name] = tuple(names)
     if problems:
         raise InputError(problems)
     return out

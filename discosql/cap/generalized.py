@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..templates import ident
-from .cells import CELLS, _float, _one_row, _prepare, _render, _Run, _sides
+from .cells import CELLS, CapColumn, _float, _one_row, _prepare, _render, _Run, _sides
 from .scores import CapScore
 
 OPEN = "__disco_cap_open"  # + _d, one table per round
@@ -45,7 +45,7 @@ def _generalized(run: _Run, side: str) -> dict[str, Any]:
     sql = _render(eng, template, statement="coded", open="", resolved=[], **ctx)
     eng.create_table(CODED, sql, {}, "cap/generalized coded")
     # From here on: integer key codes c_*, the side's count n and margin nq.
-    keys = [{"alias": f"c_{i}"} for i in range(len(run.keys))]
+    keys = [CapColumn(k.name, f"c_{i}") for i, k in enumerate(run.keys)]
     ctx = {"cells": CODED, "keys": keys, "targets": targets, "side": "n", "side_q": "nq"}
     # d = 0: exact matches come straight from the cell table and its margins.
     rounds = [f"{RESOLVED}_0"]
@@ -54,7 +54,7 @@ def _generalized(run: _Run, side: str) -> dict[str, Any]:
     for table, statement in steps:
         sql = _render(eng, template, statement=statement, open="", resolved=[], **ctx)
         eng.create_table(table, sql, {}, f"cap/generalized {statement}")
-    aliases = [k["alias"] for k in keys]
+    aliases = [k.alias for k in keys]
     for d in range(1, len(keys) + 1):
         open_table = opened[-1]
         left = eng.query(
