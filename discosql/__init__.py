@@ -14,9 +14,9 @@ from .cap import (
     disclosure_protection,
     taub_tcap,
 )
-from .engines import duckdb_engine as duckdb
-from .engines import postgres, spark, sqlite
 from .engines.duckdb import duckdb_table
+from .engines.factory import duckdb_engine as duckdb
+from .engines.factory import postgres, spark, sqlite
 from .errors import (
     DiscoSQLError,
     DiscoSQLWarning,

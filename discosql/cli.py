@@ -106,7 +106,7 @@ def _engine(args: argparse.Namespace) -> Any:
         return args.engine
     if args.engine not in (None, "duckdb"):
         raise InputError("--memory-limit and --temp-dir apply to DuckDB, not to --engine DSN")
-    from .engines import duckdb_engine
+    from .engines.factory import duckdb_engine
 
     return duckdb_engine(memory_limit=args.memory_limit, temp_directory=args.temp_dir)
 

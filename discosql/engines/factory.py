@@ -1,0 +1,171 @@
+"""The engine factory: what an ``engine=`` argument names (:func:`engine_spec`), opened for one
+call (:func:`open_engine`, the one check of ``threads=``), and the public constructors
+``ds.duckdb()``, ``ds.postgres()``, ``ds.spark()``, ``ds.sqlite()``.
+
+The engine modules other than DuckDB are imported only when opened (their drivers are
+optional). These functions live here, not in the package's ``__init__``: importing the
+submodule ``engines.postgres`` sets the package attribute ``postgres``, which would replace a
+function of that name there.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InputError
+from .base import Engine
+from .duckdb import DuckDBEngine
+
+
+class EngineSpec:
+    """Where to run: opened by the public functions for the length of one call."""
+
+    def open(self) -> Engine:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class DuckDBSpec(EngineSpec):
+    threads: int | None = None
+    memory_limit: str | None = None
+    temp_directory: str | None = None
+
+    def open(self) -> Engine:
+        return DuckDBEngine(self.threads, self.memory_limit, self.temp_directory)
+
+
+@dataclass(frozen=True)
+class PostgresSpec(EngineSpec):
+    dsn: str
+    schema: str | None = None
+
+    def open(self) -> Engine:
+        from .postgres import PostgresEngine
+
+        return PostgresEngine(self.dsn, self.schema)
+
+
+@dataclass(frozen=True)
+class SparkSpec(EngineSpec):
+    session: Any
+
+    def open(self) -> Engine:
+        from .spark import SparkEngine
+
+        return SparkEngine(self.session)
+
+
+@dataclass(frozen=True)
+class SQLiteSpec(EngineSpec):
+    database: str
+
+    def open(self) -> Engine:
+        from .sqlite import SQLiteEngine
+
+        return SQLiteEngine(self.database)
+
+
+def check_threads(threads: Any, where: str = "") -> None:
+    """A ``threads`` argument: None (all cores) or a positive int (not a bool)."""
+    if threads is not None and (
+        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
+    ):
+        raise InputError(
+            f"{where}threads: must be a positive int (or None for all cores), got {threads!r}"
+        )
+
+
+def duckdb_engine(
+    threads: int | None = None,
+    memory_limit: str | None = None,
+    temp_directory: str | os.PathLike[str] | None = None,
+) -> DuckDBSpec:
+    """The embedded DuckDB engine with limits: ``engine=ds.duckdb(memory_limit="4GB",
+    temp_directory="/scratch/tmp")``. Above ``memory_limit`` DuckDB spills intermediate
+    results (the shared records, large aggregations) to ``temp_directory`` (default: DuckDB's
+    ``.tmp`` next to the working directory) and finishes with the same numbers."""
+    check_threads(threads, "duckdb: ")
+    if memory_limit is not None and not isinstance(memory_limit, str):
+        raise InputError(
+            f"duckdb: memory_limit must be a string such as '4GB', got {memory_limit!r}"
+        )
+    temp = os.fspath(temp_directory) if temp_directory is not None else None
+    return DuckDBSpec(threads, memory_limit, temp)
+
+
+def sqlite(database: str | os.PathLike[str]) -> SQLiteSpec:
+    """Run on a SQLite database file (read-only; Python's built-in sqlite3).
+
+    Data sets are then table or view names in that file; discosql's temporary tables go to
+    SQLite's separate temporary database. For small data and for checking: SQLite is
+    single-threaded and has no NaN (see ``discosql/engines/sqlite.py``).
+    """
+    return SQLiteSpec(os.fspath(database))
+
+
+def postgres(dsn: str, schema: str | None = None) -> PostgresSpec:
+    """Run on a PostgreSQL server: ``engine=ds.postgres("postgresql://user@host:5432/db")``.
+
+    Data sets are then table or view names on that server (``"persons"``,
+    ``"census.persons"``), read where they are; only the result tables come back. ``schema``
+    is the default schema for unqualified names. discosql creates only temporary tables.
+    """
+    if not isinstance(dsn, str) or not dsn:
+        raise InputError(f"postgres: dsn must be a connection string, got {dsn!r}")
+    return PostgresSpec(dsn, schema)
+
+
+def spark(session: Any) -> SparkSpec:
+    """Run as Spark SQL in ``session`` (a ``pyspark.sql.SparkSession``).
+
+    Data sets are then table or view names of the session's catalog, Parquet paths or
+    directories, or Spark DataFrames. discosql creates only temporary views.
+    """
+    if type(session).__name__ != "SparkSession":
+        raise InputError(f"spark: give a pyspark.sql.SparkSession, got {type(session).__name__}")
+    return SparkSpec(session)
+
+
+def open_engine(engine: Any = None, threads: Any = None) -> Engine:
+    """The engine an ``engine=`` argument names (see the module docstring), opened.
+
+    The one check of ``threads=`` for every entry point: a positive int, and only for DuckDB
+    (the other engines have their own settings; a silently ignored argument would mislead).
+    """
+    check_threads(threads)
+    spec = engine_spec(engine)
+    if threads is not None:
+        if not isinstance(spec, DuckDBSpec):
+            raise InputError(
+                f"threads: applies to the embedded DuckDB engine only, got threads={threads!r} "
+                f"with engine={engine!r}; set the threads of that engine itself"
+            )
+        if spec.threads is None:
+            spec = DuckDBSpec(threads, spec.memory_limit, spec.temp_directory)
+    return spec.open()
+
+
+def engine_spec(engine: Any) -> EngineSpec:
+    """What an ``engine=`` argument names, before anything is opened."""
+    if engine is None or (isinstance(engine, str) and engine.lower() == "duckdb"):
+        return DuckDBSpec()
+    if isinstance(engine, EngineSpec):
+        return engine
+    if isinstance(engine, str) and engine.startswith(("postgresql://", "postgres://")):
+        return postgres(engine)
+    if isinstance(engine, str) and engine.startswith("sqlite:///"):
+        return sqlite(engine[len("sqlite:///") :])
+    if type(engine).__name__ == "SparkSession":
+        return spark(engine)
+    if isinstance(engine, Engine):
+        raise InputError(
+            "engine: give 'duckdb', a PostgreSQL DSN, ds.postgres(dsn), a SparkSession or "
+            "ds.spark(session), not an engine object"
+        )
+    raise InputError(
+        f"engine: {engine!r} is not an engine; allowed: 'duckdb' (default), a PostgreSQL DSN "
+        "('postgresql://user@host:port/db'), ds.postgres(dsn), a SparkSession or "
+        "ds.spark(session), 'sqlite:///file.db' or ds.sqlite(file)"
+    )
