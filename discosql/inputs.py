@@ -88,6 +88,17 @@ class Inputs:
     def m(self) -> int:
         return len(self.sources) - 1
 
+    def data_sets(self) -> list[DataSet]:
+        """The data sets as the templates see them."""
+        return source_ctx(self.sources)
+
+    def params(self) -> dict[str, Any]:
+        """The bound parameters that reading the data sets needs (file paths)."""
+        params: dict[str, Any] = {}
+        for reg in self.sources:
+            params.update(reg.params)
+        return params
+
 
 def register_inputs(engine: Engine, original: Any, synthetic: Any) -> Inputs:
     """Classify and register the original and each synthesis; empty original is an error."""
@@ -186,23 +197,23 @@ def check_columns(inputs: Inputs, spec: DisclosureSpec) -> dict[str, str]:
     return kinds
 
 
-def source_ctx(sources: Sequence[Registered]) -> list[dict[str, Any]]:
-    """The templates' view of the data sets: src number, what to read, the kind of each column."""
+@dataclass(frozen=True)
+class DataSet:
+    """A data set as the templates see it: src (0 the original, 1..m the syntheses, m+1 a
+    control), what to read after FROM, each column's kind, and whether it has no rows."""
+
+    src: int
+    sql: str
+    kinds: dict[str, str]
+    empty: bool
+
+
+def source_ctx(sources: Sequence[Registered]) -> list[DataSet]:
+    """The templates' view of the registered data sets."""
     ctx = []
     for i, reg in enumerate(sources):
         kinds = {name: column_kind(t) or "other" for name, t in reg.columns.items()}
         if reg.n_rows == 0:  # an empty data set may have unusable inferred types
             kinds = {name: "text" if k != "null" else k for name, k in kinds.items()}
-        ctx.append({"src": i, "sql": reg.sql, "kinds": kinds, "empty": reg.n_rows == 0})
+        ctx.append(DataSet(i, reg.sql, kinds, reg.n_rows == 0))
     return ctx
-
-
-def _source_ctx(inputs: Inputs) -> list[dict[str, Any]]:
-    return source_ctx(inputs.sources)
-
-
-def _params(inputs: Inputs) -> dict[str, Any]:
-    params: dict[str, Any] = {}
-    for reg in inputs.sources:
-        params.update(reg.params)
-    return params

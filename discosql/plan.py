@@ -13,7 +13,7 @@ from typing import Any
 
 from . import grouping as grp
 from .errors import InputError, did_you_mean
-from .inputs import Inputs, _params, _source_ctx, check_columns, column_kind
+from .inputs import Inputs, check_columns, column_kind
 from .spec import DisclosureSpec
 from .templates import render
 
@@ -26,8 +26,8 @@ def plan_grouping(
     if cache_key in inputs.groupings:
         return inputs.groupings[cache_key]
     engine = inputs.engine
-    sources = _source_ctx(inputs)
-    params = _params(inputs)
+    sources = inputs.data_sets()
+    params = inputs.params()
     code_params = [f"code_{i}" for i in range(len(codes))]
     params.update({p: c for p, c in zip(code_params, codes, strict=True)})
     ctx = {"sources": sources, "column": column, "codes": code_params}
@@ -175,7 +175,7 @@ class Plan:
 def plan(inputs: Inputs, spec: DisclosureSpec) -> Plan:
     """Validate ``spec`` against the data and decide the grouping; no measure SQL runs here."""
     kinds = check_columns(inputs, spec)
-    params = _params(inputs)
+    params = inputs.params()
     cna = spec.cont_na or {}
     numeric = ("integer", "float")
 
@@ -229,13 +229,13 @@ def _as_text(inputs: Inputs, column: str) -> bool:
 
 
 def _check_codes_exist(inputs: Inputs, col: str, codes: Sequence[float]) -> None:
-    params = _params(inputs)
+    params = inputs.params()
     code_params = [f"code_{i}" for i in range(len(codes))]
     params.update(dict(zip(code_params, codes, strict=True)))
     sql = render(
         "grouping/stats.sql.j2",
         inputs.engine.dialect,
-        sources=_source_ctx(inputs),
+        sources=inputs.data_sets(),
         column=col,
         codes=code_params,
     )
@@ -266,7 +266,7 @@ def _check_levels(p: Plan) -> None:
     sql = render(
         "inspect/levels.sql.j2",
         p.inputs.engine.dialect,
-        sources=_source_ctx(p.inputs),
+        sources=p.inputs.data_sets(),
         columns=columns,
     )
     table = p.inputs.engine.query(sql, params, "inspect/levels").to_pylist()

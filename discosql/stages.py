@@ -18,7 +18,7 @@ from typing import Any
 import pyarrow as pa
 
 from .engines.base import Engine
-from .inputs import Inputs, _source_ctx
+from .inputs import DataSet, Inputs
 from .plan import Column, Plan, plan
 from .results import RESULT_TABLES, DisclosureResult, conform_result
 from .spec import DisclosureSpec
@@ -73,7 +73,7 @@ def execute_many(
     ``progress(i, n, target)`` is called before each target's cells are counted.
     """
     engine = plans[0].inputs.engine
-    sources = _source_ctx(plans[0].inputs)
+    sources = plans[0].inputs.data_sets()
     keys, targets = _dictionaries(plans, sources)
     created = [c.levels for c in [*keys, *targets]]
     if all(p.radices for p in plans):  # decided when the script was written
@@ -144,7 +144,7 @@ def decide_radices(plans: Sequence[Plan]) -> list[list[int]]:
     """Each plan's radices (its keys', then its target's), by building the dictionaries once on
     the plans' engine, as execute_many does (for scripts, which are written before they run)."""
     engine = plans[0].inputs.engine
-    keys, targets = _dictionaries(plans, _source_ctx(plans[0].inputs))
+    keys, targets = _dictionaries(plans, plans[0].inputs.data_sets())
     try:
         radices = key_radices(engine, [*keys, *targets])
     finally:
@@ -155,7 +155,7 @@ def decide_radices(plans: Sequence[Plan]) -> list[list[int]]:
 
 
 def _dictionaries(
-    plans: Sequence[Plan], sources: list[dict[str, Any]]
+    plans: Sequence[Plan], sources: list[DataSet]
 ) -> tuple[tuple[Column, ...], list[Column]]:
     """Stage 010 for the keys (once) and each plan's target: their contexts, with each target's
     alias, position and dictionary table (t_i, __disco_levels_t{i})."""
@@ -172,10 +172,10 @@ def _dictionaries(
 
 
 def _dictionary(
-    engine: Engine, sources: list[dict[str, Any]], column: Column, params: dict[str, Any]
+    engine: Engine, sources: list[DataSet], column: Column, params: dict[str, Any]
 ) -> None:
     """Stage 010: the level dictionary of one column, from the data sets where it has values."""
-    with_values = [s for s in sources if not s["empty"] and s["kinds"][column.name] != "null"]
+    with_values = [s for s in sources if not s.empty and s.kinds[column.name] != "null"]
     template = "stages/010_codes.sql.j2"
     sql = render(template, engine.dialect, column=column, sources=with_values)
     engine.create_table(column.levels, sql, params, template)

@@ -193,7 +193,7 @@ def _bin_edges(
     if not columns:
         return {}
     cols = [CapColumn(c, f"c_{i}") for i, c in enumerate(columns)]
-    sql = _render(engine, "cap/range.sql.j2", source={"sql": original.sql}, columns=cols)
+    sql = _render(engine, "cap/range.sql.j2", source=source_ctx([original])[0], columns=cols)
     row = engine.query(sql, params, "cap/range").to_pylist()[0]
     problems, out = [], {}
     for col in cols:

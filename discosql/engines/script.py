@@ -4,12 +4,10 @@
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
 import pyarrow as pa
-from sqlglot import exp
 
 from ..engines.base import Engine
 from ..engines.dialects import inline_params
@@ -41,7 +39,7 @@ class ScriptEngine(Engine):
             # SQL Server's temporary tables are the ones named #...; discosql's own relations
             # are the only quoted identifiers that start with __disco_ (user columns may not).
             sql = sql.replace('"__disco_', '"#__disco_')
-        self.parts.append(inline_params(sql, _literals(params), self.dialect) + ";")
+        self.parts.append(inline_params(sql, params, self.dialect) + ";")
 
     def query(self, sql: str, params: dict[str, Any], stage: str) -> pa.Table:
         self.execute(sql, params, stage)
@@ -62,18 +60,6 @@ class ScriptEngine(Engine):
 
     def drop_table(self, name: str) -> None:
         self._statement(f"DROP TABLE IF EXISTS {ident(name)}", {})
-
-
-def _literals(params: dict[str, Any]) -> dict[str, Any]:
-    """Values sqlglot cannot write as plain literals (NaN, infinities) as expressions."""
-    out: dict[str, Any] = {}
-    for k, v in params.items():
-        if isinstance(v, float) and not math.isfinite(v):
-            text = "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
-            out[k] = exp.cast(exp.Literal.string(text), exp.DataType.build("double"))
-        else:
-            out[k] = v
-    return out
 
 
 def _template_header(stage: str) -> str:
