@@ -1,4 +1,10 @@
-"""Session-wide engines: a PostgreSQL server and a Spark session, started once, on demand."""
+"""Session-wide engines: a PostgreSQL server and a Spark session, started once, on demand.
+
+Every test that uses the ``pg_dsn`` fixture (directly or through another fixture) is marked
+``postgres``, every test that uses ``spark`` is marked ``spark``; the default run (pyproject's
+addopts) deselects both. ``python -m pytest -m ""`` runs everything, ``-m "postgres or spark"``
+only the engine tests.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,25 @@ from typing import Any
 import pytest
 
 from . import servers
+
+# marker -> the session fixture that starts its engine
+ENGINE_MARKERS = {"postgres": "pg_dsn", "spark": "spark"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    wrong = []
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        for marker, fixture in ENGINE_MARKERS.items():
+            if fixture in fixtures:
+                item.add_marker(getattr(pytest.mark, marker))
+            elif item.get_closest_marker(marker) is not None:
+                wrong.append(
+                    f"{item.nodeid}: marked {marker} but does not use the {fixture} fixture"
+                )
+    if wrong:
+        raise pytest.UsageError("\n".join(wrong))
 
 
 @pytest.fixture(scope="session")

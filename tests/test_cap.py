@@ -55,6 +55,7 @@ def call(fn, o, s, keys, targets, **kw):
 FAST = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow
 @FAST
 @given(datasets())
 def test_sdmetrics_scores_match_the_reference(data) -> None:

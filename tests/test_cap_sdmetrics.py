@@ -3,17 +3,18 @@
 SDMetrics is O(n^2) in pure Python (12.8 s for CategoricalCAP at 10k rows), so the data here are a
 few hundred rows. Its CAP classes warn that they are deprecated in favour of DisclosureProtection;
 that DeprecationWarning is SDMetrics' own and is ignored here on purpose (pytest turns warnings
-into errors).
+into errors). SDMetrics itself (seconds to import) is imported by the ``sdm`` fixture, only when
+these tests run; it is a required test dependency, so a missing SDMetrics fails them.
 """
 
 from __future__ import annotations
 
 import math
+from types import ModuleType
 
 import numpy as np
 import pandas as pd
 import pytest
-import sdmetrics.single_table as sdm
 
 import discosql as ds
 
@@ -45,6 +46,14 @@ def frame(rng: np.random.Generator, n: int) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
+def sdm() -> ModuleType:
+    """sdmetrics.single_table, imported here and not at collection."""
+    import sdmetrics.single_table
+
+    return sdmetrics.single_table
+
+
+@pytest.fixture(scope="module")
 def data() -> tuple[pd.DataFrame, pd.DataFrame]:
     rng = np.random.default_rng(20261122)
     original = frame(rng, N)
@@ -70,7 +79,7 @@ def same(a: float, b: float) -> bool:
 
 
 @pytest.mark.parametrize(("keys", "sensitive"), CASES)
-def test_cap_classes_match_sdmetrics(data, keys, sensitive) -> None:
+def test_cap_classes_match_sdmetrics(sdm, data, keys, sensitive) -> None:
     original, synthetic = data
     for ours, theirs in [
         (ds.categorical_cap, sdm.CategoricalCAP),
@@ -85,7 +94,7 @@ def test_cap_classes_match_sdmetrics(data, keys, sensitive) -> None:
 
 @pytest.mark.parametrize(("keys", "sensitive"), CASES[1:3])
 @pytest.mark.parametrize("method", ["cap", "zero_cap", "generalized_cap"])
-def test_disclosure_protection_matches_sdmetrics(data, keys, sensitive, method) -> None:
+def test_disclosure_protection_matches_sdmetrics(sdm, data, keys, sensitive, method) -> None:
     original, synthetic = data
     keys = [*keys, "income"]  # a continuous key with NaN, binned into equal-width bins
     want = sdm.DisclosureProtection.compute_breakdown(
@@ -101,7 +110,7 @@ def test_disclosure_protection_matches_sdmetrics(data, keys, sensitive, method) 
     assert same(got.score, want["score"])
 
 
-def test_disclosure_protection_continuous_target_and_constant_column(data) -> None:
+def test_disclosure_protection_continuous_target_and_constant_column(sdm, data) -> None:
     original, synthetic = data
     original = original.assign(const=7.0)
     synthetic = synthetic.assign(const=np.where(np.arange(N) % 2 == 0, 7.0, 8.5))
@@ -118,7 +127,7 @@ def test_disclosure_protection_continuous_target_and_constant_column(data) -> No
     assert same(got.score, want["score"])
 
 
-def test_float_nan_is_a_category_in_discosql_but_never_matches_in_sdmetrics() -> None:
+def test_float_nan_is_a_category_in_discosql_but_never_matches_in_sdmetrics(sdm) -> None:
     """The documented difference: SDMetrics' float NaN is a fresh object per .iloc, never equal.
 
     discosql treats NA as one category everywhere, which equals SDMetrics with the NaN replaced

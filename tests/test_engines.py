@@ -1,9 +1,11 @@
-"""The same measures on every engine: PostgreSQL and Spark must equal DuckDB (the reference,
-itself checked against synthpop in test_oracle.py) on the SD2011 fixture cases.
+"""The same measures on every engine: PostgreSQL, SQLite and Spark must equal DuckDB (the
+reference, itself checked against synthpop in test_oracle.py) on the SD2011 fixture cases.
 
-PostgreSQL and SQLite run every case; Spark (slower to start a query) a representative subset with
-grouping, exclusions, m = 5 and a single synthesis. Nothing here is skipped: if an engine cannot
-start, these tests fail.
+SQLite (no server) runs every oracle case; PostgreSQL a representative subset of about ten
+and Spark (slow to start a query) two calls; test_engine_subsets_cover_the_options checks that the
+subsets really cover the options named below. Nothing here is skipped: if an engine cannot start,
+its tests fail. The default run deselects the engine tests (markers ``postgres`` and ``spark``,
+added in conftest.py); ``python -m pytest -m ""`` runs them.
 """
 
 from __future__ import annotations
@@ -16,19 +18,41 @@ import pytest
 import discosql as ds
 
 from . import engine_data, oracle
-from .test_oracle import CALLS, IDS
+from .test_oracle import CALLS
 from .test_oracle import _run as duckdb_run
 
 TABLES = ("ident", "attrib", "allcaps", "exclusions", "check_1way", "check_2way", "measures")
-SPARK_CASES = [
-    "sd_depress_default",  # m = 5
-    "sd_depress_m1_dataframe",  # m = 1
-    "sd_workab_all_exclusions",  # every exclusion step, usekeysNA
-    "sd_marital_exclude",  # key/target exclusions
-    "sd_depress_ngroups_keys_and_target",  # grouping of keys and target
-    "sd_income_ngroups20_cna",  # quantile grouping with a cont.na code
-    "sd_ls_thresholds",  # both checks fire
+
+# PostgreSQL: ~5 s a call; these ten between them cover every option of disclosure().
+PG_CALLS = [
+    ("sd_depress_default", "depress"),  # m = 5, defaults (the vignette's call)
+    ("sd_workab_s1cna", "workab"),  # m = 1, a cont.na code; both checks fire
+    ("sd_income_ngroups20_cna", "income"),  # quantile grouping of the target with cont.na
+    ("sd_depress_ngroups_keys_and_target", "depress"),  # grouping of keys and target
+    ("sd_workab_all_exclusions", "workab"),  # every exclusion step, usekeysNA = FALSE
+    ("sd_marital_exclude", "marital"),  # key/target exclusions (a key repeated); check2 fires
+    ("sd_ls_thresholds", "ls"),  # thresh_1way / thresh_2way; both checks fire
+    ("sd_depress_keysNA_vector", "depress"),  # usekeysNA per key, NAs in a key
+    ("sd_workab_nottargetlev", "workab"),  # not.targetlev; check1 fires on level Missing
+    ("sd_depress_keysNA_order_quirk", "depress"),  # keys not in data order, per-key usekeysNA
 ]
+# Spark: ~60 s a call (m = 5). Two calls cover m = 5 and m = 1, grouping of keys and target
+# (the first), an exclusion step that removes records, a cont.na code and a check that fires
+# (the second). The exclude.* triples and check_2way also run on Spark in test_security.py and
+# test_export.py (the exported script), disclosure_summary and the CAP family below.
+SPARK_CALLS = [
+    ("sd_depress_ngroups_keys_and_target", "depress"),  # m = 5; ngroups_keys and ngroups_target
+    ("sd_multi_denom1_s1cna", "workab"),  # m = 1; cont.na, denom_lim exclusion, check1 fires
+]
+
+EXCLUSIONS = {"exclude_keys", "exclude_ov_denom_lim", "not_targetlev", "use_target_na=False",
+              "use_keys_na=False"}  # fmt: skip
+SPARK_MUST_COVER = {"m=5", "m=1", "ngroups_keys", "ngroups_target", "an exclusion",
+                    "a check fires"}  # fmt: skip
+PG_MUST_COVER = SPARK_MUST_COVER | EXCLUSIONS | {
+    "cont_na", "thresh_1way", "thresh_2way", "check1 fires", "check2 fires",
+    "keys not in data order",
+}  # fmt: skip
 
 
 def _kwargs(case_id: str, target: str) -> tuple[dict[str, Any], list[str]]:
@@ -38,6 +62,54 @@ def _kwargs(case_id: str, target: str) -> tuple[dict[str, Any], list[str]]:
         kwargs = dict(kwargs, keys=["marital", "sex", "age"], use_keys_na=[False, True, True])
     names = [Path(f).stem for f in oracle.cases()["synthetic"][case["synthetic"]]["files"]]
     return kwargs, names
+
+
+def _features(case_id: str, target: str) -> set[str]:
+    """What an oracle call exercises, read from its arguments and synthpop's check flags."""
+    kw, syn = _kwargs(case_id, target)
+    out = {f"m={len(syn)}"}
+    for name in ("ngroups_keys", "ngroups_target", "cont_na", "not_targetlev", "exclude_keys",
+                 "thresh_1way", "thresh_2way"):  # fmt: skip
+        value = kw.get(name)
+        if isinstance(value, list) and all(isinstance(v, int) for v in value):
+            value = any(value)  # ngroups_keys = [0, 0, 0] groups nothing
+        if value:
+            out.add(name)
+    if kw.get("denom_lim") and kw.get("exclude_ov_denom_lim"):
+        out.add("exclude_ov_denom_lim")
+    if kw.get("use_target_na") is False:
+        out.add("use_target_na=False")
+    use_keys_na = kw.get("use_keys_na", True)
+    if use_keys_na is False or (isinstance(use_keys_na, list) and False in use_keys_na):
+        out.add("use_keys_na=False")
+    if kw["keys"] != sorted(kw["keys"], key=oracle.columns().index):
+        out.add("keys not in data order")
+    check1, check2 = oracle.expected_check_flags()[case_id, target]
+    out |= {f"check{i} fires" for i, flag in ((1, check1), (2, check2)) if flag}
+    if out & EXCLUSIONS:
+        out.add("an exclusion")
+    if check1 or check2:
+        out.add("a check fires")
+    return out
+
+
+def _calls(chosen: list[tuple[str, str]]) -> list[Any]:
+    return [pytest.param(c, t, id=f"{c}-{t}") for c, t in chosen]
+
+
+@pytest.mark.parametrize(
+    ("chosen", "must_cover"),
+    [pytest.param(PG_CALLS, PG_MUST_COVER, id="postgres"),
+     pytest.param(SPARK_CALLS, SPARK_MUST_COVER, id="spark")],
+)  # fmt: skip
+def test_engine_subsets_cover_the_options(
+    chosen: list[tuple[str, str]], must_cover: set[str]
+) -> None:
+    """The PostgreSQL and Spark subsets are oracle calls and exercise the options they claim."""
+    assert len(set(chosen)) == len(chosen)
+    assert set(chosen) <= {(c, t) for c, t, _ in CALLS}
+    covered = set().union(*(_features(c, t) for c, t in chosen))
+    assert must_cover <= covered, f"not covered: {sorted(must_cover - covered)}"
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +128,8 @@ def parquet(tmp_path_factory: pytest.TempPathFactory, data: dict[str, Any]) -> d
     return engine_data.write_parquet(tmp_path_factory.mktemp("parquet"), data)
 
 
-@pytest.mark.parametrize(("case_id", "target", "kwargs"), CALLS, ids=IDS)
-def test_postgres_equals_duckdb(pg: str, case_id: str, target: str, kwargs: Any) -> None:
+@pytest.mark.parametrize(("case_id", "target"), _calls(PG_CALLS))
+def test_postgres_equals_duckdb(pg: str, case_id: str, target: str) -> None:
     kw, syn = _kwargs(case_id, target)
     got = ds.disclosure("sd2011", syn, target=target, engine=pg, **kw)
     engine_data.assert_same(got, duckdb_run(case_id, target), TABLES)
@@ -68,25 +140,26 @@ def sqlite_db(tmp_path_factory: pytest.TempPathFactory, data: dict[str, Any]) ->
     return engine_data.write_sqlite(tmp_path_factory.mktemp("sqlite") / "oracle.db", data)
 
 
-@pytest.mark.parametrize(("case_id", "target", "kwargs"), CALLS, ids=IDS)
-def test_sqlite_equals_duckdb(sqlite_db: str, case_id: str, target: str, kwargs: Any) -> None:
+# SQLite: the first call of every oracle case (46 of the 68 calls: a multi.disclosure case's
+# other targets differ only in the target column, and run on DuckDB against synthpop).
+SQLITE_CALLS = list({c: (c, t) for c, t, _ in reversed(CALLS)}.values())[::-1]
+
+
+def test_sqlite_runs_every_oracle_case() -> None:
+    assert {c for c, _ in SQLITE_CALLS} == {c for c, _, _ in CALLS}
+    assert all((c, t) == next((c2, t2) for c2, t2, _ in CALLS if c2 == c) for c, t in SQLITE_CALLS)
+
+
+@pytest.mark.parametrize(("case_id", "target"), _calls(SQLITE_CALLS))
+def test_sqlite_equals_duckdb(sqlite_db: str, case_id: str, target: str) -> None:
     kw, syn = _kwargs(case_id, target)
     got = ds.disclosure("sd2011", syn, target=target, engine=ds.sqlite(sqlite_db), **kw)
     engine_data.assert_same(got, duckdb_run(case_id, target), TABLES)
 
 
-SPARK_CALLS = [c for c in CALLS if c[0] in SPARK_CASES]
-
-
-def test_spark_subset_is_representative() -> None:
-    assert {c for c, _, _ in SPARK_CALLS} == set(SPARK_CASES)
-
-
-@pytest.mark.parametrize(
-    ("case_id", "target", "kwargs"), SPARK_CALLS, ids=[f"{c}-{t}" for c, t, _ in SPARK_CALLS]
-)
+@pytest.mark.parametrize(("case_id", "target"), _calls(SPARK_CALLS))
 def test_spark_equals_duckdb(
-    spark: Any, parquet: dict[str, str], case_id: str, target: str, kwargs: Any
+    spark: Any, parquet: dict[str, str], case_id: str, target: str
 ) -> None:
     kw, syn = _kwargs(case_id, target)
     got = ds.disclosure(
@@ -95,32 +168,67 @@ def test_spark_equals_duckdb(
     engine_data.assert_same(got, duckdb_run(case_id, target), TABLES)
 
 
-def test_summary_on_postgres_and_spark(pg: str, spark: Any, parquet: dict[str, str]) -> None:
-    """disclosure_summary on each engine equals DuckDB's (targets, grouping, per-target options)."""
-    kw: dict[str, Any] = {
-        "keys": ["sex", "age", "region", "placesize"],
-        "targets": ["depress", "income", "workab"],
-        "ngroups_targets": {"income": 10},
-        "not_targetlevs": {"workab": "NO"},
-    }
-    syn = ["syn_1", "syn_2"]
-    ref = ds.disclosure_summary(parquet["sd2011"], [parquet[s] for s in syn], **kw)
-    on_pg = ds.disclosure_summary("sd2011", syn, engine=ds.postgres(pg), **kw)
-    on_spark = ds.disclosure_summary(
-        parquet["sd2011"], [parquet[s] for s in syn], engine=ds.spark(spark), **kw
+SUMMARY_KW: dict[str, Any] = {
+    "keys": ["sex", "age", "region", "placesize"],
+    "targets": ["depress", "income", "workab"],
+    "ngroups_targets": {"income": 10},
+    "not_targetlevs": {"workab": "NO"},
+}
+SUMMARY_SYN = ["syn_1", "syn_2"]
+
+
+@pytest.fixture(scope="module")
+def summary_ref(parquet: dict[str, str]) -> ds.DisclosureSummary:
+    """DuckDB's disclosure_summary (targets, grouping, per-target options), for each engine."""
+    return ds.disclosure_summary(parquet["sd2011"], [parquet[s] for s in SUMMARY_SYN], **SUMMARY_KW)
+
+
+def _assert_same_summary(got: ds.DisclosureSummary, ref: ds.DisclosureSummary) -> None:
+    assert got.table.column("target").to_pylist() == ref.table.column("target").to_pylist()
+    for target, res in ref.results.items():
+        engine_data.assert_same(got.results[target], res, TABLES)
+
+
+def test_summary_on_postgres(pg: str, summary_ref: ds.DisclosureSummary) -> None:
+    got = ds.disclosure_summary("sd2011", SUMMARY_SYN, engine=ds.postgres(pg), **SUMMARY_KW)
+    _assert_same_summary(got, summary_ref)
+
+
+def test_summary_on_spark(
+    spark: Any, parquet: dict[str, str], summary_ref: ds.DisclosureSummary
+) -> None:
+    got = ds.disclosure_summary(
+        parquet["sd2011"], [parquet[s] for s in SUMMARY_SYN], engine=ds.spark(spark), **SUMMARY_KW
     )
-    for got in (on_pg, on_spark):
-        assert got.table.column("target").to_pylist() == ref.table.column("target").to_pylist()
-        for target, res in ref.results.items():
-            engine_data.assert_same(got.results[target], res, TABLES)
+    _assert_same_summary(got, summary_ref)
 
 
-def test_engine_argument_errors(pg: str) -> None:
+def test_engine_argument_errors() -> None:
     with pytest.raises(ds.InputError, match="engine: 'oracle' is not an engine"):
         ds.disclosure("a", "b", keys=["sex"], target="depress", engine="oracle")
     with pytest.raises(ds.InputError, match="cannot connect to PostgreSQL"):
         ds.disclosure("a", "b", keys=["sex"], target="depress",
                       engine="postgresql://nobody@127.0.0.1:1/none")  # fmt: skip
+
+
+def test_engine_arguments_once_the_engine_modules_are_loaded() -> None:
+    """A DSN, a 'sqlite:///' path and a SparkSession name their engine also after a first run
+    on it has imported discosql.engines.postgres / .sqlite / .spark (those submodules must not
+    replace the factories postgres(), sqlite(), spark() that engine_spec calls)."""
+    import importlib
+
+    from discosql.engines import PostgresSpec, SparkSpec, SQLiteSpec, engine_spec
+
+    for name in ("postgres", "sqlite", "spark"):
+        importlib.import_module(f"discosql.engines.{name}")
+    dsn = "postgresql://nobody@127.0.0.1:1/none"
+    assert engine_spec(dsn) == PostgresSpec(dsn)
+    assert engine_spec("sqlite:///oracle.db") == SQLiteSpec("oracle.db")
+    session = type("SparkSession", (), {})()  # engine_spec goes by the class name
+    assert engine_spec(session) == SparkSpec(session)
+
+
+def test_postgres_input_errors(pg: str) -> None:
     with pytest.raises(ds.InputError, match="original: cannot read the data"):
         ds.disclosure("no_such_table", "syn_1", keys=["sex"], target="depress", engine=pg)
     with pytest.raises(ds.SchemaError, match="key 'sexx': not a column of the original"):
@@ -158,65 +266,85 @@ def _assert_same_cap(got: dict[str, Any], ref: dict[str, Any]) -> None:
                     engine_data.assert_value(a[col], b[col], f"{name}.{col}")
 
 
-def test_cap_family_on_every_engine(
-    pg: str, sqlite_db: str, spark: Any, parquet: dict[str, str]
-) -> None:
-    """The CAP functions (joint target, binning, control) give DuckDB's numbers everywhere."""
-    ref = _cap_results(parquet["sd2011"], parquet["syn_1"], parquet["syn_2"], None)
-    _assert_same_cap(_cap_results("sd2011", "syn_1", "syn_2", ds.postgres(pg)), ref)
-    _assert_same_cap(_cap_results("sd2011", "syn_1", "syn_2", ds.sqlite(sqlite_db)), ref)
-    _assert_same_cap(
-        _cap_results(parquet["sd2011"], parquet["syn_1"], parquet["syn_2"], ds.spark(spark)), ref
-    )
+@pytest.fixture(scope="module")
+def cap_ref(parquet: dict[str, str]) -> dict[str, Any]:
+    """The CAP functions (joint target, binning, control) on DuckDB, for each engine."""
+    return _cap_results(parquet["sd2011"], parquet["syn_1"], parquet["syn_2"], None)
+
+
+def test_cap_family_on_postgres(pg: str, cap_ref: dict[str, Any]) -> None:
+    _assert_same_cap(_cap_results("sd2011", "syn_1", "syn_2", ds.postgres(pg)), cap_ref)
+
+
+def test_cap_family_on_sqlite(sqlite_db: str, cap_ref: dict[str, Any]) -> None:
+    _assert_same_cap(_cap_results("sd2011", "syn_1", "syn_2", ds.sqlite(sqlite_db)), cap_ref)
+
+
+def test_cap_family_on_spark(spark: Any, parquet: dict[str, str], cap_ref: dict[str, Any]) -> None:
+    got = _cap_results(parquet["sd2011"], parquet["syn_1"], parquet["syn_2"], ds.spark(spark))
+    _assert_same_cap(got, cap_ref)
 
 
 FLOATS = [0.5, 2.25, 1e-5, -1.5e-5, 0.00012345, 0.0012345, 12345678.9, 123456789012.5,
           1e15 + 0.5, 1e15, 1.5e16 + 2, 1.5e20, -0.25, -1e-7, 1 / 3, 2e-5 / 3, 57.0, -3.0,
           float("inf"), float("-inf"), None]  # fmt: skip
+# Ungrouped float values become the same level names on every engine: Python's repr (shortest
+# round-trip), integral values without decimals, NA as 'Missing'.
+FLOAT_LEVELS = sorted(
+    "Missing" if v is None else str(int(v)) if abs(v) < 1e15 and v == int(v) else repr(v)
+    for v in FLOATS
+)
 
 
-def test_float_level_names_agree(pg: str, spark: Any, tmp_path: Path) -> None:
-    """Ungrouped float values become the same level names on every engine: Python's repr
-    (shortest round-trip), integral values without decimals, NA as 'Missing'."""
+@pytest.fixture(scope="module")
+def floats(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, str]:
+    """The FLOATS table and its Parquet file."""
     import pyarrow as pa
+    import pyarrow.parquet as pq
 
     n = len(FLOATS)
     table = pa.table({"k": ["a"] * n, "x": pa.array(FLOATS, pa.float64()), "i": list(range(n))})
-    expected = sorted(
-        "Missing" if v is None else str(int(v)) if abs(v) < 1e15 and v == int(v) else repr(v)
-        for v in FLOATS
-    )
-    parquet = str(tmp_path / "floats.parquet")
-    import pyarrow.parquet as pq
-
+    parquet = str(tmp_path_factory.mktemp("floats") / "floats.parquet")
     pq.write_table(table, parquet)
-    engine_data.load_postgres(pg, {"floats": table})
-
-    def levels(original: Any, engine: Any) -> list[str]:
-        rec = ds.cap_records(original, original, ["i"], "x", engine=engine)
-        return sorted(rec.column("x").to_pylist())
-
-    assert levels(parquet, None) == expected
-    assert levels("floats", ds.postgres(pg)) == expected
-    assert levels(parquet, ds.spark(spark)) == expected
+    return table, parquet
 
 
-def test_cli_and_export_on_postgres(pg: str, tmp_path: Path) -> None:
+def _float_levels(original: Any, engine: Any) -> list[str]:
+    rec = ds.cap_records(original, original, ["i"], "x", engine=engine)
+    return sorted(rec.column("x").to_pylist())
+
+
+def test_float_level_names_on_duckdb(floats: tuple[Any, str]) -> None:
+    assert _float_levels(floats[1], None) == FLOAT_LEVELS
+
+
+def test_float_level_names_on_postgres(pg: str, floats: tuple[Any, str]) -> None:
+    engine_data.load_postgres(pg, {"floats": floats[0]})
+    assert _float_levels("floats", ds.postgres(pg)) == FLOAT_LEVELS
+
+
+def test_float_level_names_on_spark(spark: Any, floats: tuple[Any, str]) -> None:
+    assert _float_levels(floats[1], ds.spark(spark)) == FLOAT_LEVELS
+
+
+def test_cli_and_export_on_postgres(
+    pg: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`discosql disclosure --engine DSN` runs on the server; to_sql reads PostgreSQL tables at
     export time and its script, run there, gives the same tables."""
     import json
-    import subprocess
-    import sys
 
     import psycopg
 
+    from discosql.cli import main
+
     ref = duckdb_run("sd_depress_default", "depress")
     out = tmp_path / "ident.json"
-    cmd = [sys.executable, "-m", "discosql", "disclosure", "sd2011", "syn_1", "syn_2", "syn_3",
-           "syn_4", "syn_5", "--keys", "sex,age,region,placesize", "--target", "depress",
-           "--engine", pg, "--format", "json", "--table", "ident", "--out", str(out)]  # fmt: skip
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
+    argv = ["disclosure", "sd2011", "syn_1", "syn_2", "syn_3", "syn_4", "syn_5",
+            "--keys", "sex,age,region,placesize", "--target", "depress",
+            "--engine", pg, "--format", "json", "--table", "ident", "--out", str(out)]  # fmt: skip
+    code = main(argv)
+    assert code == 0, capsys.readouterr().err
     assert json.loads(out.read_text()) == ref.ident.to_pylist()
 
     script = ds.to_sql(

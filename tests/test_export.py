@@ -22,14 +22,23 @@ import sqlglot
 import discosql as ds
 
 from . import engine_data
-from .test_engines import SPARK_CASES, _kwargs
+from .test_engines import _kwargs
 from .test_oracle import CALLS
 from .test_oracle import _run as duckdb_run
 from .test_templates import NON_PORTABLE, _strip_strings
 
 RESULT_TABLES = ("ident", "attrib", "allcaps", "exclusions", "check_1way", "check_2way")
 GOLDEN = Path(__file__).parent / "golden"
-CLI_CALLS = [c for c in CALLS if c[0] in SPARK_CASES]
+SHELL_CASES = [
+    "sd_depress_default",  # m = 5
+    "sd_depress_m1_dataframe",  # m = 1
+    "sd_workab_all_exclusions",  # every exclusion step, usekeysNA
+    "sd_marital_exclude",  # key/target exclusions
+    "sd_depress_ngroups_keys_and_target",  # grouping of keys and target
+    "sd_income_ngroups20_cna",  # quantile grouping with a cont.na code
+    "sd_ls_thresholds",  # both checks fire
+]
+CLI_CALLS = [c for c in CALLS if c[0] in SHELL_CASES]
 
 
 def _duckdb_cli() -> str:
@@ -235,20 +244,25 @@ def _plain(v: Any) -> Any:
     return float(v) if isinstance(v, Decimal) else v
 
 
-def test_cli_sql_subcommand(parquet: dict[str, str], tmp_path: Path) -> None:
+def test_cli_sql_subcommand(
+    parquet: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from discosql.cli import main
+
     out = tmp_path / "m.sql"
-    cmd = [sys.executable, "-m", "discosql", "sql", parquet["sd2011"], parquet["syn_1"],
-           "--keys", "sex,age", "--target", "depress", "--out", str(out)]  # fmt: skip
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
+    argv = ["sql", parquet["sd2011"], parquet["syn_1"],
+            "--keys", "sex,age", "--target", "depress", "--out", str(out)]  # fmt: skip
+    code = main(argv)
+    assert code == 0, capsys.readouterr().err
     tables = _run_shell(out.read_text(), tmp_path)
     ref = ds.disclosure(parquet["sd2011"], parquet["syn_1"], keys=["sex", "age"], target="depress")
     assert tables[0] == ref.ident.to_pylist()
-    bad = subprocess.run([*cmd[:-2], "--dialect", "tsql"], capture_output=True, text=True,
-                         check=False)  # fmt: skip
-    assert bad.returncode == 2
-    assert "tables" in bad.stderr
-    assert "Traceback" not in bad.stderr
+    capsys.readouterr()
+    bad = main([*argv[:-2], "--dialect", "tsql"])
+    stderr = capsys.readouterr().err
+    assert bad == 2
+    assert "tables" in stderr
+    assert "Traceback" not in stderr
 
 
 def test_to_sql_bad_input(parquet: dict[str, str]) -> None:

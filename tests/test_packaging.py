@@ -9,9 +9,12 @@ import venv
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_wheel_installs_and_runs_the_demo(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     subprocess.run(
@@ -26,11 +29,25 @@ def test_wheel_installs_and_runs_the_demo(tmp_path: Path) -> None:
     assert {f"discosql/{t}" for t in templates} <= names
     assert "discosql/data/sd2011.parquet" in names
 
-    # a fresh venv with the wheel; the dependencies come from this environment via a .pth file
+    # a fresh venv with the wheel, installed by this environment's pip (no ensurepip in the new
+    # venv); the dependencies come from this environment via a .pth file
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=True)
+    venv.create(env_dir, with_pip=False)
     py = env_dir / "bin" / "python"
-    subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(py),
+            "install",
+            "-q",
+            "--no-deps",
+            str(wheel),
+        ],
+        check=True,
+    )
     site = subprocess.run(
         [py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
         capture_output=True,

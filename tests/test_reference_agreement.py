@@ -571,6 +571,7 @@ def compare_with_reference(sc):
     assert not got2
 
 
+@pytest.mark.slow
 @settings(
     max_examples=60,
     deadline=None,
