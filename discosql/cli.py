@@ -1,17 +1,24 @@
 """The ``discosql`` command line: demo, disclosure (one target), summary (many targets) and sql
 (the export), each calling the Python API (flags: :mod:`.cli_parser`).
 
-Bad input prints one line per problem on stderr and exits with status 2.
+Bad input (arguments and output flags are checked before any data is read) prints one line
+per problem on stderr and exits with status 2; warnings print as ``discosql: warning: ...``; an
+internal error prints one line and where its traceback went (``--debug`` prints it).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
+import os
 import sys
+import tempfile
 import threading
 import time
+import traceback
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,7 +28,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from .cli_parser import UsageError, boolean, build_parser, csv_list, parse_cont_na, target_map
-from .errors import DiscoSQLError, InputError
+from .errors import DiscoSQLError, DiscoSQLWarning, InputError
 
 
 class Progress:
@@ -64,8 +71,7 @@ def _text_table(table: pa.Table) -> str:
 
 def _write(table: pa.Table, text: str, fmt: str, out: Path | None) -> None:
     if fmt == "parquet":
-        if out is None:
-            raise UsageError("--format parquet needs --out FILE")
+        assert out is not None  # _output_problems made sure
         pq.write_table(table, out)
         return
     if fmt == "csv":
@@ -196,6 +202,63 @@ def _summary(args: argparse.Namespace, progress: Progress) -> None:
     _write(s.table, str(s), args.format, args.out)
 
 
+# Image formats matplotlib writes (Figure.savefig picks the format from the extension).
+PLOT_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff", ".webp")
+
+
+def _output_problems(args: argparse.Namespace) -> list[str]:
+    """What is wrong with the output flags, found before any data is read."""
+    problems = []
+    if getattr(args, "format", None) == "parquet" and args.out is None:
+        problems.append("--format parquet: needs --out FILE (Parquet is not written to stdout)")
+    for flag, path in (
+        ("--out", getattr(args, "out", None)),
+        ("--plot", getattr(args, "plot", None)),
+    ):
+        if path is None:
+            continue
+        parent = path.resolve().parent
+        if not parent.is_dir():
+            problems.append(f"{flag}: the directory {str(parent)!r} does not exist")
+        elif not os.access(parent, os.W_OK):
+            problems.append(f"{flag}: the directory {str(parent)!r} is not writable")
+    plot = getattr(args, "plot", None)
+    if plot is not None:
+        if plot.suffix.lower() not in PLOT_SUFFIXES:
+            problems.append(
+                f"--plot: cannot tell the image format of {str(plot)!r}; allowed endings: "
+                f"{', '.join(PLOT_SUFFIXES)}"
+            )
+        if importlib.util.find_spec("matplotlib") is None:
+            problems.append("--plot: needs matplotlib: pip install 'discosql[plot]'")
+    return problems
+
+
+def _error(problems: Sequence[str]) -> int:
+    """Bad input: one line per problem on stderr, exit status 2."""
+    for problem in problems:
+        print(f"discosql: error: {' '.join(problem.splitlines())}", file=sys.stderr)
+    return 2
+
+
+def _warning(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+    print(f"discosql: warning: {' '.join(str(message).splitlines())}", file=sys.stderr)
+
+
+def _internal_error(e: BaseException) -> int:
+    """An unexpected failure: one line, and the traceback in a file (--debug prints it)."""
+    fd, path = tempfile.mkstemp(prefix="discosql-traceback-", suffix=".txt")
+    with os.fdopen(fd, "w") as f:
+        traceback.print_exception(e, file=f)
+    first = (str(e).splitlines() or [""])[0]
+    print(
+        f"discosql: internal error: {type(e).__name__}: {first} (the full traceback is in "
+        f"{path}; --debug prints it)",
+        file=sys.stderr,
+    )
+    return 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "demo":
@@ -203,27 +266,38 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(run_demo()[1])
         return 0
+    problems = _output_problems(args)
+    if problems:
+        return _error(problems)
     progress = Progress()
     try:
-        if args.command == "disclosure":
-            _disclosure(args, progress)
-        elif args.command == "sql":
-            _sql(args)
-        else:
-            _summary(args, progress)
-    except (InputError, UsageError) as e:
-        problems = e.problems if isinstance(e, InputError) else [str(e)]
-        print(
-            f"discosql: error: {' | '.join(p.replace(chr(10), ' ') for p in problems)}",
-            file=sys.stderr,
-        )
-        return 2
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", DiscoSQLWarning)  # printed, whatever the filters say
+            warnings.showwarning = _warning
+            _run(args, progress)
+    except InputError as e:
+        return _error(e.problems)
+    except UsageError as e:
+        return _error([str(e)])
     except (DiscoSQLError, OSError) as e:
-        print(f"discosql: error: {str(e).splitlines()[0]}", file=sys.stderr)
+        print(f"discosql: error: {(str(e).splitlines() or [''])[0]}", file=sys.stderr)
         return 1
+    except Exception as e:
+        if args.debug:
+            raise
+        return _internal_error(e)
     finally:
         progress.stop()
     return 0
+
+
+def _run(args: argparse.Namespace, progress: Progress) -> None:
+    if args.command == "disclosure":
+        _disclosure(args, progress)
+    elif args.command == "sql":
+        _sql(args)
+    else:
+        _summary(args, progress)
 
 
 if __name__ == "__main__":

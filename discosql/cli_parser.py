@@ -147,6 +147,9 @@ def _add_common(p: argparse.ArgumentParser, outputs: bool = True) -> None:
     p.add_argument(
         "--temp-dir", default=None, metavar="DIR", help="DuckDB: where to spill (default .tmp)"
     )
+    p.add_argument(
+        "--debug", action="store_true", help="show the full traceback of an internal error"
+    )
     if not outputs:
         return
     p.add_argument(

@@ -1,4 +1,5 @@
-"""The discosql command, end to end in a subprocess."""
+"""The discosql command: main() in-process (stdout, stderr and exit code as the command gives
+them), and one end-to-end run of ``python -m discosql`` in a subprocess."""
 
 from __future__ import annotations
 
@@ -8,31 +9,58 @@ import json
 import struct
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import pyarrow.parquet as pq
+import pytest
 
 import discosql as ds
+from discosql.cli import main
 
 from . import oracle
 
 KEYS = "sex,age,region,placesize"
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "discosql", *args], capture_output=True, text=True, timeout=120
-    )
+class Done(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
 
 
+Run = Callable[..., Done]
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str]) -> Run:
+    """``discosql ARGS...`` in this process: its exit code and what it printed."""
+
+    def run(*args: str) -> Done:
+        capsys.readouterr()
+        try:
+            code = main(list(args))
+        except SystemExit as e:  # argparse rejects the command line
+            code = e.code if isinstance(e.code, int) else int(e.code is not None)
+        out = capsys.readouterr()
+        return Done(code, out.out, out.err)
+
+    return run
+
+
+@pytest.mark.slow
 def test_demo_reproduces_the_vignette() -> None:
-    out = run("demo")
+    """`python -m discosql demo` end to end in a fresh interpreter (the one subprocess here)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "discosql", "demo"], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert "Synthesis 1 matches all 17 published synthpop values" in out.stdout
     assert "48.38" in out.stdout
 
 
-def test_disclosure_formats() -> None:
+def test_disclosure_formats(run: Run) -> None:
     syn = oracle.synthetic_paths("s5")[:2]
     base = ["disclosure", oracle.original_path(), *syn, "--keys", KEYS, "--target", "depress"]
     table = run(*base)
@@ -47,7 +75,7 @@ def test_disclosure_formats() -> None:
     assert {r["measure"] for r in rows} >= {"UiO", "repU", "DiSCO", "TCAP"}
 
 
-def test_bad_input_is_one_line_and_exit_2() -> None:
+def test_bad_input_is_one_line_and_exit_2(run: Run) -> None:
     out = run(
         "disclosure",
         oracle.original_path(),
@@ -60,13 +88,14 @@ def test_bad_input_is_one_line_and_exit_2() -> None:
     assert out.returncode == 2
     assert out.stdout == ""
     lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1
+    assert len(lines) == 2  # one problem a line: the original's, the synthetic data's
     assert "Traceback" not in out.stderr
-    assert "key 'agex'" in lines[0]
-    assert "did you mean 'age'" in lines[0]
+    assert "key 'agex': not a column of the original data" in lines[0]
+    assert "key 'agex': not a column of the synthetic data" in lines[1]
+    assert all("did you mean 'age'" in line for line in lines)
 
 
-def test_summary_every_format(tmp_path: Path) -> None:
+def test_summary_every_format(run: Run, tmp_path: Path) -> None:
     syn = oracle.synthetic_paths("s5")[:2]
     base = ["summary", oracle.original_path(), *syn, "--keys", KEYS, "--targets", "depress,workab"]
     table = run(*base)
@@ -87,7 +116,7 @@ def test_summary_every_format(tmp_path: Path) -> None:
     assert struct.unpack(">II", png[16:24])[0] > 600  # width in pixels
 
 
-def test_summary_memory_limit_and_spill_directory(tmp_path: Path) -> None:
+def test_summary_memory_limit_and_spill_directory(run: Run, tmp_path: Path) -> None:
     syn = oracle.synthetic_paths("s5")[:1]
     base = ["summary", oracle.original_path(), *syn, "--keys", KEYS, "--targets", "depress,ls"]
     free = json.loads(run(*base, "--format", "json").stdout)
@@ -100,7 +129,7 @@ def test_summary_memory_limit_and_spill_directory(tmp_path: Path) -> None:
     assert "--memory-limit and --temp-dir apply to DuckDB" in wrong.stderr
 
 
-def test_summary_options_reach_the_api() -> None:
+def test_summary_options_reach_the_api(run: Run) -> None:
     syn = oracle.synthetic_paths("s5")[:1]
     out = run(
         "summary",
@@ -125,7 +154,7 @@ def test_summary_options_reach_the_api() -> None:
     assert rows["ls"]["attrib_syn"] == alone.value("DiSCO")
 
 
-def test_parquet_needs_out() -> None:
+def test_parquet_needs_out(run: Run) -> None:
     syn = oracle.synthetic_paths("s5")[0]
     out = run(
         "disclosure",
@@ -140,3 +169,67 @@ def test_parquet_needs_out() -> None:
     )
     assert out.returncode == 2
     assert "needs --out" in out.stderr
+
+
+def test_output_flags_are_checked_before_the_data_are_read(run: Run, tmp_path: Path) -> None:
+    """A missing data file would be the first error once the data are read: the output flags'
+    problems come first, all of them, one line each."""
+    missing = str(tmp_path / "nowhere.parquet")
+    out = run(
+        "summary", missing, missing, "--keys", KEYS, "--format", "parquet",
+        "--plot", str(tmp_path / "plot.txt"), "--out", str(tmp_path / "no" / "dir" / "s.parquet"),
+    )  # fmt: skip
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 2, lines
+    assert all(line.startswith("discosql: error: ") for line in lines)
+    assert "--out: the directory" in lines[0]
+    assert "does not exist" in lines[0]
+    assert "--plot: cannot tell the image format of" in lines[1]
+    assert "nowhere" not in out.stderr  # the data were not looked at
+    out = run("disclosure", missing, missing, "--keys", KEYS, "--target", "ls", "--format",
+              "parquet")  # fmt: skip
+    assert out.stderr.strip().splitlines() == [
+        "discosql: error: --format parquet: needs --out FILE (Parquet is not written to stdout)"
+    ]
+
+
+def test_each_problem_on_its_own_line(run: Run) -> None:
+    out = run(
+        "disclosure", oracle.original_path(), oracle.original_path(), "--keys", "sexx,agex",
+        "--target", "depresss",
+    )  # fmt: skip
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 6, lines  # three columns missing from two data sets
+    assert all(line.startswith("discosql: error: ") for line in lines)
+    assert sorted(line.split("'")[1] for line in lines) == sorted(["sexx", "agex", "depresss"] * 2)
+
+
+def test_warnings_and_internal_errors_are_one_line(
+    run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pyarrow as pa
+
+    empty = tmp_path / "empty.parquet"
+    pq.write_table(pa.table({"a": pa.array([], pa.string()), "t": pa.array([], pa.string())}),
+                   empty)  # fmt: skip
+    full = tmp_path / "full.parquet"
+    pq.write_table(pa.table({"a": ["x", "y"], "t": ["p", "q"]}), full)
+    out = run("disclosure", str(full), str(empty), "--keys", "a", "--target", "t")
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.startswith("discosql: warning: synthetic: the data set has no rows")
+    assert "DiscoSQLWarning" not in out.stderr
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr("discosql.api.disclosure", broken)
+    out = run("disclosure", str(full), str(full), "--keys", "a", "--target", "t")
+    assert out.returncode == 1
+    (line,) = out.stderr.strip().splitlines()
+    assert line.startswith("discosql: internal error: ZeroDivisionError: a bug (the full")
+    path = line.split("traceback is in ")[1].split(";")[0]
+    assert "Traceback" in Path(path).read_text()
+    with pytest.raises(ZeroDivisionError):
+        main(["disclosure", str(full), str(full), "--keys", "a", "--target", "t", "--debug"])
