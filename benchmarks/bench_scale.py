@@ -57,10 +57,12 @@ def _files(rows: int) -> tuple[str, str]:
 
 def digest(results: dict[str, Any]) -> str:
     """A digest of every result table of every target (NaN made comparable)."""
+    from discosql.results import RESULT_TABLES  # the workers import discosql themselves
+
     h = hashlib.sha256()
     for target in sorted(results):
         r = results[target]
-        for name in ("ident", "attrib", "allcaps", "exclusions", "check_1way", "check_2way"):
+        for name in (t.name for t in RESULT_TABLES):
             rows = [
                 {k: "NaN" if isinstance(v, float) and math.isnan(v) else v for k, v in x.items()}
                 for x in getattr(r, name).to_pylist()

@@ -11,6 +11,8 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from discosql.engines.duckdb import file_reader
+
 from . import oracle
 
 PG_TYPES = {"int64": "bigint", "int32": "integer", "double": "double precision", "string": "text",
@@ -28,10 +30,8 @@ def oracle_tables() -> dict[str, pa.Table]:
     files = ["sd2011.csv", *sorted(synthetic)]
     out = {}
     for f in files:
-        rel = duckdb.read_csv(
-            str(oracle.ORACLE / f), auto_type_candidates=["BIGINT", "DOUBLE", "VARCHAR"]
-        )
-        out[Path(f).stem] = rel.to_arrow_table()
+        read = f"SELECT * FROM {file_reader('csv', 'p')}"  # as discosql's DuckDB engine reads CSV
+        out[Path(f).stem] = duckdb.sql(read, params={"p": str(oracle.ORACLE / f)}).to_arrow_table()
     return out
 
 

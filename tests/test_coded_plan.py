@@ -23,11 +23,11 @@ from hypothesis import strategies as st
 from discosql import stages
 from discosql.inputs import register_inputs
 from discosql.plan import plan
-from discosql.results import DisclosureResult
+from discosql.results import RESULT_TABLES, DisclosureResult
 
 from . import oracle, plans
 
-TABLES = ("ident", "attrib", "allcaps", "exclusions", "check_1way", "check_2way")
+TABLES = tuple(t.name for t in RESULT_TABLES)
 
 
 def rows(result: DisclosureResult, table: str) -> list[dict[str, Any]]:

@@ -16,12 +16,13 @@ from typing import Any
 import pytest
 
 import discosql as ds
+from discosql.results import RESULT_TABLES
 
 from . import engine_data, oracle
 from .test_oracle import CALLS
 from .test_oracle import _run as duckdb_run
 
-TABLES = ("ident", "attrib", "allcaps", "exclusions", "check_1way", "check_2way", "measures")
+TABLES = (*(t.name for t in RESULT_TABLES), "measures")
 
 # PostgreSQL: ~5 s a call; these ten between them cover every option of disclosure().
 PG_CALLS = [

@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import discosql as ds
+from discosql.results import RESULT_TABLES
 
 from . import engine_data
 
@@ -55,7 +56,7 @@ KWARGS: dict[str, Any] = {
     "thresh_1way": (1, 50),
     "thresh_2way": (1, 50),
 }
-TABLES = ("ident", "attrib", "allcaps", "exclusions", "check_1way", "check_2way")
+TABLES = tuple(t.name for t in RESULT_TABLES)
 
 
 @pytest.fixture(scope="module")

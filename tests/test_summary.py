@@ -15,6 +15,7 @@ import pytest
 import discosql as ds
 from discosql.demo import demo_paths
 from discosql.engines import base
+from discosql.results import RESULT_TABLES
 
 from . import oracle
 from .test_oracle import _run as duckdb_run
@@ -93,7 +94,7 @@ def test_equals_separate_disclosure_calls(case: dict[str, Any]) -> None:
         # disclosure() alone with this target's options (the call test_oracle replays, cached)
         alone = duckdb_run(case["case_id"], target)
         together = summary.results[target]
-        for name in ("ident", "attrib", "allcaps", "exclusions", "check_1way", "check_2way"):
+        for name in (t.name for t in RESULT_TABLES):
             assert getattr(together, name).equals(getattr(alone, name)), (target, name)
 
 
