@@ -142,7 +142,8 @@ def column_kinds(
             if col not in reg.columns:
                 problems.append(
                     f"{role} {col!r}: not a column of the {reg.source.label} data"
-                    f"{did_you_mean(col, list(reg.columns))}; columns are {list(reg.columns)!r}"
+                    f"{did_you_mean(col, list(reg.columns))}{_list_hint(col, reg.columns)}; "
+                    f"columns are {list(reg.columns)!r}"
                 )
                 continue
             kind = column_kind(reg.columns[col])
@@ -165,6 +166,14 @@ def column_kinds(
         if seen:
             kinds[col] = seen[0][2]
     return kinds, problems
+
+
+def _list_hint(name: str, columns: dict[str, str]) -> str:
+    """A hint when ``name`` is several column names joined by commas (keys="age,sex")."""
+    parts = [p.strip() for p in name.split(",")]
+    if len(parts) > 1 and all(p in columns for p in parts):
+        return f"; for several columns give a list: {parts!r}"
+    return ""
 
 
 def check_columns(inputs: Inputs, spec: DisclosureSpec) -> dict[str, str]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from .errors import TemplateError
+from .errors import InputError, TemplateError
 from .grouping import Grouping
 from .spec import DisclosureSpec
 
@@ -158,6 +158,15 @@ class DisclosureResult:
 
     def value(self, measure: str, synthesis: int = 1) -> float:
         """One measure of one synthesis, e.g. ``res.value("DiSCO", 2)``."""
+        if (
+            isinstance(synthesis, bool)
+            or not isinstance(synthesis, int)
+            or not 1 <= synthesis <= self.m
+        ):
+            raise InputError(
+                f"value: synthesis {synthesis!r} does not exist; this result has syntheses "
+                f"1 to {self.m}"
+            )
         for table in (self.ident, self.attrib, self.allcaps):
             if measure in table.column_names:
                 return float(table.column(measure)[synthesis - 1].as_py())

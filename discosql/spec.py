@@ -248,6 +248,9 @@ def _check_thresh(value: Any, what: str, problems: list[str]) -> tuple[float, fl
             for v in value
         )
     ):
+        if value[0] < 0:
+            # a negative count made every cell count, and engines disagreed (division by zero)
+            problems.append(f"{what}: the count must be >= 0, got {value[0]!r}")
         return (float(value[0]), float(value[1]))
     problems.append(f"{what}: must be two finite numbers (count, percent), got {value!r}")
     return (0.0, 0.0)

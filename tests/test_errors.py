@@ -287,3 +287,25 @@ def test_keys_as_one_string_mean_one_key_everywhere() -> None:
         == ds.disclosure(t, t, keys=["a"], target="t").ident
     )
     assert ds.categorical_cap(t, t, "a", "t") == ds.categorical_cap(t, t, ["a"], "t")
+
+
+def test_value_names_the_syntheses_there_are() -> None:
+    t = _t(a=["x", "y"], t=["p", "q"])
+    res = ds.disclosure(t, t, keys=["a"], target="t")
+    assert res.value("DiSCO", 1) == res.attrib.column("DiSCO")[0].as_py()
+    for bad in (0, 2, True, "1"):
+        with pytest.raises(ds.InputError, match=re.escape(f"value: synthesis {bad!r} does not")):
+            res.value("DiSCO", bad)  # type: ignore[arg-type]
+
+
+def test_negative_threshold_counts_are_rejected() -> None:
+    t = _t(a=["x", "y"], t=["p", "q"])
+    for arg in ("thresh_1way", "thresh_2way"):
+        with pytest.raises(ds.InputError, match=f"{arg}: the count must be >= 0, got -1"):
+            ds.disclosure(t, t, keys=["a"], target="t", **{arg: (-1, 50)})
+
+
+def test_comma_joined_keys_get_a_hint() -> None:
+    t = _t(age=["x", "y"], sex=["m", "f"], t=["p", "q"])
+    with pytest.raises(ds.SchemaError, match=re.escape("give a list: ['age', 'sex']")):
+        ds.disclosure(t, t, keys="age,sex", target="t")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -218,3 +219,29 @@ def test_labels_follow_synthpop(tmp_path: Path) -> None:
     ex = {(r["table"], r["reason"]): r["count"] for r in res.exclusions.to_pylist()}
     assert ex["original", "excluded target"] == 2
     assert ex["synthetic", "excluded target"] == 1
+
+
+def test_unreadable_inputs_are_input_errors(tmp_path: Path) -> None:
+    """Each problem names the data set and what is wrong, before any measure runs."""
+    good = tmp_path / "good.parquet"
+    pq.write_table(pa.table({"a": ["x", "y"], "t": ["p", "q"]}), good)
+    (tmp_path / "empty.csv").write_text("")
+    (tmp_path / "blank.csv").write_text("\n\n")
+    (tmp_path / "bad.parquet").write_text("not parquet")
+    (tmp_path / "none").mkdir()
+    twice = pa.Table.from_arrays([pa.array(["x", "y"])] * 2 + [pa.array(["p", "q"])],
+                                 names=["a", "a", "t"])  # fmt: skip
+    cases = {
+        str(tmp_path / "empty.csv"): "original: empty file",
+        str(tmp_path / "blank.csv"): "original: empty file",
+        str(tmp_path / "bad.parquet"): "original: cannot read the data",
+        str(tmp_path / "no*.parquet"): "original: no file matches",
+        str(tmp_path / "none"): "has no Parquet file",
+    }
+    for path, message in cases.items():
+        with pytest.raises(ds.InputError, match=re.escape(message)):
+            ds.disclosure(path, str(good), keys=["a"], target="t")
+    with pytest.raises(ds.InputError, match=re.escape("synthetic: columns ['a'] appear more")):
+        ds.disclosure(str(good), twice, keys=["a"], target="t")
+    with pytest.raises(ds.InputError, match=re.escape("original: columns ['a'] appear more")):
+        ds.disclosure(twice.to_pandas(), str(good), keys=["a"], target="t")

@@ -6,6 +6,7 @@ Inputs are only read, never modified.
 
 from __future__ import annotations
 
+import glob
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -75,7 +76,14 @@ class DuckDBEngine(Engine):
         return reader
 
     def _columns(self, reg: Registered) -> dict[str, str]:
-        desc = self.con.execute(f"DESCRIBE SELECT * FROM {reg.sql}", reg.params).fetchall()
+        try:
+            desc = self.con.execute(f"DESCRIBE SELECT * FROM {reg.sql}", reg.params).fetchall()
+        except duckdb.Error as e:  # a corrupt file, say: register() names the data set
+            raise EngineError(str(e)) from e
+        names = [str(row[0]) for row in desc]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise EngineError(f"columns {twice!r} appear more than once; names must be unique")
         return {row[0]: str(row[1]) for row in desc}
 
     def _register(self, source: Source, name: str, param: str) -> Registered:
@@ -150,6 +158,31 @@ def duckdb_table(
     return DuckDBTable(str(database), table, schema)
 
 
+def _is_empty(path: Path) -> bool:
+    """0 bytes, or only white space (no header line)."""
+    with path.open("rb") as f:
+        return not f.read(4096).strip()
+
+
+def _check_unique_names(obj: Any, label: str) -> None:
+    """In-memory data (Arrow, pandas) may repeat a column name; DuckDB would rename the copies
+    and a key would silently mean the first one."""
+    schema = getattr(obj, "schema", None)
+    names = getattr(schema, "names", None)
+    if (
+        names is None
+        and hasattr(obj, "columns")
+        and (type(obj).__module__ or "").startswith("pandas")
+    ):
+        names = [str(c) for c in obj.columns]
+    if isinstance(names, list):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise InputError(
+                f"{label}: columns {twice!r} appear more than once; column names must be unique"
+            )
+
+
 def classify(obj: Any, label: str) -> Source:
     """Classify one data set argument, or raise an InputError naming it."""
     if isinstance(obj, DuckDBTable):
@@ -162,12 +195,21 @@ def classify(obj: Any, label: str) -> Source:
         has_glob = any(ch in path for ch in "*?[")
         if not has_glob and not Path(path).exists():
             raise InputError(f"{label}: file {path!r} does not exist")
+        if not has_glob and Path(path).is_file() and _is_empty(Path(path)):
+            raise InputError(f"{label}: empty file {path!r} (no header, no rows)")
         if lower.endswith(PARQUET_SUFFIXES) or (not has_glob and Path(path).is_dir()):
-            kind = "parquet"
             if not has_glob and Path(path).is_dir():
                 path = str(Path(path) / "**" / "*.parquet")
-            return Source(kind, path, label)
+                if not glob.glob(path, recursive=True):
+                    raise InputError(
+                        f"{label}: the directory {os.fspath(obj)!r} has no Parquet file"
+                    )
+            elif has_glob and not glob.glob(path, recursive=True):
+                raise InputError(f"{label}: no file matches {path!r}")
+            return Source("parquet", path, label)
         if lower.endswith(CSV_SUFFIXES):
+            if has_glob and not glob.glob(path, recursive=True):
+                raise InputError(f"{label}: no file matches {path!r}")
             return Source("csv", path, label)
         raise InputError(
             f"{label}: cannot tell the format of {path!r}; allowed: a path or glob ending in "
@@ -175,6 +217,7 @@ def classify(obj: Any, label: str) -> Source:
             "pyarrow "
             "Table, a pandas DataFrame, a DuckDB relation or ds.duckdb_table(file, table)"
         )
+    _check_unique_names(obj, label)
     module = type(obj).__module__ or ""
     name = type(obj).__name__
     if module.startswith("pyarrow"):
