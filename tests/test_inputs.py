@@ -245,3 +245,27 @@ def test_unreadable_inputs_are_input_errors(tmp_path: Path) -> None:
         ds.disclosure(str(good), twice, keys=["a"], target="t")
     with pytest.raises(ds.InputError, match=re.escape("original: columns ['a'] appear more")):
         ds.disclosure(twice.to_pandas(), str(good), keys=["a"], target="t")
+
+
+@pytest.mark.parametrize(
+    "values",
+    [[1.5, math.nan, math.nan], [1.0, math.nan], [1.0, 2.0, 3.0, 4.0, math.nan]],
+    ids=["two-nans", "one-nan", "grouped"],
+)
+def test_nan_in_parquet_is_missing_as_in_arrow(tmp_path: Path, values: list[float]) -> None:
+    """NaN is 'Missing' when the data come from Parquet too (DuckDB pruned `x = NaN` filters
+    with Parquet statistics, which leave NaN out: NaN became a level 'nan')."""
+    table = pa.table({"k": values, "j": ["a", "b"] * (len(values) // 2) + ["a"] * (len(values) % 2),
+                      "t": ["p", "q", "p", "q", "p"][: len(values)]})  # fmt: skip
+    path = tmp_path / "nan.parquet"
+    pq.write_table(table, path)
+    grouped = {"ngroups_keys": [2, 0]} if len(values) == 5 else {}
+    kw: dict[str, Any] = {"keys": ["k", "j"], "target": "t", "use_keys_na": False, **grouped}
+    want = ds.disclosure(table, table, **kw)
+    got = ds.disclosure(str(path), str(path), **kw)
+    for name in ("ident", "attrib", "exclusions", "check_2way"):
+        assert getattr(got, name).to_pylist() == getattr(want, name).to_pylist(), name
+    excluded = {(r["table"], r["reason"]): r["count"] for r in got.exclusions.to_pylist()}
+    assert excluded["original", "missing in keys"] == sum(v != v for v in values)
+    if grouped:
+        assert "nan" not in str(got.groupings["k"].labels).lower()

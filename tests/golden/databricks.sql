@@ -407,9 +407,7 @@ WITH named AS (
   SELECT
     v,
     CASE
-      WHEN `__disco_x` IS NULL OR (
-        CAST(`__disco_x` AS DOUBLE) = CAST('NaN' AS DOUBLE)
-      )
+      WHEN `__disco_x` IS NULL OR ISNAN(CAST(`__disco_x` AS DOUBLE))
       THEN 'Missing'
       WHEN CAST(`__disco_x` AS DOUBLE) < CAST('600.0' AS DOUBLE)
       THEN '[-8,600)'
@@ -437,9 +435,7 @@ WITH named AS (
   SELECT
     v,
     CASE
-      WHEN `__disco_x` IS NULL OR (
-        CAST(`__disco_x` AS DOUBLE) = CAST('NaN' AS DOUBLE)
-      )
+      WHEN `__disco_x` IS NULL OR ISNAN(CAST(`__disco_x` AS DOUBLE))
       THEN 'Missing'
       WHEN CAST(`__disco_x` AS DOUBLE) < CAST('600.0' AS DOUBLE)
       THEN '[-8,600)'
@@ -467,9 +463,7 @@ WITH named AS (
   SELECT
     v,
     CASE
-      WHEN `__disco_x` IS NULL OR (
-        CAST(`__disco_x` AS DOUBLE) = CAST('NaN' AS DOUBLE)
-      )
+      WHEN `__disco_x` IS NULL OR ISNAN(CAST(`__disco_x` AS DOUBLE))
       THEN 'Missing'
       WHEN CAST(`__disco_x` AS DOUBLE) < CAST('600.0' AS DOUBLE)
       THEN '[-8,600)'
