@@ -364,3 +364,19 @@ def test_cli_and_export_on_postgres(
     for got, want in zip(rows, ref.ident.to_pylist(), strict=True):
         for col in want:
             engine_data.assert_value(float(got[col]), float(want[col]), col)
+
+
+def test_boolean_columns_on_postgres(pg: str) -> None:
+    """Boolean keys and targets (PostgreSQL has no min(boolean))."""
+    import pyarrow as pa
+
+    n = 40
+    original = pa.table({"b": [i % 3 == 0 for i in range(n)], "k": [i % 4 for i in range(n)],
+                         "t": [i % 3 == 0 if i % 7 else i % 2 == 0 for i in range(n)]})  # fmt: skip
+    synthetic = original.slice(0, 30)
+    engine_data.load_postgres(pg, {"bools": original, "bools_syn": synthetic})
+    kw: dict[str, Any] = {"keys": ["b", "k"], "target": "t", "thresh_2way": (0, 0)}
+    want = ds.disclosure(original, synthetic, **kw)
+    got = ds.disclosure("bools", "bools_syn", engine=pg, **kw)
+    assert want.check_2way.num_rows > 0
+    engine_data.assert_same(got, want, TABLES[:-1])

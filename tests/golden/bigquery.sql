@@ -40,6 +40,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `sex` AS v,
       MIN(`sex`) AS `__disco_x`
@@ -56,6 +57,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `sex` AS v,
       MIN(`sex`) AS `__disco_x`
@@ -72,6 +74,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `sex` AS v,
       MIN(`sex`) AS `__disco_x`
@@ -130,6 +133,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `age` AS v,
       MIN(`age`) AS `__disco_x`
@@ -146,6 +150,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `age` AS v,
       MIN(`age`) AS `__disco_x`
@@ -162,6 +167,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `age` AS v,
       MIN(`age`) AS `__disco_x`
@@ -220,6 +226,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `region` AS v,
       MIN(`region`) AS `__disco_x`
@@ -236,6 +243,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `region` AS v,
       MIN(`region`) AS `__disco_x`
@@ -252,6 +260,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `region` AS v,
       MIN(`region`) AS `__disco_x`
@@ -310,6 +319,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `placesize` AS v,
       MIN(`placesize`) AS `__disco_x`
@@ -326,6 +336,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `placesize` AS v,
       MIN(`placesize`) AS `__disco_x`
@@ -342,6 +353,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `placesize` AS v,
       MIN(`placesize`) AS `__disco_x`
@@ -415,6 +427,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `income` AS v,
       MIN(`income`) AS `__disco_x`
@@ -446,6 +459,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `income` AS v,
       MIN(`income`) AS `__disco_x`
@@ -477,6 +491,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `income` AS v,
       MIN(`income`) AS `__disco_x`

@@ -42,6 +42,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `sex` AS v,
       MIN(`sex`) AS `__disco_x`
@@ -58,6 +59,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `sex` AS v,
       MIN(`sex`) AS `__disco_x`
@@ -74,6 +76,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `sex` AS v,
       MIN(`sex`) AS `__disco_x`
@@ -134,6 +137,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `age` AS v,
       MIN(`age`) AS `__disco_x`
@@ -150,6 +154,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `age` AS v,
       MIN(`age`) AS `__disco_x`
@@ -166,6 +171,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `age` AS v,
       MIN(`age`) AS `__disco_x`
@@ -226,6 +232,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `region` AS v,
       MIN(`region`) AS `__disco_x`
@@ -242,6 +249,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `region` AS v,
       MIN(`region`) AS `__disco_x`
@@ -258,6 +266,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `region` AS v,
       MIN(`region`) AS `__disco_x`
@@ -318,6 +327,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `placesize` AS v,
       MIN(`placesize`) AS `__disco_x`
@@ -334,6 +344,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `placesize` AS v,
       MIN(`placesize`) AS `__disco_x`
@@ -350,6 +361,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `placesize` AS v,
       MIN(`placesize`) AS `__disco_x`
@@ -422,6 +434,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `income` AS v,
       MIN(`income`) AS `__disco_x`
@@ -450,6 +463,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `income` AS v,
       MIN(`income`) AS `__disco_x`
@@ -478,6 +492,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       `income` AS v,
       MIN(`income`) AS `__disco_x`

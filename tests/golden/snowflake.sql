@@ -40,6 +40,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       "sex" AS v,
       MIN("sex") AS "__disco_x"
@@ -56,6 +57,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       "sex" AS v,
       MIN("sex") AS "__disco_x"
@@ -72,6 +74,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       "sex" AS v,
       MIN("sex") AS "__disco_x"
@@ -127,6 +130,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       "age" AS v,
       MIN("age") AS "__disco_x"
@@ -143,6 +147,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       "age" AS v,
       MIN("age") AS "__disco_x"
@@ -159,6 +164,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       "age" AS v,
       MIN("age") AS "__disco_x"
@@ -214,6 +220,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       "region" AS v,
       MIN("region") AS "__disco_x"
@@ -230,6 +237,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       "region" AS v,
       MIN("region") AS "__disco_x"
@@ -246,6 +254,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       "region" AS v,
       MIN("region") AS "__disco_x"
@@ -301,6 +310,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       "placesize" AS v,
       MIN("placesize") AS "__disco_x"
@@ -317,6 +327,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       "placesize" AS v,
       MIN("placesize") AS "__disco_x"
@@ -333,6 +344,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       "placesize" AS v,
       MIN("placesize") AS "__disco_x"
@@ -402,6 +414,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       "income" AS v,
       MIN("income") AS "__disco_x"
@@ -432,6 +445,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       "income" AS v,
       MIN("income") AS "__disco_x"
@@ -462,6 +476,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       "income" AS v,
       MIN("income") AS "__disco_x"

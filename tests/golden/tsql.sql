@@ -39,6 +39,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       [sex] AS v,
       MIN([sex]) AS [#__disco_x]
@@ -55,6 +56,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       [sex] AS v,
       MIN([sex]) AS [#__disco_x]
@@ -71,6 +73,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       [sex] AS v,
       MIN([sex]) AS [#__disco_x]
@@ -133,6 +136,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       [age] AS v,
       MIN([age]) AS [#__disco_x]
@@ -149,6 +153,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       [age] AS v,
       MIN([age]) AS [#__disco_x]
@@ -165,6 +170,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       [age] AS v,
       MIN([age]) AS [#__disco_x]
@@ -227,6 +233,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       [region] AS v,
       MIN([region]) AS [#__disco_x]
@@ -243,6 +250,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       [region] AS v,
       MIN([region]) AS [#__disco_x]
@@ -259,6 +267,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       [region] AS v,
       MIN([region]) AS [#__disco_x]
@@ -321,6 +330,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       [placesize] AS v,
       MIN([placesize]) AS [#__disco_x]
@@ -337,6 +347,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       [placesize] AS v,
       MIN([placesize]) AS [#__disco_x]
@@ -353,6 +364,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       [placesize] AS v,
       MIN([placesize]) AS [#__disco_x]
@@ -429,6 +441,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       [income] AS v,
       MIN([income]) AS [#__disco_x]
@@ -459,6 +472,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       [income] AS v,
       MIN([income]) AS [#__disco_x]
@@ -489,6 +503,7 @@ WITH named AS (
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
+    /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
       [income] AS v,
       MIN([income]) AS [#__disco_x]
