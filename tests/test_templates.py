@@ -223,3 +223,17 @@ def test_text_names_only_stages_and_templates_that_exist() -> None:
         for name in re.findall(rf"\b((?:{folders})/[a-z0-9_]+)\b", text):
             assert name in names, f"{where}: {name} is not a template"
     assert "reference" not in " ".join(texts.values()).replace("brute-force reference", "")
+
+
+def test_line_breaks_in_names_stay_in_the_names() -> None:
+    """A key or target name with a line break (\\n, \\r, U+2028) is one identifier: no template
+    may re-indent the lines of rendered SQL (an indent filter wrote spaces into the name)."""
+    names = {"k": "k\nx", "j": "j\r\ny", "t": "t\u2028z"}
+    base = pa.table({"k": ["a", "b", "a", "b"], "j": [1, 1, 2, 2], "t": ["p", "q", "p", "p"]})
+    odd = base.rename_columns([names[c] for c in base.column_names])
+    want = ds.disclosure_summary(base, base, keys=["k", "j"], targets=["t"])
+    got = ds.disclosure_summary(odd, odd, keys=[names["k"], names["j"]], targets=[names["t"]])
+    for table in ("ident", "attrib", "allcaps", "exclusions"):
+        assert getattr(got.results[names["t"]], table) == getattr(want.results["t"], table)
+    one = ds.disclosure(odd, odd, keys=[names["k"], names["j"]], target=names["t"])
+    assert one.attrib == want.results["t"].attrib
