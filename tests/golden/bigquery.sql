@@ -100,14 +100,14 @@ WITH named AS (
 SELECT
   v,
   level,
-  CASE
+  CAST(CASE
     WHEN level = 'Missing'
     THEN 0
     ELSE DENSE_RANK() OVER (
       PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
       ORDER BY level NULLS LAST
     )
-  END AS code
+  END AS INT64) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
 
 -- stages/010_codes.sql.j2
@@ -193,14 +193,14 @@ WITH named AS (
 SELECT
   v,
   level,
-  CASE
+  CAST(CASE
     WHEN level = 'Missing'
     THEN 0
     ELSE DENSE_RANK() OVER (
       PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
       ORDER BY level NULLS LAST
     )
-  END AS code
+  END AS INT64) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
 
 -- stages/010_codes.sql.j2
@@ -286,14 +286,14 @@ WITH named AS (
 SELECT
   v,
   level,
-  CASE
+  CAST(CASE
     WHEN level = 'Missing'
     THEN 0
     ELSE DENSE_RANK() OVER (
       PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
       ORDER BY level NULLS LAST
     )
-  END AS code
+  END AS INT64) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
 
 -- stages/010_codes.sql.j2
@@ -379,14 +379,14 @@ WITH named AS (
 SELECT
   v,
   level,
-  CASE
+  CAST(CASE
     WHEN level = 'Missing'
     THEN 0
     ELSE DENSE_RANK() OVER (
       PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
       ORDER BY level NULLS LAST
     )
-  END AS code
+  END AS INT64) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
 
 -- stages/010_codes.sql.j2
@@ -517,14 +517,14 @@ WITH named AS (
 SELECT
   v,
   level,
-  CASE
+  CAST(CASE
     WHEN level = 'Missing'
     THEN 0
     ELSE DENSE_RANK() OVER (
       PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
       ORDER BY level NULLS LAST
     )
-  END AS code
+  END AS INT64) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
 
 -- stages/030_cells.sql.j2
@@ -565,7 +565,7 @@ FROM (
     FROM (
       SELECT
         CAST(0 AS INT64) AS src,
-        COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS `q_0`,
+        CAST(CAST(COALESCE(__disco_k0.code, 0) AS INT64) * CAST(1 AS INT64) + CAST(COALESCE(__disco_k1.code, 0) AS INT64) * CAST(3 AS INT64) + CAST(COALESCE(__disco_k2.code, 0) AS INT64) * CAST(240 AS INT64) + CAST(COALESCE(__disco_k3.code, 0) AS INT64) * CAST(4080 AS INT64) AS INT64) AS `q_0`,
         CAST(COALESCE(__disco_t0.code, 0) AS INT64) AS `t_0`
       FROM `survey`.`sd2011` AS __disco_x
       LEFT JOIN `__disco_levels_k0` AS __disco_k0
@@ -581,7 +581,7 @@ FROM (
       UNION ALL
       SELECT
         CAST(1 AS INT64) AS src,
-        COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS `q_0`,
+        CAST(CAST(COALESCE(__disco_k0.code, 0) AS INT64) * CAST(1 AS INT64) + CAST(COALESCE(__disco_k1.code, 0) AS INT64) * CAST(3 AS INT64) + CAST(COALESCE(__disco_k2.code, 0) AS INT64) * CAST(240 AS INT64) + CAST(COALESCE(__disco_k3.code, 0) AS INT64) * CAST(4080 AS INT64) AS INT64) AS `q_0`,
         CAST(COALESCE(__disco_t0.code, 0) AS INT64) AS `t_0`
       FROM `survey`.`syn_1` AS __disco_x
       LEFT JOIN `__disco_levels_k0` AS __disco_k0
@@ -597,7 +597,7 @@ FROM (
       UNION ALL
       SELECT
         CAST(2 AS INT64) AS src,
-        COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS `q_0`,
+        CAST(CAST(COALESCE(__disco_k0.code, 0) AS INT64) * CAST(1 AS INT64) + CAST(COALESCE(__disco_k1.code, 0) AS INT64) * CAST(3 AS INT64) + CAST(COALESCE(__disco_k2.code, 0) AS INT64) * CAST(240 AS INT64) + CAST(COALESCE(__disco_k3.code, 0) AS INT64) * CAST(4080 AS INT64) AS INT64) AS `q_0`,
         CAST(COALESCE(__disco_t0.code, 0) AS INT64) AS `t_0`
       FROM `survey`.`syn_2` AS __disco_x
       LEFT JOIN `__disco_levels_k0` AS __disco_k0

@@ -102,14 +102,14 @@ WITH named AS (
 SELECT
   v,
   level,
-  CASE
+  CAST(CASE
     WHEN level = 'Missing'
     THEN 0
     ELSE DENSE_RANK() OVER (
       PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
       ORDER BY level NULLS LAST
     )
-  END AS code
+  END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
 
 DROP TABLE IF EXISTS `__disco_levels_k1`;
@@ -197,14 +197,14 @@ WITH named AS (
 SELECT
   v,
   level,
-  CASE
+  CAST(CASE
     WHEN level = 'Missing'
     THEN 0
     ELSE DENSE_RANK() OVER (
       PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
       ORDER BY level NULLS LAST
     )
-  END AS code
+  END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
 
 DROP TABLE IF EXISTS `__disco_levels_k2`;
@@ -292,14 +292,14 @@ WITH named AS (
 SELECT
   v,
   level,
-  CASE
+  CAST(CASE
     WHEN level = 'Missing'
     THEN 0
     ELSE DENSE_RANK() OVER (
       PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
       ORDER BY level NULLS LAST
     )
-  END AS code
+  END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
 
 DROP TABLE IF EXISTS `__disco_levels_k3`;
@@ -387,14 +387,14 @@ WITH named AS (
 SELECT
   v,
   level,
-  CASE
+  CAST(CASE
     WHEN level = 'Missing'
     THEN 0
     ELSE DENSE_RANK() OVER (
       PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
       ORDER BY level NULLS LAST
     )
-  END AS code
+  END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
 
 DROP TABLE IF EXISTS `__disco_levels_t0`;
@@ -518,14 +518,14 @@ WITH named AS (
 SELECT
   v,
   level,
-  CASE
+  CAST(CASE
     WHEN level = 'Missing'
     THEN 0
     ELSE DENSE_RANK() OVER (
       PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
       ORDER BY level NULLS LAST
     )
-  END AS code
+  END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
 
 DROP TABLE IF EXISTS `__disco_cells_base`;
@@ -568,7 +568,7 @@ FROM (
     FROM (
       SELECT
         CAST(0 AS SMALLINT) AS src,
-        COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS `q_0`,
+        CAST(CAST(COALESCE(__disco_k0.code, 0) AS BIGINT) * CAST(1 AS BIGINT) + CAST(COALESCE(__disco_k1.code, 0) AS BIGINT) * CAST(3 AS BIGINT) + CAST(COALESCE(__disco_k2.code, 0) AS BIGINT) * CAST(240 AS BIGINT) + CAST(COALESCE(__disco_k3.code, 0) AS BIGINT) * CAST(4080 AS BIGINT) AS BIGINT) AS `q_0`,
         CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS `t_0`
       FROM `survey`.`sd2011` AS __disco_x
       LEFT JOIN `__disco_levels_k0` AS __disco_k0
@@ -584,7 +584,7 @@ FROM (
       UNION ALL
       SELECT
         CAST(1 AS SMALLINT) AS src,
-        COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS `q_0`,
+        CAST(CAST(COALESCE(__disco_k0.code, 0) AS BIGINT) * CAST(1 AS BIGINT) + CAST(COALESCE(__disco_k1.code, 0) AS BIGINT) * CAST(3 AS BIGINT) + CAST(COALESCE(__disco_k2.code, 0) AS BIGINT) * CAST(240 AS BIGINT) + CAST(COALESCE(__disco_k3.code, 0) AS BIGINT) * CAST(4080 AS BIGINT) AS BIGINT) AS `q_0`,
         CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS `t_0`
       FROM `survey`.`syn_1` AS __disco_x
       LEFT JOIN `__disco_levels_k0` AS __disco_k0
@@ -600,7 +600,7 @@ FROM (
       UNION ALL
       SELECT
         CAST(2 AS SMALLINT) AS src,
-        COALESCE(__disco_k0.code, 0) * 1 + COALESCE(__disco_k1.code, 0) * 3 + COALESCE(__disco_k2.code, 0) * 240 + COALESCE(__disco_k3.code, 0) * 4080 AS `q_0`,
+        CAST(CAST(COALESCE(__disco_k0.code, 0) AS BIGINT) * CAST(1 AS BIGINT) + CAST(COALESCE(__disco_k1.code, 0) AS BIGINT) * CAST(3 AS BIGINT) + CAST(COALESCE(__disco_k2.code, 0) AS BIGINT) * CAST(240 AS BIGINT) + CAST(COALESCE(__disco_k3.code, 0) AS BIGINT) * CAST(4080 AS BIGINT) AS BIGINT) AS `q_0`,
         CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS `t_0`
       FROM `survey`.`syn_2` AS __disco_x
       LEFT JOIN `__disco_levels_k0` AS __disco_k0
