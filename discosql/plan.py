@@ -43,8 +43,8 @@ def plan_grouping(
                 f"cont_na: value {grp.number_label(code)} given for {column!r} occurs in neither "
                 "the original nor the synthetic data"
             )
-    if not row["n_orig"]:
-        problems.append(f"{where}: the original has only missing values; it cannot be grouped")
+    # synthpop stops only when the synthetic values are all missing (U:865); an original with
+    # no values is grouped by the synthetic ones (all its records are 'Missing')
     if not row["n_syn"]:
         problems.append(
             f"{where}: the synthetic data have only missing values; it cannot be grouped"

@@ -197,23 +197,17 @@ def test_grouping_errors() -> None:
     syn = _t(a=["x", "y"], v=[1.0, 1.0], w=[None, 2.0], t=["p", "q"])
     with pytest.raises(ds.InputError, match="single distinct value"):
         ds.disclosure(orig, syn, keys=["a", "v"], target="t", ngroups_keys=[0, 3])
-    with pytest.raises(ds.InputError, match="the original has only missing values"):
-        ds.disclosure(
-            orig.cast(
-                pa.schema(
-                    [
-                        ("a", pa.string()),
-                        ("v", pa.float64()),
-                        ("w", pa.float64()),
-                        ("t", pa.string()),
-                    ]
-                )
-            ),
-            syn,
-            keys=["a", "w"],
-            target="t",
-            ngroups_keys=[0, 3],
-        )
+    no_w = orig.cast(pa.schema([("a", pa.string()), ("v", pa.float64()), ("w", pa.float64()),
+                                ("t", pa.string())]))  # fmt: skip
+    with_w = _t(a=["x", "y"], v=[1.0, 1.0], w=[2.0, 5.0], t=["p", "q"])
+    # synthpop stops only when the synthetic values are all missing (U:865): an original with
+    # no values is grouped by the synthetic values, and all its records are 'Missing'
+    res = ds.disclosure(no_w, with_w, keys=["a", "w"], target="t", ngroups_keys=[0, 3])
+    assert len(res.groupings["w"].labels) == 2  # one a value: 2 and 5 (synthpop's unique breaks)
+    assert res.ident.column("UiO").to_pylist() == [100.0]
+    assert res.ident.column("repU").to_pylist() == [0.0]  # no synthetic w is 'Missing'
+    with pytest.raises(ds.InputError, match="the synthetic data have only missing values"):
+        ds.disclosure(with_w, no_w, keys=["a", "w"], target="t", ngroups_keys=[0, 3])
     inf = _t(a=["x", "y"], v=[1.0, float("inf")], t=["p", "q"])
     with pytest.raises(ds.InputError, match="infinite values"):
         ds.disclosure(inf, inf, keys=["a"], target="v", ngroups_target=2)
