@@ -269,3 +269,42 @@ def test_nan_in_parquet_is_missing_as_in_arrow(tmp_path: Path, values: list[floa
     assert excluded["original", "missing in keys"] == sum(v != v for v in values)
     if grouped:
         assert "nan" not in str(got.groupings["k"].labels).lower()
+
+
+class _ArrowProducer:
+    """Any library's data through the Arrow PyCapsule stream interface (as polars exposes it)."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+
+    def __arrow_c_stream__(self, requested_schema: object = None) -> object:
+        return self.table.__arrow_c_stream__(requested_schema)
+
+
+def test_any_arrow_stream_producer(
+    tables: tuple[pa.Table, list[pa.Table]], reference: ds.DisclosureResult
+) -> None:
+    orig, syns = tables
+    res = ds.disclosure(_ArrowProducer(orig), [_ArrowProducer(s) for s in syns], keys=KEYS,
+                        target="depress")  # fmt: skip
+    _same(res, reference)
+    twice = pa.Table.from_arrays([pa.array(["x"])] * 3, names=["a", "a", "t"])
+    with pytest.raises(ds.InputError, match=re.escape("original: columns ['a'] appear more")):
+        ds.disclosure(_ArrowProducer(twice), orig, keys=["a"], target="t")
+
+
+def test_polars_frames(
+    tables: tuple[pa.Table, list[pa.Table]], reference: ds.DisclosureResult, tmp_path: Path
+) -> None:
+    """A polars DataFrame (scanned through Arrow) and LazyFrame give the Parquet numbers."""
+    import polars as pl
+
+    orig, syns = tables
+    res = ds.disclosure(pl.from_arrow(orig), [pl.from_arrow(s).lazy() for s in syns], keys=KEYS,
+                        target="depress")  # fmt: skip
+    _same(res, reference)
+    paths = []
+    for i, table in enumerate([orig, *syns]):
+        paths.append(str(tmp_path / f"{i}.parquet"))
+        pq.write_table(table, paths[-1])
+    _same(ds.disclosure(paths[0], paths[1:], keys=KEYS, target="depress"), reference)

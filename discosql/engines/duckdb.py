@@ -1,6 +1,7 @@
 """The embedded DuckDB engine (the default) and what it accepts as a data set: a path or glob to
-Parquet or CSV files, a ``pyarrow.Table`` / ``RecordBatchReader`` / dataset, a pandas
-DataFrame, a DuckDB relation, or a table in a DuckDB database file (:func:`duckdb_table`).
+Parquet or CSV files, a ``pyarrow.Table`` / ``RecordBatchReader`` / dataset, a pandas or
+polars DataFrame, a polars LazyFrame, any object with ``__arrow_c_stream__``, a DuckDB
+relation, or a table in a DuckDB database file (:func:`duckdb_table`).
 Inputs are only read, never modified.
 """
 
@@ -166,7 +167,9 @@ def _is_empty(path: Path) -> bool:
 
 def _check_unique_names(obj: Any, label: str) -> None:
     """In-memory data (Arrow, pandas) may repeat a column name; DuckDB would rename the copies
-    and a key would silently mean the first one."""
+    and a key would silently mean the first one. (polars refuses repeated names itself.)"""
+    if (type(obj).__module__ or "").startswith("polars"):
+        return  # and reading a LazyFrame's schema would resolve its plan
     schema = getattr(obj, "schema", None)
     names = getattr(schema, "names", None)
     if (
@@ -229,9 +232,18 @@ def classify(obj: Any, label: str) -> Source:
         return Source("pandas", obj, label)
     if (module.startswith("duckdb") or module.startswith("_duckdb")) and "Relation" in name:
         return Source("relation", obj, label)
+    if module.startswith("polars") and name in ("DataFrame", "LazyFrame"):
+        # polars' frames are Arrow inside: to_arrow() shares the buffers, DuckDB scans them
+        frame = obj.collect() if name == "LazyFrame" else obj
+        return Source("arrow", frame.to_arrow(), label)
+    if hasattr(obj, "__arrow_c_stream__"):
+        # any other Arrow producer (the Arrow PyCapsule interface): one stream, copied once
+        reader = pa.RecordBatchReader.from_stream(obj)
+        _check_unique_names(reader, label)
+        return Source("reader", reader, label)
     raise InputError(
         f"{label}: unsupported data of type {module}.{name}; allowed: a path or glob to "
-        "Parquet/CSV "
-        "files, a pyarrow Table or RecordBatchReader, a pandas DataFrame, a DuckDB relation, or "
-        "ds.duckdb_table(file, table)"
+        "Parquet/CSV files, a pyarrow Table or RecordBatchReader, a pandas or polars "
+        "DataFrame, a polars LazyFrame, any object with __arrow_c_stream__, a DuckDB relation, "
+        "or ds.duckdb_table(file, table)"
     )
