@@ -242,7 +242,6 @@ def _measure(p: Plan, cells: Cells) -> DisclosureResult:
             cells=CELLS,
             keys=key_names,
             target=cells.target,
-            original_cells_only=spec.thresh_2way[0] >= 0,
         )
         return conform_result(template, engine.query(sql, check_params, template))
 

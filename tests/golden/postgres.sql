@@ -1173,9 +1173,9 @@ ORDER BY
 -- Inputs: flagged cells (stage 040); target and keys say how to read and name levels
 --         (macros/cells).
 -- Params: $thresh_2way_n, $thresh_2way_pct; the key names (keys[].name_param).
--- Context: keys = [{..., name_param}]; original_cells_only: $thresh_2way_n >= 0, so no cell
---         without original records can count (they are many: skipping them saves a quarter of
---         the time).
+-- Context: keys = [{..., name_param}]. Only cells with original records are read: with
+--         $thresh_2way_n >= 0 (spec.py refuses a negative count) no other cell can count, and
+--         they are many (skipping them saves a quarter of the time).
 -- Output: synthesis, target_key_levs ("<target level>|<key level>"), npairs, key,
 --         key_target_total, key_total, PctTargetKeyLevel
 --   npairs            = DiSCO records (after exclusions) in cells with more than $thresh_2way_n
