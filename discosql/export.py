@@ -3,9 +3,10 @@ warehouse console.
 
 The script is exactly the SQL that :func:`discosql.disclosure` runs (the same templates and
 stages), with every bound value written as a literal by sqlglot and transpiled to the dialect.
-Decisions that need the data (the column types, numeric grouping breaks, the check that level
-arguments exist) are made at export time by reading the data once, and the script says so in a
-comment: re-export when the data change.
+Decisions that need the data (the column types, numeric grouping breaks, the keys' q packing,
+the check that level arguments exist) are made at export time by reading the data once. The
+script re-checks all but the column types where it runs (stage 015, :mod:`.assumptions`) and
+stops with a message naming the column when the data no longer fit them.
 """
 
 from __future__ import annotations
@@ -147,8 +148,11 @@ def _header(plans: list[Plan], inputs: Inputs, sources: list[Registered], dialec
         "Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,\n"
         "check_1way, check_2way (percentages 0-100, as synthpop). Work tables start with\n"
         "__disco_ (temporary; on Spark tables of the current database, dropped at the end).\n"
-        "Decisions that needed the data were made at export time (below, per target):\n"
-        "re-export when the data change."
+        "Decisions that needed the data were made at export time (below, per target). The\n"
+        "script checks them before it counts (stage 015) and stops, naming the column, when\n"
+        "the data it runs on no longer fit them: re-export then. In a shell that goes on after\n"
+        "an error every later statement fails too and no numbers print; to stop at once run\n"
+        "`duckdb -bail`, `psql -v ON_ERROR_STOP=1` or your console's equivalent."
     )
 
 
@@ -166,7 +170,7 @@ def _decisions(p: Plan) -> str:
     _, n_words, _ = pack_keys(p.keys_ctx, radices)
     lines.append(
         f"q packing (decided at export time): key radices {radices} (levels + 1), "
-        f"{n_words} BIGINT word(s); new levels in the data need a new export"
+        f"{n_words} BIGINT word(s); more levels in the data need a new export"
     )
     return "\n".join(lines)
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import grouping as grp
+from .assumptions import Assumption
 from .engines.base import Engine, Registered
 from .errors import DiscoSQLWarning, InputError, SchemaError, did_you_mean
 from .spec import DisclosureSpec
@@ -82,7 +83,11 @@ class Inputs:
 
     engine: Engine
     sources: list[Registered]
-    groupings: dict[tuple[str, int, tuple[float, ...]], grp.Grouping] = field(default_factory=dict)
+    # numeric groupings decided on these inputs (a summary shares them between targets), with
+    # the queries they were computed from
+    groupings: dict[
+        tuple[str, int, tuple[float, ...]], tuple[grp.Grouping, tuple[Assumption, ...]]
+    ] = field(default_factory=dict)
 
     @property
     def m(self) -> int:

@@ -11,7 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+import pyarrow as pa
+
+from . import assumptions
 from . import grouping as grp
+from .assumptions import Assumption
 from .errors import InputError, did_you_mean
 from .inputs import Inputs, check_columns, column_kind
 from .spec import DisclosureSpec
@@ -20,22 +24,74 @@ from .templates import render
 
 def plan_grouping(
     inputs: Inputs, column: str, role: str, n: int, codes: Sequence[float]
-) -> grp.Grouping:
-    """Breaks and labels for ``column`` (cached per column, n and codes within one Inputs)."""
+) -> tuple[grp.Grouping, tuple[Assumption, ...]]:
+    """Breaks and labels for ``column``, and the queries they were computed from (cached per
+    column, n and codes within one Inputs)."""
     cache_key = (column, n, tuple(codes))
     if cache_key in inputs.groupings:
         return inputs.groupings[cache_key]
     engine = inputs.engine
-    sources = inputs.data_sets()
-    params = inputs.params()
-    code_params = [f"code_{i}" for i in range(len(codes))]
-    params.update({p: c for p, c in zip(code_params, codes, strict=True)})
-    ctx = {"sources": sources, "column": column, "codes": code_params}
-    stats = engine.query(
-        render("grouping/stats.sql.j2", engine.dialect, **ctx), params, "grouping/stats"
-    )
-    row = {k: v[0] for k, v in stats.to_pydict().items()}
+    # parameter names unique within the inputs: an export re-runs these queries side by side
+    tag = f"gq{len(inputs.groupings)}"
+    code_params = {f"{tag}_code_{i}": c for i, c in enumerate(codes)}
+    ctx = {"column": column, "codes": list(code_params)}
     where = f"{role} {column!r}"
+    read: list[Assumption] = []
+
+    def query(template: str, params: dict[str, Any], **extra: Any) -> pa.Table:
+        table, assumption = assumptions.read(
+            engine,
+            inputs.data_sets(),
+            inputs.params(),
+            template,
+            ctx | extra,
+            code_params | params,
+            f"the grouping breaks of {where} were computed from other values "
+            f"({template.removesuffix('.sql.j2')})",
+        )
+        read.append(assumption)
+        return table
+
+    row = {k: v[0] for k, v in query("grouping/stats.sql.j2", {}).to_pydict().items()}
+    _check_grouping_stats(row, where, column, codes)
+    n_obs = int(row["n_orig"]) + int(row["n_syn"])
+    n_distinct = int(row["n_distinct"])
+
+    def breaks_for(style: str) -> tuple[list[float], str]:
+        k = min(n, n_distinct)
+        if k == n_distinct:
+            tab = query("grouping/distinct.sql.j2", {})
+            return grp.unique_breaks(tab.column("v").to_pylist()), "unique"
+        if style == "equal":
+            return grp.equal_breaks(row["min_value"], row["max_value"], k), "equal"
+        positions = grp.type7_positions(n_obs, grp.r_probs(k))
+        wanted = sorted({p for lo, hi, _ in positions for p in (lo, hi)})
+        pos_params = {f"{tag}_pos_{i}": p for i, p in enumerate(wanted)}
+        tab = query("grouping/order_stats.sql.j2", pos_params, positions=list(pos_params))
+        stat = dict(
+            zip(tab.column("rank_pos").to_pylist(), tab.column("v").to_pylist(), strict=True)
+        )
+        return grp.type7_quantiles(positions, stat.__getitem__), "quantile"
+
+    brks, style = breaks_for("quantile")
+    brks = grp.dedupe(brks)
+    if len(brks) - 1 + len(codes) < 3:  # synthpop D:211-216: too few levels, use equal widths
+        brks, style = breaks_for("equal")
+        brks = grp.dedupe(brks)
+    result = grp.Grouping(
+        breaks=tuple(brks),
+        labels=tuple(grp.cut_labels(brks)),
+        codes=tuple((c, grp.number_label(c)) for c in codes),
+        style=style,
+    )
+    inputs.groupings[cache_key] = (result, tuple(read))
+    return result, tuple(read)
+
+
+def _check_grouping_stats(
+    row: dict[str, Any], where: str, column: str, codes: Sequence[float]
+) -> None:
+    """Whether the grouping statistics of a column allow grouping it (synthpop's stops)."""
     problems = []
     for i, code in enumerate(codes):
         if not row[f"code_{i}"]:
@@ -58,52 +114,6 @@ def plan_grouping(
         )
     if problems:
         raise InputError(problems)
-
-    n_obs = int(row["n_orig"]) + int(row["n_syn"])
-    n_distinct = int(row["n_distinct"])
-
-    def breaks_for(style: str) -> tuple[list[float], str]:
-        k = min(n, n_distinct)
-        if k == n_distinct:
-            tab = engine.query(
-                render("grouping/distinct.sql.j2", engine.dialect, **ctx),
-                params,
-                "grouping/distinct",
-            )
-            return grp.unique_breaks(tab.column("v").to_pylist()), "unique"
-        if style == "equal":
-            return grp.equal_breaks(row["min_value"], row["max_value"], k), "equal"
-        positions = grp.type7_positions(n_obs, grp.r_probs(k))
-        wanted = sorted({p for lo, hi, _ in positions for p in (lo, hi)})
-        pos_params = {f"pos_{i}": p for i, p in enumerate(wanted)}
-        tab = engine.query(
-            render(
-                "grouping/order_stats.sql.j2",
-                engine.dialect,
-                **ctx,
-                positions=list(pos_params),
-            ),
-            params | pos_params,
-            "grouping/order_stats",
-        )
-        stat = dict(
-            zip(tab.column("rank_pos").to_pylist(), tab.column("v").to_pylist(), strict=True)
-        )
-        return grp.type7_quantiles(positions, stat.__getitem__), "quantile"
-
-    brks, style = breaks_for("quantile")
-    brks = grp.dedupe(brks)
-    if len(brks) - 1 + len(codes) < 3:  # synthpop D:211-216: too few levels, use equal widths
-        brks, style = breaks_for("equal")
-        brks = grp.dedupe(brks)
-    result = grp.Grouping(
-        breaks=tuple(brks),
-        labels=tuple(grp.cut_labels(brks)),
-        codes=tuple((c, grp.number_label(c)) for c in codes),
-        style=style,
-    )
-    inputs.groupings[cache_key] = result
-    return result
 
 
 @dataclass(frozen=True)
@@ -168,6 +178,8 @@ class Plan:
     keys_ctx: tuple[Column, ...]
     target_ctx: Column
     params: dict[str, Any]
+    # the queries the decisions above were computed from (an exported script re-runs them)
+    assumptions: tuple[Assumption, ...] = ()
     # the keys' radices and the target's, decided before execution (export), else from stage 010
     radices: list[int] | None = None
 
@@ -181,16 +193,18 @@ def plan(inputs: Inputs, spec: DisclosureSpec) -> Plan:
 
     # Decide the grouping of each column (scalar ngroups_keys only touches numeric keys).
     groupings: dict[str, grp.Grouping] = {}
+    read: list[Assumption] = []
     wanted = [(spec.target, "target", spec.ngroups_target)] + [
         (k, "key", n) for k, n in zip(spec.keys, spec.ngroups_keys, strict=True)
     ]
     for col, role, n in wanted:
         if n and kinds.get(col) in numeric:
-            groupings[col] = plan_grouping(inputs, col, role, n, cna.get(col, ()))
+            groupings[col], queries = plan_grouping(inputs, col, role, n, cna.get(col, ()))
+            read.extend(queries)
     # cont_na codes of ungrouped columns are ordinary values, but must exist (synthpop D:188-190)
-    for col in [spec.target, *spec.keys]:
+    for i, col in enumerate([spec.target, *spec.keys]):
         if col in cna and col not in groupings and cna[col]:
-            _check_codes_exist(inputs, col, cna[col])
+            read.append(_check_codes_exist(inputs, col, cna[col], f"cna{i}"))
 
     keys_ctx = tuple(
         Column(
@@ -211,7 +225,7 @@ def plan(inputs: Inputs, spec: DisclosureSpec) -> Plan:
         as_text=_as_text(inputs, spec.target),
         grouping=_grouping_params(groupings.get(spec.target), "gt", params),
     )
-    result = Plan(inputs, spec, groupings, keys_ctx, target_ctx, params)
+    result = Plan(inputs, spec, groupings, keys_ctx, target_ctx, params, tuple(read))
     _check_levels(result)
     return result
 
@@ -228,19 +242,22 @@ def _as_text(inputs: Inputs, column: str) -> bool:
     return len(types) > 1
 
 
-def _check_codes_exist(inputs: Inputs, col: str, codes: Sequence[float]) -> None:
-    params = inputs.params()
-    code_params = [f"code_{i}" for i in range(len(codes))]
-    params.update(dict(zip(code_params, codes, strict=True)))
-    sql = render(
+def _check_codes_exist(inputs: Inputs, col: str, codes: Sequence[float], tag: str) -> Assumption:
+    """cont_na codes of an ungrouped column must occur in the data; returns the assumption."""
+    code_params = {f"{tag}_code_{i}": c for i, c in enumerate(codes)}
+    table, read = assumptions.read(
+        inputs.engine,
+        inputs.data_sets(),
+        inputs.params(),
         "grouping/stats.sql.j2",
-        inputs.engine.dialect,
-        sources=inputs.data_sets(),
-        column=col,
-        codes=code_params,
+        {"column": col, "codes": list(code_params)},
+        code_params,
+        f"cont_na: a value of {[grp.number_label(c) for c in codes]} given for {col!r} no "
+        "longer occurs in the data",
     )
-    row = inputs.engine.query(sql, params, "grouping/stats").to_pylist()[0]
-    missing = [c for i, c in enumerate(codes) if not row[f"code_{i}"]]
+    row = table.to_pylist()[0]
+    columns = tuple(f"code_{i}" for i in range(len(codes)))
+    missing = [c for c, name in zip(codes, columns, strict=True) if not row[name]]
     if missing:
         raise InputError(
             [
@@ -249,6 +266,7 @@ def _check_codes_exist(inputs: Inputs, col: str, codes: Sequence[float]) -> None
                 for c in missing
             ]
         )
+    return replace(read, columns=columns, rows=(), positive=True)
 
 
 def _check_levels(p: Plan) -> None:

@@ -1,6 +1,7 @@
 """Stages: the SQL of a planned disclosure() on one engine, in the order it runs.
 
-1. stage 010: a level dictionary per key and target -> temp tables;
+1. stage 010: a level dictionary per key and target -> temp tables; in an exported script,
+   stage 015 then checks the decisions made at export time (:mod:`.assumptions`);
 2. stage 020: every record as integer codes (q words, one code per target): inline for one
    target, a table sorted by q shared by all targets of a summary; the keys are packed into
    BIGINT q words from each dictionary's size (:func:`pack_keys`);
@@ -11,13 +12,16 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import pyarrow as pa
 
+from .assumptions import GUARD, Assumption, Fits, Present, create_guard
 from .engines.base import Engine
+from .errors import DiscoSQLWarning
 from .inputs import DataSet, Inputs
 from .plan import Column, Plan, plan
 from .results import RESULT_TABLES, DisclosureResult, conform_result
@@ -76,6 +80,8 @@ def execute_many(
     sources = plans[0].inputs.data_sets()
     keys, targets = _dictionaries(plans, sources)
     created = [c.levels for c in [*keys, *targets]]
+    if plans[0].radices is None:  # not a script, which cannot warn
+        _warn_empty_text(engine, sources, [*keys, *targets], plans[0].params)
     if all(p.radices for p in plans):  # decided when the script was written
         radices = [*plans[0].radices[:-1], *(p.radices[-1] for p in plans)]  # type: ignore[index]
     else:
@@ -85,11 +91,18 @@ def execute_many(
         replace(t, code_type=code_type(r))
         for t, r in zip(targets, radices[len(keys) :], strict=True)
     ]
+    guard = None
+    if plans[0].radices is not None:  # decided ahead (a script): check them where it runs
+        checks = _guard_checks(plans, keys, targets, radices)
+        create_guard(engine, sources, plans[0].params, checks)
+        guard = GUARD
+        created.append(GUARD)
     records_ctx = {
         "sources": sources,
         "keys": keys,
         "targets": targets,
         "n_words": n_words,
+        "guard": guard,
     }
     records_table = None
     if len(plans) > 1:
@@ -125,11 +138,79 @@ def execute_many(
     return results
 
 
+def _warn_empty_text(
+    engine: Engine, sources: list[DataSet], columns: list[Column], params: dict[str, Any]
+) -> None:
+    """Warn when a text key or target has empty strings but no missing value: '' is then a
+    level of its own, which is right only if the data mean it (inspect/empty_text)."""
+    text = [c for c in columns if any(s.kinds[c.name] == "text" for s in sources)]
+    text = list({c.name: c for c in text}.values())  # a target may also be a key
+    if not text:
+        return
+    template = "inspect/empty_text.sql.j2"
+    ctx: dict[str, Any] = {"sources": sources, "count_missing": False}
+    row = engine.query(render(template, engine.dialect, columns=text, **ctx), params, template)
+    with_empty = [c for i, c in enumerate(text) if row.column(f"empty_{i}")[0].as_py()]
+    if not with_empty:
+        return
+    ctx["count_missing"] = True
+    sql = render(template, engine.dialect, columns=with_empty, **ctx)
+    row = engine.query(sql, params, template)
+    for i, c in enumerate(with_empty):
+        if not row.column(f"missing_{i}")[0].as_py():
+            warnings.warn(
+                f"column {c.name!r}: has empty strings ('') and no missing values in the "
+                "original and synthetic data, so '' is a level here, not 'Missing'. If they "
+                "mean missing (converting CSV to Parquet can write missing text as ''), make "
+                "them NULL first.",
+                DiscoSQLWarning,
+                stacklevel=4,
+            )
+
+
 def key_radices(engine: Engine, columns: Sequence[Column]) -> list[int]:
     """Each column's radix (largest code + 1) from its stage 010 dictionary."""
     sql = render("inspect/radices.sql.j2", engine.dialect, columns=columns)
     row = engine.query(sql, {}, "inspect/radices").to_pylist()[0]
     return [int(row[f"r_{i}"] or 1) for i in range(len(columns))]
+
+
+CODE_CAPACITY = {"smallint": 2**15, "integer": 2**31}
+
+
+def _guard_checks(
+    plans: Sequence[Plan], keys: Sequence[Column], targets: Sequence[Column], radices: list[int]
+) -> list[Assumption | Fits | Present]:
+    """What an exported script checks before it counts (stage 015): every query a grouping
+    was computed from, each key's codes below its radix and each target's below its code
+    type's capacity, and every level an option names."""
+    seen: set[int] = set()
+    checks: list[Assumption | Fits | Present] = []
+    for p in plans:
+        for a in p.assumptions:  # targets of a summary share the keys' groupings
+            if id(a) not in seen:
+                seen.add(id(a))
+                checks.append(a)
+    for k, r in zip(keys, radices, strict=False):
+        about = f"key {k.name!r} has more than the {r - 1} levels the q packing was fixed for"
+        checks.append(Fits(k.levels, r, about))
+    for t in targets:
+        if t.code_type in CODE_CAPACITY:
+            cap = CODE_CAPACITY[t.code_type]
+            about = f"target {t.name!r} has more than {cap - 1} levels ({t.code_type} codes)"
+            checks.append(Fits(t.levels, cap, about))
+    for p, t in zip(plans, targets, strict=True):
+        name = repr(p.spec.target)
+        gone = "is no longer a level of"
+        for lev in p.spec.not_targetlev:
+            checks.append(Present(t.levels, lev, f"not_targetlev: {lev!r} {gone} {name}"))
+        by_name = {k.name: k for k in keys}
+        for i, ex in enumerate(p.spec.exclusions):
+            about = f"exclude_targetlevs[{i}]: {ex.targetlev!r} {gone} {name}"
+            checks.append(Present(t.levels, ex.targetlev, about))
+            about = f"exclude_keylevs[{i}]: {ex.keylev!r} {gone} {ex.key!r}"
+            checks.append(Present(by_name[ex.key].levels, ex.keylev, about))
+    return checks
 
 
 def code_type(radix: int) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 import shutil
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -308,3 +309,21 @@ def test_polars_frames(
         paths.append(str(tmp_path / f"{i}.parquet"))
         pq.write_table(table, paths[-1])
     _same(ds.disclosure(paths[0], paths[1:], keys=KEYS, target="depress"), reference)
+
+
+def test_empty_strings_without_missing_values_warn(tmp_path: Path) -> None:
+    """A CSV->Parquet conversion that wrote missing text as '' is a common trap: '' is a level
+    of its own then. Warn when a text key or target has '' and no NULL; not when it has NULLs
+    (then '' was meant), and not for a column without ''."""
+    trap = pa.table(
+        {"k": ["a", "", "b", "a"], "t": ["x", "y", "x", "x"], "u": ["x", "", None, "y"]}
+    )
+    path = str(tmp_path / "trap.parquet")
+    pq.write_table(trap, path)
+    with pytest.warns(ds.DiscoSQLWarning, match=r"column 'k': has empty strings \(''\)") as got:
+        res = ds.disclosure(path, path, keys=["k"], target="t")
+    assert len(got) == 1  # t has no '', so no warning for it
+    assert res.value("UiO") == 50.0  # '' is one level: a, '', b, a has 2 uniques of 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ds.disclosure(path, path, keys=["u"], target="t")  # u has '' and a NULL: no warning

@@ -11,7 +11,7 @@ import pytest
 import sqlglot
 
 import discosql as ds
-from discosql import plan, stages, templates
+from discosql import assumptions, plan, stages, templates
 
 from . import oracle
 
@@ -41,25 +41,29 @@ def rendered() -> dict[str, str]:
         return sql
 
     mp = pytest.MonkeyPatch()
-    for module in (plan, stages):
+    for module in (plan, stages, assumptions):
         mp.setattr(module, "render", spy)
+    every_option: dict[str, Any] = {
+        "keys": ["sex", "age", "income", "marital"],
+        "target": "ls",
+        "ngroups_keys": [0, 4, 5, 0],
+        "cont_na": {"income": [-8]},
+        "not_targetlev": ["TERRIBLE"],
+        "use_target_na": False,
+        "use_keys_na": [True, True, True, False],
+        "exclude_keys": ["sex"],
+        "exclude_keylevs": ["MALE"],
+        "exclude_targetlevs": ["PLEASED"],
+        "exclude_ov_denom_lim": True,
+        "denom_lim": 3,
+    }
     try:
-        ds.disclosure(
-            oracle.original_path(),
-            oracle.synthetic_paths("s5")[:2],
-            keys=["sex", "age", "income", "marital"],
-            target="ls",
-            ngroups_keys=[0, 4, 5, 0],
-            cont_na={"income": [-8]},
-            not_targetlev=["TERRIBLE"],
-            use_target_na=False,
-            use_keys_na=[True, True, True, False],
-            exclude_keys=["sex"],
-            exclude_keylevs=["MALE"],
-            exclude_targetlevs=["PLEASED"],
-            exclude_ov_denom_lim=True,
-            denom_lim=3,
-        )
+        syn = oracle.synthetic_paths("s5")[:2]
+        ds.disclosure(oracle.original_path(), syn, **every_option)
+        ds.to_sql(oracle.original_path(), syn, **every_option)  # with the export guard
+        empty = pa.table({"k": ["a", "", "b"], "t": ["x", "y", "x"]})
+        with pytest.warns(ds.DiscoSQLWarning, match="empty strings"):
+            ds.disclosure(empty, empty, keys=["k"], target="t")
         ds.disclosure(
             oracle.original_path(),
             oracle.synthetic_paths("s5")[:1],
@@ -104,6 +108,76 @@ def test_no_non_portable_constructs(rendered: dict[str, str], construct: str) ->
     pattern = re.compile(NON_PORTABLE[construct], re.IGNORECASE)
     offenders = [name for name, sql in rendered.items() if pattern.search(_strip_strings(sql))]
     assert not offenders, f"{construct} in {offenders}"
+
+
+def _is_double(e: Any) -> bool:
+    """Whether an expression is a double by the way it is written: a cast to DOUBLE, a literal
+    with a point or exponent, or arithmetic/CASE/coalesce with such a part."""
+    if isinstance(e, sqlglot.exp.Cast):
+        return e.to.this in (sqlglot.exp.DataType.Type.DOUBLE, sqlglot.exp.DataType.Type.FLOAT)
+    if isinstance(e, sqlglot.exp.Literal):
+        return not e.is_string and not e.this.isdigit()
+    if isinstance(e, sqlglot.exp.Paren):
+        return _is_double(e.this)
+    if isinstance(e, sqlglot.exp.Binary):
+        return _is_double(e.this) or _is_double(e.expression)
+    if isinstance(e, sqlglot.exp.Case):
+        parts = [i.args["true"] for i in e.args["ifs"]] + [e.args.get("default")]
+        return any(_is_double(p) for p in parts if p is not None)
+    if isinstance(e, sqlglot.exp.Coalesce):
+        return _is_double(e.this)
+    return False
+
+
+def _division_offenders(sql: str) -> list[str]:
+    """A `/` with no double side (an integer division that some engines truncate and others
+    do not), or a `//` or `%` whose operands are not both cast to BIGINT (macros/portable's
+    int_div and int_mod are the only way to divide integers)."""
+    bigint = sqlglot.exp.DataType.Type.BIGINT
+    out = []
+    for tree in sqlglot.parse(sql, read="duckdb"):
+        assert tree is not None
+        for node in tree.find_all(sqlglot.exp.Div):
+            if not (_is_double(node.this) or _is_double(node.expression)):
+                out.append(node.sql("duckdb"))
+        for node in tree.find_all(sqlglot.exp.IntDiv, sqlglot.exp.Mod):
+            sides = (node.this, node.expression)
+            if not all(isinstance(e, sqlglot.exp.Cast) and e.to.this == bigint for e in sides):
+                out.append(node.sql("duckdb"))
+    return out
+
+
+def test_integers_are_divided_only_through_int_div(rendered: dict[str, str]) -> None:
+    offenders = {name: bad for name, sql in rendered.items() if (bad := _division_offenders(sql))}
+    assert not offenders
+
+
+def test_the_division_lint_catches_offenders() -> None:
+    assert _division_offenders("select a / b, cast(a as double) / b, 100.0 * a / b from t") == [
+        "a / b"
+    ]
+    assert len(_division_offenders("select a // b, a % cast(b as bigint) from t")) == 2
+    assert not _division_offenders(
+        "select (cast(cast(q as bigint) // cast(p as bigint) as bigint) % cast(r as bigint)) from t"
+    )
+
+
+@pytest.mark.parametrize("dialect", [*DIALECTS, "datafusion"])
+def test_integer_division_is_exact_on_every_dialect(dialect: str) -> None:
+    """int_div as each dialect receives it: never a division of doubles (inexact above 2^53)
+    and never NUMERIC (PostgreSQL's DIV)."""
+    from discosql.engines.dialects import transpile
+
+    env = templates.environment(dialect)
+    macro = env.from_string(
+        '{% from "macros/portable.sql.j2" import int_div, int_mod %}'
+        "select {{ int_mod(int_div('q', 'p'), 'r') }} from t"
+    ).render()
+    out = transpile(macro, dialect).upper()
+    for inexact in ("DOUBLE", "FLOAT", "REAL", "TRUNC", "DIV("):
+        if inexact == "DIV(" and dialect == "bigquery":
+            continue  # BigQuery's DIV() is its integer division of INT64
+        assert inexact not in out, (dialect, out)
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
@@ -202,6 +276,7 @@ def test_cap_templates_render_parse_transpile_and_stay_portable() -> None:
         for construct, pattern in NON_PORTABLE.items():
             assert not re.search(pattern, stripped, re.IGNORECASE), f"{construct} in {name}"
         assert not re.search(r"\bis(nan|inf)\s*\(", stripped, re.IGNORECASE), name
+        assert not _division_offenders(sql), name
         for dialect in DIALECTS:
             out = sqlglot.transpile(sql, read="duckdb", write=dialect)
             assert len(out) == 1, (name, dialect)

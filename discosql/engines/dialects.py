@@ -14,11 +14,29 @@ from sqlglot import exp
 from ..errors import EngineError
 
 # The dialects an exported script can be written in (to_sql, `discosql sql --dialect`).
-DIALECTS = ("duckdb", "postgres", "spark", "databricks", "bigquery", "snowflake", "trino", "tsql")
+DIALECTS = (
+    "duckdb", "postgres", "spark", "databricks", "bigquery", "snowflake", "trino", "tsql",
+    "datafusion",
+)  # fmt: skip
+
+
+def writer(dialect: str) -> str:
+    """The sqlglot dialect that writes SQL for ``dialect``: Apache DataFusion's SQL (which
+    sqlglot does not know) follows PostgreSQL's: integer `/`, `||`, `DOUBLE PRECISION`."""
+    return "postgres" if dialect == "datafusion" else dialect
+
+
+def _isnan(node: exp.Expression) -> exp.Expression:
+    # DataFusion has isnan(), which the PostgreSQL writer would spell IS_NAN
+    if isinstance(node, exp.IsNan):
+        return exp.Anonymous(this="isnan", expressions=[node.this])
+    return node
+
 
 # Dialects whose ``/`` divides integers exactly, where sqlglot would write DuckDB's ``//`` as a
-# division of doubles (inexact above 2^53: q words reach 2^62).
-NATIVE_INT_DIV = ("sqlite", "tsql", "trino")
+# division of doubles (inexact above 2^53: q words reach 2^62) or, on PostgreSQL, as DIV(),
+# which returns NUMERIC. Templates divide integers only through int_div (macros/portable).
+NATIVE_INT_DIV = ("sqlite", "tsql", "trino", "postgres", "datafusion")
 
 
 def _int_div(node: exp.Expression) -> exp.Expression:
@@ -27,10 +45,25 @@ def _int_div(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _exact_multiple_div(node: exp.Expression) -> exp.Expression:
+    # Snowflake divides NUMBERs to a rounded scale: TRUNC(a / b) can round up to the next
+    # integer. a - a % b is a multiple of b, so its quotient is exact.
+    if isinstance(node, exp.IntDiv):
+        a, b = node.this, node.expression
+        multiple = exp.Sub(this=a.copy(), expression=exp.Mod(this=a.copy(), expression=b.copy()))
+        quotient = exp.Div(this=exp.Paren(this=multiple), expression=b.copy(), typed=True)
+        return exp.Cast(this=quotient, to=exp.DataType.build("bigint"))
+    return node
+
+
 def _trees(sql: str, dialect: str) -> list[Any]:
     trees = [t for t in sqlglot.parse(sql, read="duckdb") if t is not None]
+    if dialect == "datafusion":
+        trees = [t.transform(_isnan) for t in trees]
     if dialect in NATIVE_INT_DIV:
         return [t.transform(_int_div) for t in trees]
+    if dialect == "snowflake":
+        return [t.transform(_exact_multiple_div) for t in trees]
     return trees
 
 
@@ -61,7 +94,7 @@ def literal(value: Any) -> exp.Expr:
 @functools.lru_cache(maxsize=512)
 def transpile(sql: str, dialect: str) -> str:
     """DuckDB-dialect SQL in ``dialect`` (cached: the same statement recurs across targets)."""
-    return ";\n".join(t.sql(dialect) for t in _trees(sql, dialect))
+    return ";\n".join(t.sql(writer(dialect)) for t in _trees(sql, dialect))
 
 
 def inline_params(sql: str, params: dict[str, Any], dialect: str) -> str:
@@ -80,5 +113,5 @@ def inline_params(sql: str, params: dict[str, Any], dialect: str) -> str:
             return literal(params[name])
         return node
 
-    out = [t.transform(replace).sql(dialect, pretty=True) for t in trees]
+    out = [t.transform(replace).sql(writer(dialect), pretty=True) for t in trees]
     return ";\n".join(out)

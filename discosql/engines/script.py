@@ -49,11 +49,12 @@ class ScriptEngine(Engine):
         temp = "TEMP "
         if self.dialect == "tsql":
             temp = ""  # the # in the name says it
-        elif self.dialect in ("spark", "databricks"):
-            # Spark has no temporary tables. Temporary views are recomputed at every use, and
-            # CACHE TABLE keeps each stage's whole plan: later stages re-plan ever larger trees
-            # until the driver runs out of memory (5,000 records, 2 GB driver). A work table
-            # cuts the lineage; one left by an interrupted run is dropped first.
+        elif self.dialect in ("spark", "databricks", "datafusion"):
+            # Spark and DataFusion have no temporary tables. Spark's temporary views are
+            # recomputed at every use, and CACHE TABLE keeps each stage's whole plan: later
+            # stages re-plan ever larger trees until the driver runs out of memory (5,000
+            # records, 2 GB driver). A work table cuts the lineage; one left by an interrupted
+            # run is dropped first.
             temp = ""
             self.drop_table(name)
         self.execute(f"CREATE {temp}TABLE {ident(name)} AS\n{sql}", params, stage)

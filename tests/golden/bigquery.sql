@@ -7,15 +7,18 @@
 -- Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,
 -- check_1way, check_2way (percentages 0-100, as synthpop). Work tables start with
 -- __disco_ (temporary; on Spark tables of the current database, dropped at the end).
--- Decisions that needed the data were made at export time (below, per target):
--- re-export when the data change.
+-- Decisions that needed the data were made at export time (below, per target). The
+-- script checks them before it counts (stage 015) and stops, naming the column, when
+-- the data it runs on no longer fit them: re-export then. In a shell that goes on after
+-- an error every later statement fails too and no numbers print; to stop at once run
+-- `duckdb -bail`, `psql -v ON_ERROR_STOP=1` or your console's equivalent.
 
 --
 -- ===== target 'income' =====
 -- options: denom_lim=5, exclude_ov_denom_lim=False, not_targetlev=['[-8,600)'], use_target_na=True, use_keys_na=[True, True, False, True], exclude=[('sex', 'MALE', '[1440,2000)')], thresh_1way=(50.0, 90.0), thresh_2way=(4.0, 80.0)
 -- grouping of 'income' (decided at export time, quantile breaks): ['[-8,600)', '[600,1000)', '[1000,1440)', '[1440,2000)', '[2000,16000]']
 -- level arguments checked against the data at export time
--- q packing (decided at export time): key radices [3, 80, 17, 7] (levels + 1), 1 BIGINT word(s); new levels in the data need a new export
+-- q packing (decided at export time): key radices [3, 80, 17, 7] (levels + 1), 1 BIGINT word(s); more levels in the data need a new export
 
 -- stages/010_codes.sql.j2
 -- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
@@ -527,6 +530,391 @@ SELECT
   END AS INT64) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
 
+-- stages/015_export_guard.sql.j2
+-- Stage 015 export guard (exported scripts only): stop when the data the script runs on break
+-- a decision made from the data at export time, instead of printing numbers for other data.
+-- Runs after the stage 010 dictionaries; stage 020 reads the guard table, so when a check
+-- stops this statement every later statement fails too (in a shell that goes on after an
+-- error) and no result is printed.
+-- Context: checks = [{kind, message, ...}], one per decision:
+--          same     {sql, columns, rows}: the query a grouping was computed from (grouping/
+--                   stats, order_stats, distinct) returns exactly the rows it returned then
+--                   (rows: parameter names, one list per row; each query's rows are
+--                   distinct); the same inputs give the same breaks and labels;
+--          positive {sql, columns}: every named column of the query's one row is > 0 (a
+--                   cont_na code still occurs);
+--          fits     {levels, limit}: every code of the dictionary is below $limit (the key's
+--                   radix in the q packing, or the capacity of a target's code type);
+--          present  {levels, level}: $level is a level of the dictionary (a level named in
+--                   not_targetlev or exclude_*).
+-- Output:  one row of NULL INTEGER columns ok_0 .. ok_{C-1}, or the error of the first failing
+--          check: its $message followed by the number of offending rows or codes.
+-- synthpop: none (synthpop computes from the data it is given; a script is written ahead).
+
+CREATE TEMPORARY TABLE `__disco_guard` AS
+SELECT
+  CAST(CASE
+    WHEN c_0.bad > 0
+    THEN error(
+      (
+        'discosql: the data differ from those this script was exported from: the grouping breaks of target \'income\' were computed from other values (grouping/stats); re-export the script (discosql.to_sql) from the data it runs on (check 0, count ' || CAST(c_0.bad AS STRING) || ')'
+      )
+    )
+  END AS INT64) AS `ok_0`,
+  CAST(CASE
+    WHEN c_1.bad > 0
+    THEN error(
+      (
+        'discosql: the data differ from those this script was exported from: the grouping breaks of target \'income\' were computed from other values (grouping/order_stats); re-export the script (discosql.to_sql) from the data it runs on (check 1, count ' || CAST(c_1.bad AS STRING) || ')'
+      )
+    )
+  END AS INT64) AS `ok_1`,
+  CAST(CASE
+    WHEN c_2.bad > 0
+    THEN error(
+      (
+        'discosql: the data differ from those this script was exported from: key \'sex\' has more than the 2 levels the q packing was fixed for; re-export the script (discosql.to_sql) from the data it runs on (check 2, count ' || CAST(c_2.bad AS STRING) || ')'
+      )
+    )
+  END AS INT64) AS `ok_2`,
+  CAST(CASE
+    WHEN c_3.bad > 0
+    THEN error(
+      (
+        'discosql: the data differ from those this script was exported from: key \'age\' has more than the 79 levels the q packing was fixed for; re-export the script (discosql.to_sql) from the data it runs on (check 3, count ' || CAST(c_3.bad AS STRING) || ')'
+      )
+    )
+  END AS INT64) AS `ok_3`,
+  CAST(CASE
+    WHEN c_4.bad > 0
+    THEN error(
+      (
+        'discosql: the data differ from those this script was exported from: key \'region\' has more than the 16 levels the q packing was fixed for; re-export the script (discosql.to_sql) from the data it runs on (check 4, count ' || CAST(c_4.bad AS STRING) || ')'
+      )
+    )
+  END AS INT64) AS `ok_4`,
+  CAST(CASE
+    WHEN c_5.bad > 0
+    THEN error(
+      (
+        'discosql: the data differ from those this script was exported from: key \'placesize\' has more than the 6 levels the q packing was fixed for; re-export the script (discosql.to_sql) from the data it runs on (check 5, count ' || CAST(c_5.bad AS STRING) || ')'
+      )
+    )
+  END AS INT64) AS `ok_5`,
+  CAST(CASE
+    WHEN c_6.bad > 0
+    THEN error(
+      (
+        'discosql: the data differ from those this script was exported from: target \'income\' has more than 32767 levels (smallint codes); re-export the script (discosql.to_sql) from the data it runs on (check 6, count ' || CAST(c_6.bad AS STRING) || ')'
+      )
+    )
+  END AS INT64) AS `ok_6`,
+  CAST(CASE
+    WHEN c_7.bad > 0
+    THEN error(
+      (
+        'discosql: the data differ from those this script was exported from: not_targetlev: \'[-8,600)\' is no longer a level of \'income\'; re-export the script (discosql.to_sql) from the data it runs on (check 7, count ' || CAST(c_7.bad AS STRING) || ')'
+      )
+    )
+  END AS INT64) AS `ok_7`,
+  CAST(CASE
+    WHEN c_8.bad > 0
+    THEN error(
+      (
+        'discosql: the data differ from those this script was exported from: exclude_targetlevs[0]: \'[1440,2000)\' is no longer a level of \'income\'; re-export the script (discosql.to_sql) from the data it runs on (check 8, count ' || CAST(c_8.bad AS STRING) || ')'
+      )
+    )
+  END AS INT64) AS `ok_8`,
+  CAST(CASE
+    WHEN c_9.bad > 0
+    THEN error(
+      (
+        'discosql: the data differ from those this script was exported from: exclude_keylevs[0]: \'MALE\' is no longer a level of \'sex\'; re-export the script (discosql.to_sql) from the data it runs on (check 9, count ' || CAST(c_9.bad AS STRING) || ')'
+      )
+    )
+  END AS INT64) AS `ok_9`
+FROM (
+  /* each side's rows are distinct: a row of one side without its twin on the other */
+  /* is a difference (the query appears once, the rows it gave then are literals) */
+  SELECT
+    COUNT(*) AS bad
+  FROM (
+    SELECT
+      `n_orig`,
+      `n_syn`,
+      `n_distinct`,
+      `min_value`,
+      `max_value`,
+      `n_infinite`
+    FROM (
+      SELECT
+        `n_orig`,
+        `n_syn`,
+        `n_distinct`,
+        `min_value`,
+        `max_value`,
+        `n_infinite`,
+        1 AS side
+      FROM (
+        WITH pooled AS (
+          SELECT
+            0 AS src,
+            CAST(`income` AS FLOAT64) AS v
+          FROM `survey`.`sd2011`
+          UNION ALL
+          SELECT
+            1 AS src,
+            CAST(`income` AS FLOAT64) AS v
+          FROM `survey`.`syn_1`
+          UNION ALL
+          SELECT
+            2 AS src,
+            CAST(`income` AS FLOAT64) AS v
+          FROM `survey`.`syn_2`
+        ), flagged AS (
+          SELECT
+            src,
+            v,
+            CASE WHEN NOT v IS NULL AND NOT (
+              v = CAST('NaN' AS FLOAT64)
+            ) THEN 1 ELSE 0 END AS usable
+          FROM pooled
+        )
+        SELECT
+          SUM(CASE WHEN usable = 1 AND src = 0 THEN 1 ELSE 0 END) AS n_orig,
+          SUM(CASE WHEN usable = 1 AND src > 0 THEN 1 ELSE 0 END) AS n_syn,
+          COUNT(DISTINCT CASE WHEN usable = 1 THEN v END) AS n_distinct,
+          MIN(CASE WHEN usable = 1 THEN v END) AS min_value,
+          MAX(CASE WHEN usable = 1 THEN v END) AS max_value,
+          SUM(CASE WHEN usable = 1 AND (
+            ABS(v) > 1.7976931348623157e308
+          ) THEN 1 ELSE 0 END) AS n_infinite
+        FROM flagged
+      ) AS now
+      UNION ALL
+      SELECT
+        4317,
+        8637,
+        406,
+        CAST('-8.0' AS FLOAT64),
+        CAST('16000.0' AS FLOAT64),
+        0,
+        2
+    ) AS both_sides
+    GROUP BY
+      `n_orig`,
+      `n_syn`,
+      `n_distinct`,
+      `min_value`,
+      `max_value`,
+      `n_infinite`
+    HAVING
+      COUNT(*) <> 2 OR MIN(side) = MAX(side)
+  ) AS diff
+) AS `c_0`
+CROSS JOIN (
+  /* each side's rows are distinct: a row of one side without its twin on the other */
+  /* is a difference (the query appears once, the rows it gave then are literals) */
+  SELECT
+    COUNT(*) AS bad
+  FROM (
+    SELECT
+      `rank_pos`,
+      `v`
+    FROM (
+      SELECT
+        `rank_pos`,
+        `v`,
+        1 AS side
+      FROM (
+        WITH pooled AS (
+          SELECT
+            0 AS src,
+            CAST(`income` AS FLOAT64) AS v
+          FROM `survey`.`sd2011`
+          UNION ALL
+          SELECT
+            1 AS src,
+            CAST(`income` AS FLOAT64) AS v
+          FROM `survey`.`syn_1`
+          UNION ALL
+          SELECT
+            2 AS src,
+            CAST(`income` AS FLOAT64) AS v
+          FROM `survey`.`syn_2`
+        ), counted AS (
+          SELECT
+            v,
+            COUNT(*) AS n
+          FROM pooled
+          WHERE
+            NOT v IS NULL AND NOT (
+              v = CAST('NaN' AS FLOAT64)
+            )
+          GROUP BY
+            v
+        ), cumulative AS (
+          SELECT
+            v,
+            SUM(n) OVER (ORDER BY v rows BETWEEN UNBOUNDED preceding AND CURRENT ROW) AS upto
+          FROM counted
+        ), wanted AS (
+          SELECT
+            1 AS rank_pos
+          UNION ALL
+          SELECT
+            2591 AS rank_pos
+          UNION ALL
+          SELECT
+            2592 AS rank_pos
+          UNION ALL
+          SELECT
+            5182 AS rank_pos
+          UNION ALL
+          SELECT
+            5183 AS rank_pos
+          UNION ALL
+          SELECT
+            7772 AS rank_pos
+          UNION ALL
+          SELECT
+            7773 AS rank_pos
+          UNION ALL
+          SELECT
+            10363 AS rank_pos
+          UNION ALL
+          SELECT
+            10364 AS rank_pos
+          UNION ALL
+          SELECT
+            12954 AS rank_pos
+        )
+        SELECT
+          w.rank_pos,
+          MIN(c.v) AS v
+        FROM wanted AS w
+        INNER JOIN cumulative AS c
+          ON c.upto >= w.rank_pos
+        GROUP BY
+          w.rank_pos
+        ORDER BY
+          w.rank_pos NULLS LAST
+      ) AS now
+      UNION ALL
+      SELECT
+        1,
+        CAST('-8.0' AS FLOAT64),
+        2
+      UNION ALL
+      SELECT
+        2591,
+        CAST('600.0' AS FLOAT64),
+        2
+      UNION ALL
+      SELECT
+        2592,
+        CAST('600.0' AS FLOAT64),
+        2
+      UNION ALL
+      SELECT
+        5182,
+        CAST('1000.0' AS FLOAT64),
+        2
+      UNION ALL
+      SELECT
+        5183,
+        CAST('1000.0' AS FLOAT64),
+        2
+      UNION ALL
+      SELECT
+        7772,
+        CAST('1440.0' AS FLOAT64),
+        2
+      UNION ALL
+      SELECT
+        7773,
+        CAST('1440.0' AS FLOAT64),
+        2
+      UNION ALL
+      SELECT
+        10363,
+        CAST('2000.0' AS FLOAT64),
+        2
+      UNION ALL
+      SELECT
+        10364,
+        CAST('2000.0' AS FLOAT64),
+        2
+      UNION ALL
+      SELECT
+        12954,
+        CAST('16000.0' AS FLOAT64),
+        2
+    ) AS both_sides
+    GROUP BY
+      `rank_pos`,
+      `v`
+    HAVING
+      COUNT(*) <> 2 OR MIN(side) = MAX(side)
+  ) AS diff
+) AS `c_1`
+CROSS JOIN (
+  SELECT
+    COUNT(*) AS bad
+  FROM `__disco_levels_k0`
+  WHERE
+    code >= 3
+) AS `c_2`
+CROSS JOIN (
+  SELECT
+    COUNT(*) AS bad
+  FROM `__disco_levels_k1`
+  WHERE
+    code >= 80
+) AS `c_3`
+CROSS JOIN (
+  SELECT
+    COUNT(*) AS bad
+  FROM `__disco_levels_k2`
+  WHERE
+    code >= 17
+) AS `c_4`
+CROSS JOIN (
+  SELECT
+    COUNT(*) AS bad
+  FROM `__disco_levels_k3`
+  WHERE
+    code >= 7
+) AS `c_5`
+CROSS JOIN (
+  SELECT
+    COUNT(*) AS bad
+  FROM `__disco_levels_t0`
+  WHERE
+    code >= 32768
+) AS `c_6`
+CROSS JOIN (
+  SELECT
+    CASE WHEN COUNT(*) = 0 THEN 1 ELSE 0 END AS bad
+  FROM `__disco_levels_t0`
+  WHERE
+    level = '[-8,600)'
+) AS `c_7`
+CROSS JOIN (
+  SELECT
+    CASE WHEN COUNT(*) = 0 THEN 1 ELSE 0 END AS bad
+  FROM `__disco_levels_t0`
+  WHERE
+    level = '[1440,2000)'
+) AS `c_8`
+CROSS JOIN (
+  SELECT
+    CASE WHEN COUNT(*) = 0 THEN 1 ELSE 0 END AS bad
+  FROM `__disco_levels_k0`
+  WHERE
+    level = 'MALE'
+) AS `c_9`;
+
 -- stages/030_cells.sql.j2
 -- Stage 030 cells: the (synthesis, q, t) count table of one target, original and synthetic
 -- side by side.
@@ -568,6 +956,8 @@ FROM (
         CAST(CAST(COALESCE(__disco_k0.code, 0) AS INT64) * CAST(1 AS INT64) + CAST(COALESCE(__disco_k1.code, 0) AS INT64) * CAST(3 AS INT64) + CAST(COALESCE(__disco_k2.code, 0) AS INT64) * CAST(240 AS INT64) + CAST(COALESCE(__disco_k3.code, 0) AS INT64) * CAST(4080 AS INT64) AS INT64) AS `q_0`,
         CAST(COALESCE(__disco_t0.code, 0) AS INT64) AS `t_0`
       FROM `survey`.`sd2011` AS __disco_x
+      /* stage 015's table: when an export-time decision no longer holds it was never created */
+      CROSS JOIN `__disco_guard`
       LEFT JOIN `__disco_levels_k0` AS __disco_k0
         ON __disco_k0.v = __disco_x.`sex`
       LEFT JOIN `__disco_levels_k1` AS __disco_k1
@@ -584,6 +974,8 @@ FROM (
         CAST(CAST(COALESCE(__disco_k0.code, 0) AS INT64) * CAST(1 AS INT64) + CAST(COALESCE(__disco_k1.code, 0) AS INT64) * CAST(3 AS INT64) + CAST(COALESCE(__disco_k2.code, 0) AS INT64) * CAST(240 AS INT64) + CAST(COALESCE(__disco_k3.code, 0) AS INT64) * CAST(4080 AS INT64) AS INT64) AS `q_0`,
         CAST(COALESCE(__disco_t0.code, 0) AS INT64) AS `t_0`
       FROM `survey`.`syn_1` AS __disco_x
+      /* stage 015's table: when an export-time decision no longer holds it was never created */
+      CROSS JOIN `__disco_guard`
       LEFT JOIN `__disco_levels_k0` AS __disco_k0
         ON __disco_k0.v = __disco_x.`sex`
       LEFT JOIN `__disco_levels_k1` AS __disco_k1
@@ -600,6 +992,8 @@ FROM (
         CAST(CAST(COALESCE(__disco_k0.code, 0) AS INT64) * CAST(1 AS INT64) + CAST(COALESCE(__disco_k1.code, 0) AS INT64) * CAST(3 AS INT64) + CAST(COALESCE(__disco_k2.code, 0) AS INT64) * CAST(240 AS INT64) + CAST(COALESCE(__disco_k3.code, 0) AS INT64) * CAST(4080 AS INT64) AS INT64) AS `q_0`,
         CAST(COALESCE(__disco_t0.code, 0) AS INT64) AS `t_0`
       FROM `survey`.`syn_2` AS __disco_x
+      /* stage 015's table: when an export-time decision no longer holds it was never created */
+      CROSS JOIN `__disco_guard`
       LEFT JOIN `__disco_levels_k0` AS __disco_k0
         ON __disco_k0.v = __disco_x.`sex`
       LEFT JOIN `__disco_levels_k1` AS __disco_k1
@@ -672,7 +1066,12 @@ WITH reasons AS (
       )
       THEN 1
       WHEN (
-        MOD(DIV(`q_0`, 240), 17)
+        MOD(
+          CAST((
+            DIV(CAST(`q_0` AS INT64), CAST(240 AS INT64))
+          ) AS INT64),
+          CAST(17 AS INT64)
+        )
       ) = 0
       THEN 3
       WHEN t = (
@@ -683,7 +1082,9 @@ WITH reasons AS (
           level = '[1440,2000)'
       )
       AND (
-        MOD(DIV(`q_0`, 1), 3)
+        MOD(CAST((
+          DIV(CAST(`q_0` AS INT64), CAST(1 AS INT64))
+        ) AS INT64), CAST(3 AS INT64))
       ) = (
         SELECT
           MAX(code)
@@ -864,11 +1265,13 @@ WITH target_margins AS (
 ), base AS (
   SELECT
     j,
-    100 * CAST(SUM(CAST((
-      dt / nd
-    ) * (
-      dt / nd
-    ) AS BIGNUMERIC)) AS FLOAT64) AS base_cap
+    100 * CAST(SUM(
+      CAST((
+        CAST(dt AS FLOAT64) / nd
+      ) * (
+        CAST(dt AS FLOAT64) / nd
+      ) AS BIGNUMERIC)
+    ) AS FLOAT64) AS base_cap
   FROM target_margins
   GROUP BY
     j
@@ -1176,16 +1579,33 @@ WITH decoded AS (
     d_keep,
     syn_dis,
     (
-      MOD(DIV(`q_0`, 1), 3)
+      MOD(CAST((
+        DIV(CAST(`q_0` AS INT64), CAST(1 AS INT64))
+      ) AS INT64), CAST(3 AS INT64))
     ) AS `kl_0`,
     (
-      MOD(DIV(`q_0`, 3), 80)
+      MOD(
+        CAST((
+          DIV(CAST(`q_0` AS INT64), CAST(3 AS INT64))
+        ) AS INT64),
+        CAST(80 AS INT64)
+      )
     ) AS `kl_1`,
     (
-      MOD(DIV(`q_0`, 240), 17)
+      MOD(
+        CAST((
+          DIV(CAST(`q_0` AS INT64), CAST(240 AS INT64))
+        ) AS INT64),
+        CAST(17 AS INT64)
+      )
     ) AS `kl_2`,
     (
-      MOD(DIV(`q_0`, 4080), 7)
+      MOD(
+        CAST((
+          DIV(CAST(`q_0` AS INT64), CAST(4080 AS INT64))
+        ) AS INT64),
+        CAST(7 AS INT64)
+      )
     ) AS `kl_3`
   FROM `__disco_cells`
   WHERE
@@ -1490,3 +1910,5 @@ DROP TABLE IF EXISTS `__disco_levels_k2`;
 DROP TABLE IF EXISTS `__disco_levels_k3`;
 
 DROP TABLE IF EXISTS `__disco_levels_t0`;
+
+DROP TABLE IF EXISTS `__disco_guard`;

@@ -1,0 +1,204 @@
+"""Exported scripts on changed data: the API's numbers for the new data, or a stop naming the
+column, never other numbers (stage 015, the export guard).
+
+A script is exported from SD2011 and one synthesis, then the data under the same file or
+table names change and the script runs again: in the duckdb shell, on PostgreSQL and in Spark.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import sqlglot
+
+import discosql as ds
+from discosql.results import RESULT_TABLES
+
+from . import engine_data
+from .test_export import _duckdb_cli, run_datafusion
+
+KEYS = ["sex", "age", "region", "placesize"]
+NAMES = ("orig", "syn")
+
+
+def _sd2011() -> dict[str, pa.Table]:
+    data = Path(ds.__file__).parent / "data"
+    return {
+        "orig": pq.read_table(data / "sd2011.parquet"),
+        "syn": pq.read_table(data / "syn_1.parquet"),
+    }
+
+
+def _change(tables: dict[str, pa.Table], replace: str) -> dict[str, pa.Table]:
+    """Both data sets with ``select * replace (...)`` applied to every third row (n % 3 = 0)."""
+    out = {}
+    for name, table in tables.items():
+        con = duckdb.connect()
+        con.register("t", table)
+        numbered = "select *, row_number() over () as n from t"
+        sql = f"select * exclude (n) replace ({replace}) from ({numbered})"
+        out[name] = con.sql(sql).to_arrow_table()
+    return out
+
+
+# (id, export options, the change, what the stop message names; None: the script still holds)
+SCENARIOS = [
+    ("new_key_levels", {"target": "depress"},
+     "case when n % 3 = 0 then age + 100 else age end as age",
+     "key 'age' has more than the 79 levels"),
+    ("grouping_breaks", {"target": "income", "ngroups_target": 5},
+     "case when n % 3 = 0 then income * 2 else income end as income",
+     "grouping breaks of target 'income'"),
+    ("named_level", {"target": "marital", "not_targetlev": "WIDOWED"},
+     "case when marital = 'WIDOWED' then 'DIVORCED' else marital end as marital",
+     "not_targetlev: 'WIDOWED' is no longer a level of 'marital'"),
+    ("excluded_key_level", {"target": "workab", "exclude_keys": "sex", "exclude_keylevs": "MALE",
+                            "exclude_targetlevs": "NO"},
+     "case when sex = 'MALE' then NULL else sex end as sex",
+     "exclude_keylevs[0]: 'MALE' is no longer a level of 'sex'"),
+    ("still_valid", {"target": "depress"},  # fewer rows, no new levels: the API's numbers
+     "case when n % 4 = 0 then NULL else age end as age", None),
+]  # fmt: skip
+
+
+def _rows(table: Any) -> list[dict[str, Any]]:
+    return table if isinstance(table, list) else table.to_pylist()
+
+
+def _assert_api_numbers(results: list[Any], tables: dict[str, pa.Table], kwargs: Any) -> None:
+    ref = ds.disclosure(tables["orig"], tables["syn"], keys=KEYS, **kwargs)
+    assert len(results) == len(RESULT_TABLES)
+    for spec, got in zip(RESULT_TABLES, results, strict=True):
+        want = getattr(ref, spec.name).to_pylist()
+        rows = _rows(got)
+        assert len(rows) == len(want), spec.name
+        for g, w in zip(rows, want, strict=True):
+            for col in w:
+                engine_data.assert_value(g[col], w[col], f"{spec.name}.{col}")
+
+
+# Each runner takes the tables of the data at export time and after the change, and the
+# export options; it exports, replaces the data, runs the script and returns (results, error).
+Runner = Callable[[dict[str, pa.Table], dict[str, pa.Table], dict[str, Any]], tuple[list[Any], str]]
+
+
+def _run_in_shell(tmp: Path) -> Runner:
+    def run(before: dict[str, pa.Table], after: dict[str, pa.Table], kw: dict[str, Any]) -> Any:
+        paths = {n: str(tmp / f"{n}.parquet") for n in NAMES}
+        for n in NAMES:
+            pq.write_table(before[n], paths[n])
+        script = ds.to_sql(paths["orig"], paths["syn"], keys=KEYS, **kw)
+        for n in NAMES:
+            pq.write_table(after[n], paths[n])
+        out = subprocess.run([_duckdb_cli(), "-json"], input=script, capture_output=True,
+                             text=True, cwd=tmp, check=False)  # fmt: skip
+        results, pos, decoder = [], 0, json.JSONDecoder()
+        text = out.stdout
+        while text[pos:].strip():
+            while text[pos].isspace():
+                pos += 1
+            table, pos = decoder.raw_decode(text, pos)
+            results.append(table)
+        return results, out.stderr
+
+    return run
+
+
+def _statements(script: str, dialect: str) -> list[Any]:
+    return [s for s in sqlglot.parse(script, read=dialect) if s is not None]
+
+
+def test_the_shell_stops_or_gives_the_api_numbers(tmp_path: Path) -> None:
+    _check_scenarios(_run_in_shell(tmp_path))
+
+
+def test_datafusion_stops_or_gives_the_api_numbers(tmp_path: Path) -> None:
+    def run(before: dict[str, pa.Table], after: dict[str, pa.Table], kw: dict[str, Any]) -> Any:
+        names = {"original": "guard_orig", "synthetic": "guard_syn"}
+        script = ds.to_sql(before["orig"], before["syn"], keys=KEYS, dialect="datafusion",
+                           tables=names, **kw)  # fmt: skip
+        paths = {f"guard_{n}": str(tmp_path / f"{n}.parquet") for n in NAMES}
+        for n in NAMES:
+            pq.write_table(after[n], paths[f"guard_{n}"])
+        try:
+            return run_datafusion(script, paths), ""
+        except Exception as e:  # DataFusion stops at the first error: the guard's
+            return [], str(e)
+
+    _check_scenarios(run)
+
+
+def test_postgres_stops_or_gives_the_api_numbers(pg_dsn: str) -> None:
+    import psycopg
+
+    def run(before: dict[str, pa.Table], after: dict[str, pa.Table], kw: dict[str, Any]) -> Any:
+        engine_data.load_postgres(pg_dsn, {f"guard_{n}": before[n] for n in NAMES})
+        script = ds.to_sql("guard_orig", "guard_syn", keys=KEYS, dialect="postgres",
+                           engine=ds.postgres(pg_dsn), **kw)  # fmt: skip
+        engine_data.load_postgres(pg_dsn, {f"guard_{n}": after[n] for n in NAMES})
+        results = []
+        with psycopg.connect(pg_dsn, autocommit=True) as con:
+            for statement in _statements(script, "postgres"):
+                try:
+                    cur = con.execute(statement.sql("postgres"))
+                except psycopg.Error as e:  # psycopg stops at the first error: the guard's
+                    return results, str(e)
+                if cur.description is not None and isinstance(statement, sqlglot.exp.Query):
+                    names = [d.name for d in cur.description]
+                    results.append([dict(zip(names, map(_plain, r), strict=True))
+                                    for r in cur.fetchall()])  # fmt: skip
+        return results, ""
+
+    _check_scenarios(run)
+
+
+def test_spark_stops_or_gives_the_api_numbers(spark: Any) -> None:
+    def load(tables: dict[str, pa.Table]) -> None:
+        for n in NAMES:
+            spark.createDataFrame(tables[n].to_pandas()).write.mode("overwrite").saveAsTable(
+                f"guard_{n}"
+            )
+
+    def run(before: dict[str, pa.Table], after: dict[str, pa.Table], kw: dict[str, Any]) -> Any:
+        names = {"original": "guard_orig", "synthetic": "guard_syn"}
+        script = ds.to_sql(before["orig"], before["syn"], keys=KEYS, dialect="spark",
+                           tables=names, **kw)  # fmt: skip
+        load(after)
+        results = []
+        for statement in _statements(script, "spark"):
+            try:
+                df = spark.sql(statement.sql("spark"))
+            except Exception as e:
+                return results, str(e)
+            if isinstance(statement, sqlglot.exp.Query):
+                results.append(df.toArrow())
+        return results, ""
+
+    _check_scenarios(run)
+
+
+def _plain(v: Any) -> Any:
+    from decimal import Decimal
+
+    return float(v) if isinstance(v, Decimal) else v
+
+
+def _check_scenarios(run: Runner) -> None:
+    before = _sd2011()
+    for case, kwargs, change, stop in SCENARIOS:
+        after = _change(before, change)
+        results, error = run(before, after, kwargs)
+        if stop is None:
+            assert error == "" or "error" not in error.lower(), f"{case}: {error}"
+            _assert_api_numbers(results, after, kwargs)
+        else:
+            assert results == [], f"{case}: numbers printed after a failed check"
+            assert stop in error, f"{case}: {error}"
+            assert "re-export the script" in error, case
