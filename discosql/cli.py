@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 
 from .cli_parser import UsageError, boolean, build_parser, csv_list, parse_cont_na, target_map
 from .errors import DiscoSQLError, DiscoSQLWarning, InputError
+from .results import json_rows
 
 
 class Progress:
@@ -79,11 +80,7 @@ def _write(table: pa.Table, text: str, fmt: str, out: Path | None) -> None:
         pacsv.write_csv(table, sink)
         payload = sink.getvalue().to_pybytes().decode()
     elif fmt == "json":
-        rows = [
-            {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
-            for r in table.to_pylist()
-        ]
-        payload = json.dumps(rows, indent=1, ensure_ascii=False) + "\n"
+        payload = json.dumps(json_rows(table), indent=1, ensure_ascii=False) + "\n"
     else:
         payload = text + "\n"
     if out is None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import pyarrow as pa
 
@@ -98,6 +100,27 @@ def conform_result(template: str, table: pa.Table) -> pa.Table:
     return pa.table(columns, schema=schema)
 
 
+def plain(value: Any) -> Any:
+    """A value as JSON holds it: NaN (which JSON lacks) becomes None, containers recursively."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    return value
+
+
+def json_rows(table: pa.Table) -> list[dict[str, Any]]:
+    """A result table as JSON-ready rows, in the table's order (what the CLI's JSON writes)."""
+    return [plain(row) for row in table.to_pylist()]
+
+
+def to_json(data: dict[str, Any], indent: int | None) -> str:
+    """``data`` as JSON text (UTF-8 names kept; NaN already None)."""
+    return json.dumps(data, indent=indent, ensure_ascii=False)
+
+
 @dataclass(frozen=True)
 class DisclosureResult:
     """Disclosure measures of one target against m syntheses (percentages 0-100, unrounded).
@@ -111,6 +134,12 @@ class DisclosureResult:
     * ``exclusions``: synthesis, table, reason, count (synthpop's ``Nexclusions``)
     * ``check_1way``: rows only for syntheses where the check fired
     * ``check_2way``: the flagged (target level | key level) pairs per synthesis
+
+    Row order: by synthesis; ``measures`` then by group (ident, attrib, allCAPs) and measure
+    in the order above; ``exclusions`` by table and exclusion step as synthpop lists them;
+    ``check_2way`` by npairs (largest first), then key (in ``keys`` order), then the
+    "target|key" level pair in byte order. Measures are always doubles (NaN where a
+    denominator is 0).
     """
 
     target: str
@@ -173,6 +202,22 @@ class DisclosureResult:
         raise KeyError(
             f"unknown measure {measure!r}; known: {[m for g in GROUPS.values() for m in g]}"
         )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole result as plain data: target, keys, m, n_original and ``tables`` (each
+        table's rows as the CLI's ``--format json --table NAME`` writes them: NaN is None)."""
+        tables = {name: json_rows(getattr(self, name)) for name in TABLE_NAMES}
+        return {
+            "target": self.target,
+            "keys": list(self.keys),
+            "m": self.m,
+            "n_original": self.n_original,
+            "tables": tables,
+        }
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return to_json(self.to_dict(), indent)
 
     def __str__(self) -> str:
         def fmt(x: float) -> str:

@@ -17,7 +17,7 @@ from .engines import open_engine
 from .errors import InputError, did_you_mean
 from .inputs import column_kind, register_inputs
 from .plan import plan
-from .results import ATTRIB_MEASURES, IDENT_MEASURES, DisclosureResult
+from .results import ATTRIB_MEASURES, IDENT_MEASURES, DisclosureResult, json_rows, to_json
 from .spec import build_spec
 from .stages import execute_many
 
@@ -56,6 +56,22 @@ class DisclosureSummary:
     @property
     def m(self) -> int:
         return next(iter(self.results.values())).m if self.results else 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as plain data: keys, the measures ranked, ``table`` (rows as the CLI's
+        ``summary --format json`` writes them) and each target's ``DisclosureResult.to_dict()``.
+        """
+        return {
+            "keys": list(self.keys),
+            "ident_meas": self.ident_meas,
+            "attrib_meas": self.attrib_meas,
+            "table": json_rows(self.table),
+            "results": {t: r.to_dict() for t, r in self.results.items()},
+        }
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return to_json(self.to_dict(), indent)
 
     def plot(self) -> Figure:
         """synthpop's comparison plot: original and synthetic measure per target, x 0 to 100."""

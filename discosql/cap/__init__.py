@@ -154,7 +154,7 @@ def disclosure_protection(
     baseline = 1.0 - float(1.0 / levels) if levels else math.nan
 
     def protect(s: CapScore) -> DisclosureProtectionScore:
-        value = math.nan if not baseline or math.isnan(baseline) else min(s.score / baseline, 1)
+        value = math.nan if not baseline or math.isnan(baseline) else min(s.score / baseline, 1.0)
         return DisclosureProtectionScore(value, s.score, baseline, computation_method)
 
     result = protect(score)
@@ -230,6 +230,8 @@ def cap_records(
     cap_synthetic = s_qt / s_q (0 if s_q = 0), matched = s_q > 0, cap_original = o_qt / o_q
     (null if o_q = 0)[, cap_control]; flags disclosive_original (o_qt = o_q), disclosive_synthetic
     (s_qt = s_q), disco (o_qt > 0 and s_qt = s_q) and replicated_unique (o_q = s_q = o_qt = 1).
+    Rows are sorted by the cell: the keys, then the sensitive columns, by level name in byte
+    order.
     ``stream=True`` returns a ``pyarrow.RecordBatchReader`` that reads the result in batches
     (for big data); the engine stays open until the reader is exhausted or closed.
     """

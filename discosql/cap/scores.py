@@ -2,8 +2,31 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
+from typing import Any
+
+from ..results import plain, to_json
+
+
+class _Plain:
+    """to_dict()/to_json() for the score dataclasses: their fields and derived properties
+    (risk, excess_risk) as plain data, NaN as None, a control score nested."""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            out[f.name] = value.to_dict() if isinstance(value, _Plain) else plain(value)
+        for name in ("risk", "excess_risk"):
+            if hasattr(type(self), name):
+                out[name] = plain(getattr(self, name))
+        return out
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return to_json(self.to_dict(), indent)
 
 
 def _excess(risk: float, control_risk: float) -> float:
@@ -15,7 +38,7 @@ def _excess(risk: float, control_risk: float) -> float:
 
 # -- results ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class CapScore:
+class CapScore(_Plain):
     """An SDMetrics-style CAP score: 1 = safe (the attack never succeeds), 0 = unsafe.
 
     ``risk = 1 - score`` is the attack's mean success; ``n_scored`` the original records that
@@ -39,7 +62,7 @@ class CapScore:
 
 
 @dataclass(frozen=True)
-class DisclosureProtectionScore:
+class DisclosureProtectionScore(_Plain):
     """SDMetrics' DisclosureProtection: ``score = min(cap_protection / baseline_protection, 1)``.
 
     ``cap_protection`` is the CAP score (``method``) after the null category and binning;
@@ -62,7 +85,7 @@ class DisclosureProtectionScore:
 
 
 @dataclass(frozen=True)
-class TaubTCAP:
+class TaubTCAP(_Plain):
     """Taub et al.'s targeted CAP (PSD 2018), not synthpop's TCAP (DiSCO/iS) nor synthgauge's.
 
     Synthetic records with WEAP = s_qt / s_q >= ``tau`` are kept; each one's TCAP is o_qt / o_q,
@@ -85,7 +108,7 @@ class TaubTCAP:
 
 
 @dataclass(frozen=True)
-class CapSummary:
+class CapSummary(_Plain):
     """Summary of the individual CAP of the original records (Baillargeon & Charest, PSD 2020).
 
     CAP_x(S) = s_qt / s_q for an original record x in cell (q, t), 0 when s_q = 0 (higher =
