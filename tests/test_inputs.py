@@ -248,6 +248,23 @@ def test_unreadable_inputs_are_input_errors(tmp_path: Path) -> None:
         ds.disclosure(twice.to_pandas(), str(good), keys=["a"], target="t")
 
 
+def test_files_that_repeat_a_column_name(tmp_path: Path) -> None:
+    """DuckDB reads a repeated name as a, a_1: the key 'a' would silently be the first copy."""
+    twice = pa.Table.from_arrays(
+        [pa.array([1, 2]), pa.array([3, 4]), pa.array(["x", "y"])], names=["a", "a", "t"]
+    )
+    pq.write_table(twice, tmp_path / "twice.parquet")
+    (tmp_path / "twice.csv").write_text("a;a;t\n1;3;x\n2;4;y\n")
+    (tmp_path / "fine.csv").write_text("a;a_1;t\n1;3;x\n2;4;y\n")  # a real column a_1
+    for name in ("twice.parquet", "twice.csv"):
+        path = str(tmp_path / name)
+        message = f"synthetic: columns ['a'] appear more than once in {path!r}"
+        with pytest.raises(ds.InputError, match=re.escape(message) + ".*reads the copies as"):
+            ds.disclosure(str(tmp_path / "fine.csv"), path, keys=["a"], target="t")
+    fine = str(tmp_path / "fine.csv")
+    assert ds.disclosure(fine, fine, keys=["a", "a_1"], target="t").value("UiO") == 100.0
+
+
 @pytest.mark.parametrize(
     "values",
     [[1.5, math.nan, math.nan], [1.0, math.nan], [1.0, 2.0, 3.0, 4.0, math.nan]],

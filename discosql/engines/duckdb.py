@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ..errors import EngineError, InputError
 from ..templates import ident
@@ -85,7 +87,37 @@ class DuckDBEngine(Engine):
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise EngineError(f"columns {twice!r} appear more than once; names must be unique")
+        self._check_file_header(reg, names)
         return {row[0]: str(row[1]) for row in desc}
+
+    def _check_file_header(self, reg: Registered, names: list[str]) -> None:
+        """A file may repeat a column name; DuckDB reads the copies as name_1, name_2, ... and
+        a key would silently mean the first. Read the file's own names when DuckDB's look like
+        such a renaming (x and x_<n> both present)."""
+        src = reg.source
+        renamed = [
+            n for n in names if (m := re.fullmatch(r"(.*)_\d+", n, re.DOTALL)) and m[1] in names
+        ]
+        if src.kind not in ("csv", "parquet") or not renamed:
+            return
+        first = (sorted(glob.glob(src.obj, recursive=True)) or [src.obj])[0]
+        if src.kind == "parquet":
+            own = pq.read_schema(first).names
+        else:
+            # fetchall(): a result left unfinished would block the connection
+            delim = self.con.execute("SELECT Delimiter FROM sniff_csv($p)", {"p": first})
+            rows = self.con.execute(
+                "SELECT * FROM read_csv($p, header = false, all_varchar = true, delim = $d) "
+                "LIMIT 1",
+                {"p": first, "d": delim.fetchall()[0][0]},
+            ).fetchall()
+            own = [str(v) for v in rows[0]] if rows else []
+        twice = sorted({n for n in own if own.count(n) > 1})
+        if twice:
+            raise InputError(
+                f"{src.label}: columns {twice!r} appear more than once in {src.obj!r}; column "
+                f"names must be unique (DuckDB reads the copies as {renamed!r})"
+            )
 
     def _register(self, source: Source, name: str, param: str) -> Registered:
         try:
