@@ -70,6 +70,8 @@ def to_sql(
     if not targets:
         raise InputError("target: give a target column or a list of them")
     specs = [build_spec(keys, t, **options) for t in targets]
+    n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
+    table_names = _table_names(tables, n_syn)  # checked before any data is read
     with open_engine(engine, threads=threads) as eng:
         inputs = register_inputs(eng, original, synthetic)
         plans = [plan(inputs, s) for s in specs]  # every check before anything is written
@@ -79,7 +81,7 @@ def to_sql(
             for p, r in zip(plans, decide_radices(plans), strict=True)
         ]
         script = ScriptEngine(dialect)
-        sources = _script_sources(inputs, tables, dialect)
+        sources = _script_sources(inputs, table_names, dialect)
         script.comment(_header(plans, inputs, sources, dialect))
         for p in plans:
             script.comment(f"\n===== target {p.spec.target!r} =====\n{_decisions(p)}")
@@ -87,28 +89,35 @@ def to_sql(
     return "\n\n".join(script.parts) + "\n"
 
 
-def _script_sources(
-    inputs: Inputs, tables: dict[str, Any] | None, dialect: str
-) -> list[Registered]:
+def _table_names(tables: dict[str, Any] | None, n_syn: int) -> list[str | None]:
+    """The table names ``tables`` gives the original and each synthesis (None: not given)."""
+    if tables is None:
+        return [None] * (1 + n_syn)
+    if not isinstance(tables, dict):
+        raise InputError(f"tables: expected a dict, got {type(tables).__name__}")
+    unknown = set(tables) - {"original", "synthetic"}
+    if unknown:
+        raise InputError(f"tables: keys must be 'original' and 'synthetic', got {unknown}")
+    syn = tables.get("synthetic")
+    syn_list = [syn] if isinstance(syn, str) else list(syn or [])
+    if syn is not None and len(syn_list) != n_syn:
+        raise InputError(
+            f"tables: 'synthetic' names {len(syn_list)} table(s) for {n_syn} syntheses"
+        )
+    names = [tables.get("original"), *(syn_list or [None] * n_syn)]
+    labels = ["original", *(f"synthetic[{i}]" for i in range(n_syn))]
+    for label, name in zip(labels, names, strict=True):
+        if name is not None and (not isinstance(name, str) or not name):
+            raise InputError(f"tables: the name for the {label} data must be a string")
+    return names
+
+
+def _script_sources(inputs: Inputs, names: list[str | None], dialect: str) -> list[Registered]:
     """What the script reads for each data set: files (DuckDB) or table names."""
-    names: list[Any] = [None] * len(inputs.sources)
-    if tables is not None:
-        unknown = set(tables) - {"original", "synthetic"}
-        if unknown:
-            raise InputError(f"tables: keys must be 'original' and 'synthetic', got {unknown}")
-        syn = tables.get("synthetic")
-        syn_list = [syn] if isinstance(syn, str) else list(syn or [])
-        if syn is not None and len(syn_list) != inputs.m:
-            raise InputError(
-                f"tables: 'synthetic' names {len(syn_list)} table(s) for {inputs.m} syntheses"
-            )
-        names = [tables.get("original"), *(syn_list or [None] * inputs.m)]
     out: list[Registered] = []
     for reg, name in zip(inputs.sources, names, strict=True):
         src = reg.source
         if name is not None:
-            if not isinstance(name, str) or not name:
-                raise InputError(f"tables: the name for the {src.label} data must be a string")
             params: dict[str, Any] = {}
             sql = ".".join(ident(part) for part in name.split("."))
         elif src.named_table:

@@ -12,8 +12,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from . import servers
+
+# Property tests against the brute-force reference (test_reference_agreement.py): 60 examples in
+# the development loop, 2,000 in CI (`pytest --hypothesis-profile=ci`, as .ci/run runs it).
+settings.register_profile("dev", max_examples=60, deadline=None)
+settings.register_profile("ci", max_examples=2000, deadline=None)
+settings.load_profile("dev")
 
 # marker -> the session fixture that starts its engine
 ENGINE_MARKERS = {"postgres": "pg_dsn", "spark": "spark"}

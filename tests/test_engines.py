@@ -38,19 +38,21 @@ PG_CALLS = [
     ("sd_workab_nottargetlev", "workab"),  # not.targetlev; check1 fires on level Missing
     ("sd_depress_keysNA_order_quirk", "depress"),  # keys not in data order, per-key usekeysNA
 ]
-# Spark: ~60 s a call (m = 5). Two calls cover m = 5 and m = 1, grouping of keys and target
+# Spark: ~60 s a call (m = 5). Three calls cover m = 5 and m = 1, grouping of keys and target
 # (the first), an exclusion step that removes records, a cont.na code and a check that fires
-# (the second). The exclude.* triples and check_2way also run on Spark in test_security.py and
-# test_export.py (the exported script), disclosure_summary and the CAP family below.
+# (the second), exclude.* triples with non-empty check_1way and check_2way (the third). They
+# also run on Spark in test_security.py and test_export.py (the exported script),
+# disclosure_summary and the CAP family below.
 SPARK_CALLS = [
     ("sd_depress_ngroups_keys_and_target", "depress"),  # m = 5; ngroups_keys and ngroups_target
     ("sd_multi_denom1_s1cna", "workab"),  # m = 1; cont.na, denom_lim exclusion, check1 fires
+    ("sd_workab_exclude_region", "workab"),  # key/target exclusion; check1 and check2 fire
 ]
 
 EXCLUSIONS = {"exclude_keys", "exclude_ov_denom_lim", "not_targetlev", "use_target_na=False",
               "use_keys_na=False"}  # fmt: skip
 SPARK_MUST_COVER = {"m=5", "m=1", "ngroups_keys", "ngroups_target", "an exclusion",
-                    "a check fires"}  # fmt: skip
+                    "a check fires", "check1 fires", "check2 fires"}  # fmt: skip
 PG_MUST_COVER = SPARK_MUST_COVER | EXCLUSIONS | {
     "cont_na", "thresh_1way", "thresh_2way", "check1 fires", "check2 fires",
     "keys not in data order",
@@ -112,6 +114,11 @@ def test_engine_subsets_cover_the_options(
     assert set(chosen) <= {(c, t) for c, t, _ in CALLS}
     covered = set().union(*(_features(c, t) for c, t in chosen))
     assert must_cover <= covered, f"not covered: {sorted(must_cover - covered)}"
+    # and the tables compared are non-empty: an engine cannot pass on empty checks
+    refs = [duckdb_run(c, t) for c, t in chosen]
+    assert any(r.check_1way.num_rows for r in refs)
+    assert any(r.check_2way.num_rows for r in refs)
+    assert any(sum(r.exclusions.column("count").to_pylist()) for r in refs)
 
 
 @pytest.fixture(scope="module")

@@ -322,3 +322,7 @@ def test_to_sql_bad_input(parquet: dict[str, str]) -> None:
     with pytest.raises(ds.InputError, match="'synthetic' names 2 table"):
         ds.to_sql(parquet["sd2011"], parquet["syn_1"], keys=["sex"], target="depress",
                   tables={"synthetic": ["a", "b"]})  # fmt: skip
+    for tables in ({"synthetic": ["a", "b"]}, {"original": 3}, {"orig": "x"}):  # before any read
+        with pytest.raises(ds.InputError, match=r"^tables: "):
+            ds.to_sql("missing.parquet", "missing.parquet", keys=["sex"], target="depress",
+                      tables=tables)  # fmt: skip
