@@ -28,6 +28,7 @@ from .errors import (
 from .export import to_sql
 from .results import DisclosureResult
 from .summary import DisclosureSummary, disclosure_summary
+from .uniques import ReplicatedUniques, replicated_uniques
 from .version import __version__
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "DiscoSQLWarning",
     "EngineError",
     "InputError",
+    "ReplicatedUniques",
     "SchemaError",
     "TaubTCAP",
     "TemplateError",
@@ -55,6 +57,7 @@ __all__ = [
     "duckdb",
     "duckdb_table",
     "postgres",
+    "replicated_uniques",
     "spark",
     "sqlite",
     "taub_tcap",

@@ -167,6 +167,17 @@ def _sql(args: argparse.Namespace) -> None:
         args.out.write_text(script)
 
 
+def _uniques(args: argparse.Namespace) -> None:
+    from .uniques import replicated_uniques
+
+    res = replicated_uniques(
+        args.original, args.synthetic, keys=args.keys, engine=_engine(args), threads=args.threads
+    )
+    keys = ", ".join(res.keys)
+    _write(res.table, f"Uniques over the keys {keys}\n\n{_text_table(res.table)}", args.format,
+           args.out)  # fmt: skip
+
+
 def _summary(args: argparse.Namespace, progress: Progress) -> None:
     from .summary import disclosure_summary
 
@@ -293,6 +304,8 @@ def _run(args: argparse.Namespace, progress: Progress) -> None:
         _disclosure(args, progress)
     elif args.command == "sql":
         _sql(args)
+    elif args.command == "uniques":
+        _uniques(args)
     else:
         _summary(args, progress)
 

@@ -79,13 +79,7 @@ def target_map(items: list[str] | None, flag: str, convert: Any) -> Any:
     return out
 
 
-def _add_common(p: argparse.ArgumentParser, outputs: bool = True) -> None:
-    p.add_argument(
-        "original",
-        help="original data: a Parquet or CSV path, glob or directory (a table name with "
-        "--engine postgresql://...)",
-    )
-    p.add_argument("synthetic", nargs="+", help="synthetic data set(s): m syntheses")
+def _add_measure_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--keys", required=True, type=csv_list, help="key columns, comma-separated (keys)"
     )
@@ -130,6 +124,24 @@ def _add_common(p: argparse.ArgumentParser, outputs: bool = True) -> None:
         metavar="N,PCT",
         help="(thresh_2way) default 4,80",
     )
+
+
+def _add_common(p: argparse.ArgumentParser, outputs: bool = True, measures: bool = True) -> None:
+    p.add_argument(
+        "original",
+        help="original data: a Parquet or CSV path, glob or directory (a table name with "
+        "--engine postgresql://...)",
+    )
+    p.add_argument("synthetic", nargs="+", help="synthetic data set(s): m syntheses")
+    if not measures:  # replicated uniques: keys only, by default every column
+        p.add_argument(
+            "--keys",
+            type=csv_list,
+            default=None,
+            help="key columns, comma-separated (default: every column of the original)",
+        )
+    else:
+        _add_measure_options(p)
     p.add_argument("--threads", type=int, default=None, help="DuckDB threads (default: all cores)")
     p.add_argument(
         "--engine",
@@ -235,6 +247,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="tables the script reads as the syntheses, one per synthetic data set",
     )
     q.add_argument("--out", type=Path, default=None, help="write the script to FILE (not stdout)")
+
+    u = sub.add_parser(
+        "uniques", help="uniques and replicated uniques (synthpop replicated.uniques())"
+    )
+    _add_common(u, measures=False)
 
     s = sub.add_parser("summary", help="many targets at once (synthpop multi.disclosure())")
     _add_common(s)

@@ -212,7 +212,7 @@ def plan(inputs: Inputs, spec: DisclosureSpec) -> Plan:
             alias=f"k_{i}",
             pos=i,
             levels=f"__disco_levels_k{i}",
-            as_text=_as_text(inputs, k),
+            as_text=as_text(inputs, k),
             grouping=_grouping_params(groupings.get(k), f"g{i}", params),
         )
         for i, k in enumerate(spec.keys)
@@ -222,7 +222,7 @@ def plan(inputs: Inputs, spec: DisclosureSpec) -> Plan:
         alias="t",
         pos=0,
         levels="__disco_levels_t0",
-        as_text=_as_text(inputs, spec.target),
+        as_text=as_text(inputs, spec.target),
         grouping=_grouping_params(groupings.get(spec.target), "gt", params),
     )
     result = Plan(inputs, spec, groupings, keys_ctx, target_ctx, params, tuple(read))
@@ -230,7 +230,7 @@ def plan(inputs: Inputs, spec: DisclosureSpec) -> Plan:
     return result
 
 
-def _as_text(inputs: Inputs, column: str) -> bool:
+def as_text(inputs: Inputs, column: str) -> bool:
     """Whether the column's raw values are matched by their text: its engine types differ
     between the data sets that have values (a BIGINT and a DOUBLE column would be merged into
     DOUBLE, which cannot tell large integers apart)."""

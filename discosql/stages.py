@@ -243,22 +243,34 @@ def _dictionaries(
     engine = plans[0].inputs.engine
     keys = plans[0].keys_ctx
     for k in keys:
-        _dictionary(engine, sources, k, plans[0].params)
+        build_dictionary(engine, sources, k, plans[0].params)
     targets = []
     for i, p in enumerate(plans):
         t = replace(p.target_ctx, alias=f"t_{i}", pos=i, levels=f"__disco_levels_t{i}")
-        _dictionary(engine, sources, t, p.params)
+        build_dictionary(engine, sources, t, p.params)
         targets.append(t)
     return keys, targets
 
 
-def _dictionary(
-    engine: Engine, sources: list[DataSet], column: Column, params: dict[str, Any]
+def build_dictionary(
+    engine: Engine,
+    sources: list[DataSet],
+    column: Column,
+    params: dict[str, Any],
+    na_only_missing: bool = False,
 ) -> None:
-    """Stage 010: the level dictionary of one column, from the data sets where it has values."""
+    """Stage 010: the level dictionary of one column, from the data sets where it has values.
+    ``na_only_missing``: only NA and NaN get code 0, a text 'Missing' is a value of its own
+    (replicated uniques compare values; disclosure() follows synthpop's factor levels)."""
     with_values = [s for s in sources if not s.empty and s.kinds[column.name] != "null"]
     template = "stages/010_codes.sql.j2"
-    sql = render(template, engine.dialect, column=column, sources=with_values)
+    sql = render(
+        template,
+        engine.dialect,
+        column=column,
+        sources=with_values,
+        na_only_missing=na_only_missing,
+    )
     engine.create_table(column.levels, sql, params, template)
 
 

@@ -31,7 +31,8 @@ DROP TABLE IF EXISTS `__disco_levels_k0`;
 -- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
 --          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
 --          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
---          has values).
+--          has values); na_only_missing: only NA and NaN get code 0, and a genuine text
+--          'Missing' gets a code of its own (replicated uniques compare values).
 -- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
 --          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
 --          match v, their code is 0.
@@ -126,7 +127,8 @@ DROP TABLE IF EXISTS `__disco_levels_k1`;
 -- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
 --          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
 --          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
---          has values).
+--          has values); na_only_missing: only NA and NaN get code 0, and a genuine text
+--          'Missing' gets a code of its own (replicated uniques compare values).
 -- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
 --          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
 --          match v, their code is 0.
@@ -221,7 +223,8 @@ DROP TABLE IF EXISTS `__disco_levels_k2`;
 -- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
 --          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
 --          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
---          has values).
+--          has values); na_only_missing: only NA and NaN get code 0, and a genuine text
+--          'Missing' gets a code of its own (replicated uniques compare values).
 -- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
 --          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
 --          match v, their code is 0.
@@ -316,7 +319,8 @@ DROP TABLE IF EXISTS `__disco_levels_k3`;
 -- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
 --          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
 --          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
---          has values).
+--          has values); na_only_missing: only NA and NaN get code 0, and a genuine text
+--          'Missing' gets a code of its own (replicated uniques compare values).
 -- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
 --          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
 --          match v, their code is 0.
@@ -411,7 +415,8 @@ DROP TABLE IF EXISTS `__disco_levels_t0`;
 -- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
 --          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
 --          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
---          has values).
+--          has values); na_only_missing: only NA and NaN get code 0, and a genuine text
+--          'Missing' gets a code of its own (replicated uniques compare values).
 -- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
 --          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
 --          match v, their code is 0.

@@ -29,7 +29,8 @@
 -- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
 --          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
 --          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
---          has values).
+--          has values); na_only_missing: only NA and NaN get code 0, and a genuine text
+--          'Missing' gets a code of its own (replicated uniques compare values).
 -- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
 --          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
 --          match v, their code is 0.
@@ -126,7 +127,8 @@ FROM (
 -- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
 --          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
 --          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
---          has values).
+--          has values); na_only_missing: only NA and NaN get code 0, and a genuine text
+--          'Missing' gets a code of its own (replicated uniques compare values).
 -- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
 --          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
 --          match v, their code is 0.
@@ -223,7 +225,8 @@ FROM (
 -- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
 --          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
 --          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
---          has values).
+--          has values); na_only_missing: only NA and NaN get code 0, and a genuine text
+--          'Missing' gets a code of its own (replicated uniques compare values).
 -- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
 --          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
 --          match v, their code is 0.
@@ -320,7 +323,8 @@ FROM (
 -- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
 --          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
 --          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
---          has values).
+--          has values); na_only_missing: only NA and NaN get code 0, and a genuine text
+--          'Missing' gets a code of its own (replicated uniques compare values).
 -- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
 --          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
 --          match v, their code is 0.
@@ -417,7 +421,8 @@ FROM (
 -- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
 --          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
 --          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
---          has values).
+--          has values); na_only_missing: only NA and NaN get code 0, and a genuine text
+--          'Missing' gets a code of its own (replicated uniques compare values).
 -- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
 --          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
 --          match v, their code is 0.
