@@ -103,6 +103,7 @@ def execute_many(
         "targets": targets,
         "n_words": n_words,
         "guard": guard,
+        "positions": False,
     }
     records_table = None
     if len(plans) > 1:

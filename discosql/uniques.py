@@ -5,7 +5,7 @@ records), with NA one category of its own in every key (synthpop's intent; READM
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pyarrow as pa
@@ -24,6 +24,14 @@ RU_MEASURES = (
     "Synthetic",
     "Synthetic uniques in original",
     "Replicated uniques",
+)
+FLAGS_SCHEMA = pa.schema(
+    [
+        ("synthesis", pa.int32()),
+        ("row", pa.int64()),
+        ("replicated_unique", pa.bool_()),
+        ("unique_in_original", pa.bool_()),
+    ]
 )
 RU_SCHEMA = pa.schema(
     [
@@ -45,14 +53,24 @@ class ReplicatedUniques:
     from_total its k rows), Synthetic uniques in original (unique in the synthesis, present in
     the original), Replicated uniques (unique in both); pct = number / from_total * 100,
     unrounded.
+
+    ``flags`` columns: synthesis, row (1-based position in that synthetic input), replicated_unique
+    (synthpop's repU.rm), unique_in_original (synU.rm): one row per synthetic record unique in
+    its synthesis and present in the original (only those: big data stay in the engine), sorted
+    by synthesis and row.
     """
 
     table: pa.Table
+    flags: pa.Table
     keys: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        """keys and ``table`` rows as plain data (NaN is None)."""
-        return {"keys": list(self.keys), "table": json_rows(self.table)}
+        """keys, ``table`` and ``flags`` rows as plain data (NaN is None)."""
+        return {
+            "keys": list(self.keys),
+            "table": json_rows(self.table),
+            "flags": json_rows(self.flags),
+        }
 
     def to_json(self, indent: int | None = 1) -> str:
         """:meth:`to_dict` as JSON text."""
@@ -85,11 +103,11 @@ def replicated_uniques(
         _, problems = column_kinds(inputs.sources, dict.fromkeys(names, "key"))
         if problems:
             raise SchemaError(problems)
-        table = _count(inputs, names)
-    return ReplicatedUniques(table, tuple(names))
+        table, flags = _count(inputs, names)
+    return ReplicatedUniques(table, flags, tuple(names))
 
 
-def _count(inputs: Inputs, names: list[str]) -> pa.Table:
+def _count(inputs: Inputs, names: list[str]) -> tuple[pa.Table, pa.Table]:
     engine = inputs.engine
     sources = inputs.data_sets()
     params = inputs.params()
@@ -103,19 +121,26 @@ def _count(inputs: Inputs, names: list[str]) -> pa.Table:
         for k in keys:
             build_dictionary(engine, sources, k, params, na_only_missing=True)
         packed, n_words, coding = pack_keys(keys, key_radices(engine, keys))
+        ctx: dict[str, Any] = {
+            "keys": packed,
+            "targets": [],
+            "n_words": n_words,
+            "order": False,
+            "guard": None,
+            "syntheses": list(range(1, inputs.m + 1)),
+        }
         template = "uniques/replicated.sql.j2"
-        sql = render(
-            template,
-            engine.dialect,
-            sources=sources,
-            keys=packed,
-            targets=[],
-            n_words=n_words,
-            order=False,
-            guard=None,
-            syntheses=list(range(1, inputs.m + 1)),
-        )
-        return engine.query(sql, {**params, **coding}, template).cast(RU_SCHEMA)
+        sql = render(template, engine.dialect, sources=sources, positions=False, **ctx)
+        table = engine.query(sql, {**params, **coding}, template).cast(RU_SCHEMA)
+        # the synthetic records with their positions (the original needs none)
+        positioned = [sources[0]] + [
+            replace(s, sql=engine.positioned(reg))
+            for s, reg in zip(sources[1:], inputs.sources[1:], strict=True)
+        ]
+        template = "uniques/flags.sql.j2"
+        sql = render(template, engine.dialect, sources=positioned, positions=True, **ctx)
+        flags = engine.query(sql, {**params, **coding}, template).cast(FLAGS_SCHEMA)
+        return table, flags
     finally:
         for k in keys:
             engine.drop_table(k.levels)

@@ -109,6 +109,19 @@ class Engine:
     def drop_table(self, name: str) -> None:
         self.execute(f"DROP TABLE IF EXISTS {ident(name)}", {}, "cleanup")
 
+    # what orders a table's records as stored (SQLite rowid, PostgreSQL ctid, ...)
+    position_order: str | None = None
+
+    def positioned(self, reg: Registered) -> str:
+        """A relation over the data set ``reg`` with its columns and ``__disco_pos``: each
+        record's 1-based position in the input as stored (``position_order``)."""
+        if self.position_order is None:
+            raise EngineError(f"row positions are not available on {self.name}")
+        return (
+            f"(SELECT *, row_number() OVER (ORDER BY {self.position_order}) AS __disco_pos "
+            f"FROM {reg.sql})"
+        )
+
     def translate(self, sql: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """The statement in this engine's dialect and the parameters it uses."""
         names = placeholders(sql)

@@ -78,6 +78,35 @@ class DuckDBEngine(Engine):
         )
         return reader
 
+    def positioned(self, reg: Registered) -> str:
+        """Parquet: DuckDB's file_index and file_row_number (files in the order DuckDB reads
+        a glob: sorted by name); tables DuckDB holds (CSV, readers, relations, database
+        tables): rowid, their insertion order; Arrow and pandas: an index column added to a
+        second registration (the input is not changed)."""
+        kind = reg.source.kind
+        if kind == "parquet":
+            starts = (
+                f"(SELECT file_index, sum(count(*)) OVER (ORDER BY file_index) - count(*) AS start"
+                f" FROM {reg.sql} GROUP BY file_index)"
+            )
+            return (
+                f"(SELECT __disco_f.*, __disco_f.file_row_number + __disco_o.start + 1 AS "
+                f"__disco_pos FROM {reg.sql} AS __disco_f JOIN {starts} AS __disco_o "
+                "ON __disco_o.file_index = __disco_f.file_index)"
+            )
+        if kind in ("arrow", "pandas"):
+            obj = reg.source.obj
+            table = pa.Table.from_pandas(obj, preserve_index=False) if kind == "pandas" else obj
+            if isinstance(table, pa.RecordBatch):
+                table = pa.Table.from_batches([table])
+            if not isinstance(table, pa.Table):  # a pyarrow Dataset: its own order
+                table = table.to_table()
+            name = f"{reg.sql.strip(chr(34))}_positioned"
+            positions = pa.array(range(1, table.num_rows + 1), pa.int64())
+            self.con.register(name, table.append_column("__disco_pos", positions))
+            return ident(name)
+        return f"(SELECT *, rowid + 1 AS __disco_pos FROM {reg.sql})"
+
     def _columns(self, reg: Registered) -> dict[str, str]:
         try:
             desc = self.con.execute(f"DESCRIBE SELECT * FROM {reg.sql}", reg.params).fetchall()

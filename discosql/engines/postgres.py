@@ -54,6 +54,7 @@ ARROW_TYPES = {
 class PostgresEngine(Engine):
     dialect = "postgres"
     name = "PostgreSQL"
+    position_order = "ctid"  # row positions: physical order: a table's rows have no other
 
     def __init__(self, dsn: str, schema: str | None = None) -> None:
         super().__init__()

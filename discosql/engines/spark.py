@@ -40,6 +40,8 @@ SPARK_TYPES = {
 class SparkEngine(Engine):
     dialect = "spark"
     name = "Spark"
+    # row positions: the order of the partitions, and of the rows within each
+    position_order = "monotonically_increasing_id()"
 
     def __init__(self, session: Any) -> None:
         super().__init__()

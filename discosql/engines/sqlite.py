@@ -38,6 +38,7 @@ def _duck_type(declared: str) -> str:
 class SQLiteEngine(Engine):
     dialect = "sqlite"
     name = "SQLite"
+    position_order = "rowid"  # row positions: insertion order
 
     def __init__(self, database: str) -> None:
         super().__init__()
