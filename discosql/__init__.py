@@ -26,6 +26,7 @@ from .errors import (
     TemplateError,
 )
 from .export import to_sql
+from .protect import SdcResult, sdc
 from .results import DisclosureResult
 from .summary import DisclosureSummary, disclosure_summary
 from .uniques import ReplicatedUniques, replicated_uniques
@@ -43,6 +44,7 @@ __all__ = [
     "InputError",
     "ReplicatedUniques",
     "SchemaError",
+    "SdcResult",
     "TaubTCAP",
     "TemplateError",
     "__version__",
@@ -58,6 +60,7 @@ __all__ = [
     "duckdb_table",
     "postgres",
     "replicated_uniques",
+    "sdc",
     "spark",
     "sqlite",
     "taub_tcap",

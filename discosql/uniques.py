@@ -11,8 +11,9 @@ from typing import Any
 import pyarrow as pa
 
 from .engines import open_engine
+from .engines.base import Engine
 from .errors import InputError, SchemaError
-from .inputs import Inputs, column_kinds, register_inputs
+from .inputs import DataSet, Inputs, column_kinds, register_inputs
 from .plan import Column, as_text
 from .results import json_rows, to_json
 from .spec import column_names
@@ -108,13 +109,30 @@ def replicated_uniques(
 
 
 def _count(inputs: Inputs, names: list[str]) -> tuple[pa.Table, pa.Table]:
-    engine = inputs.engine
     sources = inputs.data_sets()
-    params = inputs.params()
+    positioned = [sources[0]] + [
+        replace(s, sql=inputs.engine.positioned(reg))
+        for s, reg in zip(sources[1:], inputs.sources[1:], strict=True)
+    ]
+    text = {k: as_text(inputs, k) for k in names}
+    return count_uniques(inputs.engine, sources, positioned, inputs.params(), names, text)
+
+
+def count_uniques(
+    engine: Engine,
+    sources: list[DataSet],
+    positioned: list[DataSet],
+    params: dict[str, Any],
+    names: list[str],
+    text: dict[str, bool],
+    flags_table: str | None = None,
+) -> tuple[pa.Table, pa.Table]:
+    """The res_tab and the flags over ``sources`` (original first); ``positioned`` are the same
+    data sets whose relations also carry ``__disco_pos`` (the syntheses'); ``text``: match a
+    key's raw values by their text (its types differ between data sets). With
+    ``flags_table`` the flags stay in the engine as that table (and come back empty)."""
     keys = tuple(
-        Column(
-            name=k, alias=f"k_{i}", pos=i, levels=f"__disco_levels_k{i}", as_text=as_text(inputs, k)
-        )
+        Column(name=k, alias=f"k_{i}", pos=i, levels=f"__disco_levels_k{i}", as_text=text[k])
         for i, k in enumerate(names)
     )
     try:
@@ -127,18 +145,16 @@ def _count(inputs: Inputs, names: list[str]) -> tuple[pa.Table, pa.Table]:
             "n_words": n_words,
             "order": False,
             "guard": None,
-            "syntheses": list(range(1, inputs.m + 1)),
+            "syntheses": list(range(1, len(sources))),
         }
         template = "uniques/replicated.sql.j2"
         sql = render(template, engine.dialect, sources=sources, positions=False, **ctx)
         table = engine.query(sql, {**params, **coding}, template).cast(RU_SCHEMA)
-        # the synthetic records with their positions (the original needs none)
-        positioned = [sources[0]] + [
-            replace(s, sql=engine.positioned(reg))
-            for s, reg in zip(sources[1:], inputs.sources[1:], strict=True)
-        ]
         template = "uniques/flags.sql.j2"
         sql = render(template, engine.dialect, sources=positioned, positions=True, **ctx)
+        if flags_table is not None:
+            engine.create_table(flags_table, sql, {**params, **coding}, template)
+            return table, FLAGS_SCHEMA.empty_table()
         flags = engine.query(sql, {**params, **coding}, template).cast(FLAGS_SCHEMA)
         return table, flags
     finally:
