@@ -48,7 +48,7 @@ WITH named AS (
     SELECT
       `sex` AS v,
       MIN(`sex`) AS `__disco_x`
-    FROM `survey`.`sd2011`
+    FROM `survey`.`sd2011` AS __disco_s
     WHERE
       NOT `sex` IS NULL
     GROUP BY
@@ -65,7 +65,7 @@ WITH named AS (
     SELECT
       `sex` AS v,
       MIN(`sex`) AS `__disco_x`
-    FROM `survey`.`syn_1`
+    FROM `survey`.`syn_1` AS __disco_s
     WHERE
       NOT `sex` IS NULL
     GROUP BY
@@ -82,7 +82,7 @@ WITH named AS (
     SELECT
       `sex` AS v,
       MIN(`sex`) AS `__disco_x`
-    FROM `survey`.`syn_2`
+    FROM `survey`.`syn_2` AS __disco_s
     WHERE
       NOT `sex` IS NULL
     GROUP BY
@@ -142,7 +142,7 @@ WITH named AS (
     SELECT
       `age` AS v,
       MIN(`age`) AS `__disco_x`
-    FROM `survey`.`sd2011`
+    FROM `survey`.`sd2011` AS __disco_s
     WHERE
       NOT `age` IS NULL
     GROUP BY
@@ -159,7 +159,7 @@ WITH named AS (
     SELECT
       `age` AS v,
       MIN(`age`) AS `__disco_x`
-    FROM `survey`.`syn_1`
+    FROM `survey`.`syn_1` AS __disco_s
     WHERE
       NOT `age` IS NULL
     GROUP BY
@@ -176,7 +176,7 @@ WITH named AS (
     SELECT
       `age` AS v,
       MIN(`age`) AS `__disco_x`
-    FROM `survey`.`syn_2`
+    FROM `survey`.`syn_2` AS __disco_s
     WHERE
       NOT `age` IS NULL
     GROUP BY
@@ -236,7 +236,7 @@ WITH named AS (
     SELECT
       `region` AS v,
       MIN(`region`) AS `__disco_x`
-    FROM `survey`.`sd2011`
+    FROM `survey`.`sd2011` AS __disco_s
     WHERE
       NOT `region` IS NULL
     GROUP BY
@@ -253,7 +253,7 @@ WITH named AS (
     SELECT
       `region` AS v,
       MIN(`region`) AS `__disco_x`
-    FROM `survey`.`syn_1`
+    FROM `survey`.`syn_1` AS __disco_s
     WHERE
       NOT `region` IS NULL
     GROUP BY
@@ -270,7 +270,7 @@ WITH named AS (
     SELECT
       `region` AS v,
       MIN(`region`) AS `__disco_x`
-    FROM `survey`.`syn_2`
+    FROM `survey`.`syn_2` AS __disco_s
     WHERE
       NOT `region` IS NULL
     GROUP BY
@@ -330,7 +330,7 @@ WITH named AS (
     SELECT
       `placesize` AS v,
       MIN(`placesize`) AS `__disco_x`
-    FROM `survey`.`sd2011`
+    FROM `survey`.`sd2011` AS __disco_s
     WHERE
       NOT `placesize` IS NULL
     GROUP BY
@@ -347,7 +347,7 @@ WITH named AS (
     SELECT
       `placesize` AS v,
       MIN(`placesize`) AS `__disco_x`
-    FROM `survey`.`syn_1`
+    FROM `survey`.`syn_1` AS __disco_s
     WHERE
       NOT `placesize` IS NULL
     GROUP BY
@@ -364,7 +364,7 @@ WITH named AS (
     SELECT
       `placesize` AS v,
       MIN(`placesize`) AS `__disco_x`
-    FROM `survey`.`syn_2`
+    FROM `survey`.`syn_2` AS __disco_s
     WHERE
       NOT `placesize` IS NULL
     GROUP BY
@@ -439,7 +439,7 @@ WITH named AS (
     SELECT
       `income` AS v,
       MIN(`income`) AS `__disco_x`
-    FROM `survey`.`sd2011`
+    FROM `survey`.`sd2011` AS __disco_s
     WHERE
       NOT `income` IS NULL
     GROUP BY
@@ -471,7 +471,7 @@ WITH named AS (
     SELECT
       `income` AS v,
       MIN(`income`) AS `__disco_x`
-    FROM `survey`.`syn_1`
+    FROM `survey`.`syn_1` AS __disco_s
     WHERE
       NOT `income` IS NULL
     GROUP BY
@@ -503,7 +503,7 @@ WITH named AS (
     SELECT
       `income` AS v,
       MIN(`income`) AS `__disco_x`
-    FROM `survey`.`syn_2`
+    FROM `survey`.`syn_2` AS __disco_s
     WHERE
       NOT `income` IS NULL
     GROUP BY

@@ -48,7 +48,7 @@ WITH named AS (
     SELECT
       "sex" AS v,
       MIN("sex") AS "__disco_x"
-    FROM "survey"."sd2011"
+    FROM "survey"."sd2011" AS __disco_s
     WHERE
       NOT "sex" IS NULL
     GROUP BY
@@ -65,7 +65,7 @@ WITH named AS (
     SELECT
       "sex" AS v,
       MIN("sex") AS "__disco_x"
-    FROM "survey"."syn_1"
+    FROM "survey"."syn_1" AS __disco_s
     WHERE
       NOT "sex" IS NULL
     GROUP BY
@@ -82,7 +82,7 @@ WITH named AS (
     SELECT
       "sex" AS v,
       MIN("sex") AS "__disco_x"
-    FROM "survey"."syn_2"
+    FROM "survey"."syn_2" AS __disco_s
     WHERE
       NOT "sex" IS NULL
     GROUP BY
@@ -139,7 +139,7 @@ WITH named AS (
     SELECT
       "age" AS v,
       MIN("age") AS "__disco_x"
-    FROM "survey"."sd2011"
+    FROM "survey"."sd2011" AS __disco_s
     WHERE
       NOT "age" IS NULL
     GROUP BY
@@ -156,7 +156,7 @@ WITH named AS (
     SELECT
       "age" AS v,
       MIN("age") AS "__disco_x"
-    FROM "survey"."syn_1"
+    FROM "survey"."syn_1" AS __disco_s
     WHERE
       NOT "age" IS NULL
     GROUP BY
@@ -173,7 +173,7 @@ WITH named AS (
     SELECT
       "age" AS v,
       MIN("age") AS "__disco_x"
-    FROM "survey"."syn_2"
+    FROM "survey"."syn_2" AS __disco_s
     WHERE
       NOT "age" IS NULL
     GROUP BY
@@ -230,7 +230,7 @@ WITH named AS (
     SELECT
       "region" AS v,
       MIN("region") AS "__disco_x"
-    FROM "survey"."sd2011"
+    FROM "survey"."sd2011" AS __disco_s
     WHERE
       NOT "region" IS NULL
     GROUP BY
@@ -247,7 +247,7 @@ WITH named AS (
     SELECT
       "region" AS v,
       MIN("region") AS "__disco_x"
-    FROM "survey"."syn_1"
+    FROM "survey"."syn_1" AS __disco_s
     WHERE
       NOT "region" IS NULL
     GROUP BY
@@ -264,7 +264,7 @@ WITH named AS (
     SELECT
       "region" AS v,
       MIN("region") AS "__disco_x"
-    FROM "survey"."syn_2"
+    FROM "survey"."syn_2" AS __disco_s
     WHERE
       NOT "region" IS NULL
     GROUP BY
@@ -321,7 +321,7 @@ WITH named AS (
     SELECT
       "placesize" AS v,
       MIN("placesize") AS "__disco_x"
-    FROM "survey"."sd2011"
+    FROM "survey"."sd2011" AS __disco_s
     WHERE
       NOT "placesize" IS NULL
     GROUP BY
@@ -338,7 +338,7 @@ WITH named AS (
     SELECT
       "placesize" AS v,
       MIN("placesize") AS "__disco_x"
-    FROM "survey"."syn_1"
+    FROM "survey"."syn_1" AS __disco_s
     WHERE
       NOT "placesize" IS NULL
     GROUP BY
@@ -355,7 +355,7 @@ WITH named AS (
     SELECT
       "placesize" AS v,
       MIN("placesize") AS "__disco_x"
-    FROM "survey"."syn_2"
+    FROM "survey"."syn_2" AS __disco_s
     WHERE
       NOT "placesize" IS NULL
     GROUP BY
@@ -426,7 +426,7 @@ WITH named AS (
     SELECT
       "income" AS v,
       MIN("income") AS "__disco_x"
-    FROM "survey"."sd2011"
+    FROM "survey"."sd2011" AS __disco_s
     WHERE
       NOT "income" IS NULL
     GROUP BY
@@ -457,7 +457,7 @@ WITH named AS (
     SELECT
       "income" AS v,
       MIN("income") AS "__disco_x"
-    FROM "survey"."syn_1"
+    FROM "survey"."syn_1" AS __disco_s
     WHERE
       NOT "income" IS NULL
     GROUP BY
@@ -488,7 +488,7 @@ WITH named AS (
     SELECT
       "income" AS v,
       MIN("income") AS "__disco_x"
-    FROM "survey"."syn_2"
+    FROM "survey"."syn_2" AS __disco_s
     WHERE
       NOT "income" IS NULL
     GROUP BY

@@ -50,7 +50,7 @@ WITH named AS (
     SELECT
       `sex` AS v,
       MIN(`sex`) AS `__disco_x`
-    FROM `survey`.`sd2011`
+    FROM `survey`.`sd2011` AS __disco_s
     WHERE
       NOT `sex` IS NULL
     GROUP BY
@@ -67,7 +67,7 @@ WITH named AS (
     SELECT
       `sex` AS v,
       MIN(`sex`) AS `__disco_x`
-    FROM `survey`.`syn_1`
+    FROM `survey`.`syn_1` AS __disco_s
     WHERE
       NOT `sex` IS NULL
     GROUP BY
@@ -84,7 +84,7 @@ WITH named AS (
     SELECT
       `sex` AS v,
       MIN(`sex`) AS `__disco_x`
-    FROM `survey`.`syn_2`
+    FROM `survey`.`syn_2` AS __disco_s
     WHERE
       NOT `sex` IS NULL
     GROUP BY
@@ -146,7 +146,7 @@ WITH named AS (
     SELECT
       `age` AS v,
       MIN(`age`) AS `__disco_x`
-    FROM `survey`.`sd2011`
+    FROM `survey`.`sd2011` AS __disco_s
     WHERE
       NOT `age` IS NULL
     GROUP BY
@@ -163,7 +163,7 @@ WITH named AS (
     SELECT
       `age` AS v,
       MIN(`age`) AS `__disco_x`
-    FROM `survey`.`syn_1`
+    FROM `survey`.`syn_1` AS __disco_s
     WHERE
       NOT `age` IS NULL
     GROUP BY
@@ -180,7 +180,7 @@ WITH named AS (
     SELECT
       `age` AS v,
       MIN(`age`) AS `__disco_x`
-    FROM `survey`.`syn_2`
+    FROM `survey`.`syn_2` AS __disco_s
     WHERE
       NOT `age` IS NULL
     GROUP BY
@@ -242,7 +242,7 @@ WITH named AS (
     SELECT
       `region` AS v,
       MIN(`region`) AS `__disco_x`
-    FROM `survey`.`sd2011`
+    FROM `survey`.`sd2011` AS __disco_s
     WHERE
       NOT `region` IS NULL
     GROUP BY
@@ -259,7 +259,7 @@ WITH named AS (
     SELECT
       `region` AS v,
       MIN(`region`) AS `__disco_x`
-    FROM `survey`.`syn_1`
+    FROM `survey`.`syn_1` AS __disco_s
     WHERE
       NOT `region` IS NULL
     GROUP BY
@@ -276,7 +276,7 @@ WITH named AS (
     SELECT
       `region` AS v,
       MIN(`region`) AS `__disco_x`
-    FROM `survey`.`syn_2`
+    FROM `survey`.`syn_2` AS __disco_s
     WHERE
       NOT `region` IS NULL
     GROUP BY
@@ -338,7 +338,7 @@ WITH named AS (
     SELECT
       `placesize` AS v,
       MIN(`placesize`) AS `__disco_x`
-    FROM `survey`.`sd2011`
+    FROM `survey`.`sd2011` AS __disco_s
     WHERE
       NOT `placesize` IS NULL
     GROUP BY
@@ -355,7 +355,7 @@ WITH named AS (
     SELECT
       `placesize` AS v,
       MIN(`placesize`) AS `__disco_x`
-    FROM `survey`.`syn_1`
+    FROM `survey`.`syn_1` AS __disco_s
     WHERE
       NOT `placesize` IS NULL
     GROUP BY
@@ -372,7 +372,7 @@ WITH named AS (
     SELECT
       `placesize` AS v,
       MIN(`placesize`) AS `__disco_x`
-    FROM `survey`.`syn_2`
+    FROM `survey`.`syn_2` AS __disco_s
     WHERE
       NOT `placesize` IS NULL
     GROUP BY
@@ -446,7 +446,7 @@ WITH named AS (
     SELECT
       `income` AS v,
       MIN(`income`) AS `__disco_x`
-    FROM `survey`.`sd2011`
+    FROM `survey`.`sd2011` AS __disco_s
     WHERE
       NOT `income` IS NULL
     GROUP BY
@@ -475,7 +475,7 @@ WITH named AS (
     SELECT
       `income` AS v,
       MIN(`income`) AS `__disco_x`
-    FROM `survey`.`syn_1`
+    FROM `survey`.`syn_1` AS __disco_s
     WHERE
       NOT `income` IS NULL
     GROUP BY
@@ -504,7 +504,7 @@ WITH named AS (
     SELECT
       `income` AS v,
       MIN(`income`) AS `__disco_x`
-    FROM `survey`.`syn_2`
+    FROM `survey`.`syn_2` AS __disco_s
     WHERE
       NOT `income` IS NULL
     GROUP BY

@@ -47,7 +47,7 @@ WITH named AS (
     SELECT
       [sex] AS v,
       MIN([sex]) AS [#__disco_x]
-    FROM [survey].[sd2011]
+    FROM [survey].[sd2011] AS __disco_s
     WHERE
       NOT [sex] IS NULL
     GROUP BY
@@ -64,7 +64,7 @@ WITH named AS (
     SELECT
       [sex] AS v,
       MIN([sex]) AS [#__disco_x]
-    FROM [survey].[syn_1]
+    FROM [survey].[syn_1] AS __disco_s
     WHERE
       NOT [sex] IS NULL
     GROUP BY
@@ -81,7 +81,7 @@ WITH named AS (
     SELECT
       [sex] AS v,
       MIN([sex]) AS [#__disco_x]
-    FROM [survey].[syn_2]
+    FROM [survey].[syn_2] AS __disco_s
     WHERE
       NOT [sex] IS NULL
     GROUP BY
@@ -145,7 +145,7 @@ WITH named AS (
     SELECT
       [age] AS v,
       MIN([age]) AS [#__disco_x]
-    FROM [survey].[sd2011]
+    FROM [survey].[sd2011] AS __disco_s
     WHERE
       NOT [age] IS NULL
     GROUP BY
@@ -162,7 +162,7 @@ WITH named AS (
     SELECT
       [age] AS v,
       MIN([age]) AS [#__disco_x]
-    FROM [survey].[syn_1]
+    FROM [survey].[syn_1] AS __disco_s
     WHERE
       NOT [age] IS NULL
     GROUP BY
@@ -179,7 +179,7 @@ WITH named AS (
     SELECT
       [age] AS v,
       MIN([age]) AS [#__disco_x]
-    FROM [survey].[syn_2]
+    FROM [survey].[syn_2] AS __disco_s
     WHERE
       NOT [age] IS NULL
     GROUP BY
@@ -243,7 +243,7 @@ WITH named AS (
     SELECT
       [region] AS v,
       MIN([region]) AS [#__disco_x]
-    FROM [survey].[sd2011]
+    FROM [survey].[sd2011] AS __disco_s
     WHERE
       NOT [region] IS NULL
     GROUP BY
@@ -260,7 +260,7 @@ WITH named AS (
     SELECT
       [region] AS v,
       MIN([region]) AS [#__disco_x]
-    FROM [survey].[syn_1]
+    FROM [survey].[syn_1] AS __disco_s
     WHERE
       NOT [region] IS NULL
     GROUP BY
@@ -277,7 +277,7 @@ WITH named AS (
     SELECT
       [region] AS v,
       MIN([region]) AS [#__disco_x]
-    FROM [survey].[syn_2]
+    FROM [survey].[syn_2] AS __disco_s
     WHERE
       NOT [region] IS NULL
     GROUP BY
@@ -341,7 +341,7 @@ WITH named AS (
     SELECT
       [placesize] AS v,
       MIN([placesize]) AS [#__disco_x]
-    FROM [survey].[sd2011]
+    FROM [survey].[sd2011] AS __disco_s
     WHERE
       NOT [placesize] IS NULL
     GROUP BY
@@ -358,7 +358,7 @@ WITH named AS (
     SELECT
       [placesize] AS v,
       MIN([placesize]) AS [#__disco_x]
-    FROM [survey].[syn_1]
+    FROM [survey].[syn_1] AS __disco_s
     WHERE
       NOT [placesize] IS NULL
     GROUP BY
@@ -375,7 +375,7 @@ WITH named AS (
     SELECT
       [placesize] AS v,
       MIN([placesize]) AS [#__disco_x]
-    FROM [survey].[syn_2]
+    FROM [survey].[syn_2] AS __disco_s
     WHERE
       NOT [placesize] IS NULL
     GROUP BY
@@ -453,7 +453,7 @@ WITH named AS (
     SELECT
       [income] AS v,
       MIN([income]) AS [#__disco_x]
-    FROM [survey].[sd2011]
+    FROM [survey].[sd2011] AS __disco_s
     WHERE
       NOT [income] IS NULL
     GROUP BY
@@ -484,7 +484,7 @@ WITH named AS (
     SELECT
       [income] AS v,
       MIN([income]) AS [#__disco_x]
-    FROM [survey].[syn_1]
+    FROM [survey].[syn_1] AS __disco_s
     WHERE
       NOT [income] IS NULL
     GROUP BY
@@ -515,7 +515,7 @@ WITH named AS (
     SELECT
       [income] AS v,
       MIN([income]) AS [#__disco_x]
-    FROM [survey].[syn_2]
+    FROM [survey].[syn_2] AS __disco_s
     WHERE
       NOT [income] IS NULL
     GROUP BY
