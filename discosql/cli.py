@@ -178,6 +178,56 @@ def _uniques(args: argparse.Namespace) -> None:
            args.out)  # fmt: skip
 
 
+def _codes(text: str, flag: str) -> list[float | None]:
+    try:
+        return [float(x) if x.strip() else None for x in text.split(",")]
+    except ValueError:
+        raise UsageError(f"{flag}: codes must be numbers, got {text!r}") from None
+
+
+def _sdc(args: argparse.Namespace) -> None:
+    from .protect import sdc
+
+    recode_vars, coding, exclude = [], [], {}
+    for item in args.recode or []:
+        var, sep, codes = item.partition("=")
+        pair = _codes(codes, "--recode")
+        if not sep or len(pair) != 2:
+            raise UsageError(
+                f"--recode: expected VAR=BOTTOM,TOP (either may be empty), got {item!r}"
+            )
+        recode_vars.append(var)
+        coding.append(tuple(pair))
+    for item in args.recode_exclude or []:
+        var, sep, codes = item.partition("=")
+        if not sep or var not in recode_vars:
+            raise UsageError(
+                f"--recode-exclude: expected VAR=CODE[,CODE] for a --recode VAR, got {item!r}"
+            )
+        exclude[var] = _codes(codes, "--recode-exclude")
+    res = sdc(
+        args.original,
+        args.synthetic,
+        keys=args.keys,
+        rm_replicated_uniques=args.rm_replicated_uniques,
+        rm_uniques_in_orig=args.rm_uniques_in_orig,
+        recode_vars=recode_vars or None,
+        bottom_top_coding=coding or None,
+        recode_exclude=[exclude.get(v) for v in recode_vars] if exclude else None,
+        label=args.label,
+        prefix=args.prefix,
+        suffix=args.suffix,
+        out=args.out,
+        overwrite=args.overwrite,
+        engine=_engine(args),
+        threads=args.threads,
+    )
+    text = f"Removed\n{_text_table(res.removed)}"
+    if res.recoded.num_rows:
+        text += f"\n\nRecoded\n{_text_table(res.recoded)}"
+    sys.stdout.write(text + "\n\nWritten\n" + "\n".join(res.out) + "\n")
+
+
 def _summary(args: argparse.Namespace, progress: Progress) -> None:
     from .summary import disclosure_summary
 
@@ -306,6 +356,8 @@ def _run(args: argparse.Namespace, progress: Progress) -> None:
         _sql(args)
     elif args.command == "uniques":
         _uniques(args)
+    elif args.command == "sdc":
+        _sdc(args)
     else:
         _summary(args, progress)
 

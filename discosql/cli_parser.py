@@ -253,6 +253,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_common(u, measures=False)
 
+    c = sub.add_parser("sdc", help="a safer synthesis: recode, remove uniques (synthpop sdc())")
+    _add_common(c, outputs=False, measures=False)
+    c.add_argument("--rm-replicated-uniques", action="store_true",
+                   help="(rm.replicated.uniques) remove records unique in the synthesis and "
+                   "in the original")  # fmt: skip
+    c.add_argument("--rm-uniques-in-orig", action="store_true",
+                   help="(rm.uniques.in.orig) remove records unique in the synthesis and "
+                   "present in the original")  # fmt: skip
+    c.add_argument("--recode", action="append", metavar="VAR=BOTTOM,TOP",
+                   help="(recode.vars, bottom.top.coding) bottom/top codes of a numeric "
+                   "variable, either may be empty (age=,80); repeatable")  # fmt: skip
+    c.add_argument("--recode-exclude", action="append", metavar="VAR=CODE[,CODE]",
+                   help="(recode.exclude) codes of VAR never recoded; repeatable")  # fmt: skip
+    c.add_argument("--label", default=None, help="(label) add a first column flag = LABEL")
+    c.add_argument("--prefix", default=None, help="(prefix) before every column name")
+    c.add_argument("--suffix", default=None, help="(suffix) after every column name")
+    c.add_argument("--out", type=Path, required=True,
+                   help="where the protected syntheses go: a directory, or FILE.parquet / "
+                   "FILE.csv with {synthesis} in it when there are several")  # fmt: skip
+    c.add_argument("--overwrite", action="store_true", help="replace existing files")
+
     s = sub.add_parser("summary", help="many targets at once (synthpop multi.disclosure())")
     _add_common(s)
     s.add_argument(

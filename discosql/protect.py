@@ -6,6 +6,7 @@ records are matched by value (:mod:`.uniques`)."""
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -50,14 +51,16 @@ class Recode:
 class SdcResult:
     """The protected syntheses and what was done to them.
 
-    ``synthetic``: one Arrow table per synthesis, rows in input order; ``removed``: synthesis,
-    reason, rows (records removed); ``recoded``: synthesis, variable, bottom_coded, top_coded.
+    ``synthetic``: one Arrow table per synthesis, rows in input order (empty when written to
+    files: ``out`` then lists them); ``removed``: synthesis, reason, rows (records removed);
+    ``recoded``: synthesis, variable, bottom_coded, top_coded.
     """
 
     synthetic: list[pa.Table]
     removed: pa.Table
     recoded: pa.Table
     keys: tuple[str, ...]
+    out: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """keys, removed and recoded as plain data (the syntheses themselves are not)."""
@@ -65,7 +68,7 @@ class SdcResult:
             "keys": list(self.keys),
             "removed": json_rows(self.removed),
             "recoded": json_rows(self.recoded),
-            "rows": [t.num_rows for t in self.synthetic],
+            "out": list(self.out),
         }
 
     def to_json(self, indent: int | None = 1) -> str:
@@ -86,6 +89,8 @@ def sdc(
     label: str | None = None,
     prefix: str | None = None,
     suffix: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    overwrite: bool = False,
     engine: Any = None,
     threads: int | None = None,
 ) -> SdcResult:
@@ -101,6 +106,10 @@ def sdc(
             ``recode_vars``; codes in ``recode_exclude`` (one list, or one per variable) and NA
             never change. A value < bottom becomes bottom, one > top becomes top.
         label: add a first column ``flag`` with this value; prefix, suffix: rename every column.
+        out: write the protected syntheses to files instead of returning them (streamed by
+            the engine, never held in Python): a directory (``synthetic_<j>.parquet`` in it) or
+            a path ending in .parquet or .csv, with ``{synthesis}`` in it when m > 1. Existing
+            files are refused unless ``overwrite=True``.
     """
     names = None
     problems: list[str] = []
@@ -114,6 +123,8 @@ def sdc(
                       ("rm_uniques_in_orig", rm_uniques_in_orig)):  # fmt: skip
         if not isinstance(flag, bool):
             problems.append(f"{arg}: expected True or False, got {flag!r}")
+    n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
+    paths = _out_paths(out, n_syn, overwrite, problems)
     if problems:
         raise InputError(problems)
     with open_engine(engine, threads=threads) as eng:
@@ -126,9 +137,37 @@ def sdc(
             if rm_uniques_in_orig
             else ("replicated" if rm_replicated_uniques else None)
         )
-        tables, removed, recoded = _protect(inputs, names, recodes, remove)
-    tables = [_rename(t, label, prefix, suffix) for t in tables]
-    return SdcResult(tables, removed, recoded, tuple(names))
+        rename = (label, prefix or "", suffix or "")
+        tables, removed, recoded = _protect(inputs, names, recodes, remove, rename, paths)
+    return SdcResult(tables, removed, recoded, tuple(names), tuple(paths))
+
+
+def _out_paths(out: Any, m: int, overwrite: bool, problems: list[str]) -> list[str]:
+    """The file of each protected synthesis, checked before any data is read."""
+    if out is None:
+        return []
+    if not isinstance(out, str | os.PathLike):
+        problems.append(f"out: expected a path, got {out!r}")
+        return []
+    text = os.fspath(out)
+    if os.path.isdir(text):
+        paths = [os.path.join(text, f"synthetic_{j}.parquet") for j in range(1, m + 1)]
+    elif not text.lower().endswith((".parquet", ".csv")):
+        problems.append(f"out: {text!r} must be a directory or end in .parquet or .csv")
+        return []
+    elif m > 1 and "{synthesis}" not in text:
+        problems.append(f"out: {text!r} names one file for {m} syntheses; put {{synthesis}} in it")
+        return []
+    else:
+        paths = [text.replace("{synthesis}", str(j)) for j in range(1, m + 1)]
+    for p in paths:
+        parent = os.path.dirname(os.path.abspath(p))
+        if not os.path.isdir(parent):
+            problems.append(f"out: the directory {parent!r} does not exist")
+            break
+        if os.path.exists(p) and not overwrite:
+            problems.append(f"out: {p!r} exists; pass overwrite=True to replace it")
+    return paths
 
 
 def _codes(value: Any, where: str, problems: list[str]) -> tuple[float, ...]:
@@ -222,7 +261,12 @@ def _recode_ctx(reg_columns: dict[str, str], recodes: list[Recode],
 
 
 def _protect(
-    inputs: Inputs, names: list[str], recodes: list[Recode], remove: str | None
+    inputs: Inputs,
+    names: list[str],
+    recodes: list[Recode],
+    remove: str | None,
+    rename: tuple[str | None, str, str],
+    paths: list[str],
 ) -> tuple[list[pa.Table], pa.Table, pa.Table]:
     engine = inputs.engine
     sources = inputs.data_sets()
@@ -253,15 +297,23 @@ def _protect(
         text = {k: as_text(inputs, k) or k in {r.name for r in recodes} for k in names}
         count_uniques(engine, recoded_sources, recoded_sources, params, names, text,
                       flags_table=REMOVED)  # fmt: skip
+    label, prefix, suffix = rename
+    if label is not None:
+        params["sdc_label"] = label
     tables = []
     try:
         for j, (sql, cols) in enumerate(relations, start=1):
-            kept = render("sdc/kept.sql.j2", engine.dialect, recoded=sql, columns=cols,
+            columns = [{"name": c, "out": f"{prefix}{c}{suffix}"} for c in cols]
+            kept = render("sdc/kept.sql.j2", engine.dialect, recoded=sql, columns=columns,
                           removed=REMOVED if remove else None, synthesis=j,
+                          label="sdc_label" if label is not None else None,
                           only_replicated=remove == "replicated")  # fmt: skip
-            table = engine.query(kept, params, "sdc/kept")
-            removed_rows[j - 1] = inputs.sources[j].n_rows - table.num_rows
-            tables.append(table)
+            if paths:
+                n_kept = engine.copy_to(kept, params, paths[j - 1], "sdc/kept")
+            else:
+                tables.append(engine.query(kept, params, "sdc/kept"))
+                n_kept = tables[-1].num_rows
+            removed_rows[j - 1] = inputs.sources[j].n_rows - n_kept
     finally:
         engine.drop_table(REMOVED)
     removed = pa.table(
@@ -273,13 +325,3 @@ def _protect(
         schema=REMOVED_SCHEMA,
     )
     return tables, removed, recoded
-
-
-def _rename(table: pa.Table, label: str | None, prefix: str | None,
-            suffix: str | None) -> pa.Table:  # fmt: skip
-    """synthpop's prefix/suffix on every column name, then a first column ``flag`` = label."""
-    names = [f"{prefix or ''}{n}{suffix or ''}" for n in table.column_names]
-    table = table.rename_columns(names)
-    if label is not None:
-        table = table.add_column(0, "flag", pa.array([label] * table.num_rows, pa.string()))
-    return table

@@ -172,3 +172,71 @@ def test_sdc_on_spark(spark: Any, tmp_path: Any) -> None:
 
     paths = engine_data.write_parquet(tmp_path, engine_data.oracle_tables())
     assert _engine_result(ds.spark(spark), paths) == _duckdb_result()
+
+
+def test_sdc_writes_files(tmp_path: Any) -> None:
+    """out=: the engine writes each protected synthesis (Parquet, CSV or into a directory);
+    the files hold what the in-memory result holds; existing files are refused."""
+    import pyarrow.csv as pacsv
+    import pyarrow.parquet as pq
+
+    original = str(oracle.ORACLE / "sd2011.csv")
+    syn = [str(oracle.ORACLE / f"syn_{i}.csv") for i in (1, 2)]
+    kw: dict[str, Any] = {"keys": ["sex", "age"], "rm_uniques_in_orig": True, "suffix": "_s",
+                          "label": "fake", "recode_vars": "age",
+                          "bottom_top_coding": (20, 80)}  # fmt: skip
+    ref = sdc(original, syn, **kw)
+    pattern = str(tmp_path / "protected_{synthesis}.parquet")
+    res = sdc(original, syn, out=pattern, **kw)
+    assert res.synthetic == []
+    assert res.removed.equals(ref.removed)
+    for j, path in enumerate(res.out):
+        assert path == pattern.replace("{synthesis}", str(j + 1))
+        written = pq.read_table(path)  # the same values (Parquet keeps no NOT NULL here)
+        assert written.column_names == ref.synthetic[j].column_names
+        assert written.to_pylist() == ref.synthetic[j].to_pylist()
+    with pytest.raises(ds.InputError, match="exists; pass overwrite=True"):
+        sdc(original, syn, out=pattern, **kw)
+    sdc(original, syn, out=pattern, overwrite=True, **kw)
+    csv_out = sdc(original, syn[0], out=str(tmp_path / "one.csv"), **kw)
+    assert pacsv.read_csv(csv_out.out[0]).num_rows == ref.synthetic[0].num_rows
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    in_dir = sdc(original, syn, out=folder, **kw)
+    assert [p.rsplit("/", 1)[-1] for p in in_dir.out] == [
+        "synthetic_1.parquet", "synthetic_2.parquet"]  # fmt: skip
+
+
+def test_sdc_out_is_checked_before_reading() -> None:
+    for out, message in (("x.txt", "must be a directory or end in"),
+                         ("/no/such/dir/x_{synthesis}.parquet", "does not exist"),
+                         ("x.parquet", "names one file for 2 syntheses")):  # fmt: skip
+        with pytest.raises(ds.InputError, match=message):
+            sdc("missing.parquet", ["missing.parquet", "missing.parquet"], out=out)
+
+
+def test_cli_sdc(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    import pyarrow.parquet as pq
+
+    from discosql.cli import main
+
+    original = str(oracle.ORACLE / "sd2011.csv")
+    syn = [str(oracle.ORACLE / f"syn_{i}.csv") for i in (1, 2)]
+    out = str(tmp_path / "p_{synthesis}.parquet")
+    argv = ["sdc", original, *syn, "--keys", "sex,age,region,placesize",
+            "--rm-replicated-uniques", "--recode", "age=,80", "--out", out]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "replicated uniques   707" in printed  # synthpop: sd_sdc_s5_recode_age80_rmrepU
+    keys = ["sex", "age", "region", "placesize"]
+    ref = sdc(original, syn, keys=keys, rm_replicated_uniques=True, recode_vars="age",
+              bottom_top_coding=(None, 80))  # fmt: skip
+    assert (
+        pq.read_table(out.replace("{synthesis}", "2")).to_pylist() == ref.synthetic[1].to_pylist()
+    )
+    assert main(argv) == 2  # the files exist now
+    assert "pass overwrite=True" in capsys.readouterr().err
+    assert main([*argv[:-2], "--recode", "age=80", "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert "--recode: expected VAR=BOTTOM,TOP" in err
+    assert "Traceback" not in err

@@ -109,6 +109,11 @@ class Engine:
     def drop_table(self, name: str) -> None:
         self.execute(f"DROP TABLE IF EXISTS {ident(name)}", {}, "cleanup")
 
+    def copy_to(self, sql: str, params: dict[str, Any], path: str, stage: str) -> int:
+        """Write the result of ``sql`` to the file ``path`` (Parquet or CSV by its ending)
+        without bringing it into Python; returns the number of rows written."""
+        raise EngineError(f"writing files from {self.name} is not available; use DuckDB")
+
     # what orders a table's records as stored (SQLite rowid, PostgreSQL ctid, ...)
     position_order: str | None = None
 

@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
+from sqlglot import exp
 
 from ..errors import EngineError, InputError
 from ..templates import ident
@@ -68,6 +69,15 @@ class DuckDBEngine(Engine):
 
     def _query(self, sql: str, params: dict[str, Any]) -> pa.Table:
         return self.con.sql(sql, params=params).to_arrow_table()
+
+    def copy_to(self, sql: str, params: dict[str, Any], path: str, stage: str) -> int:
+        """DuckDB's COPY: streamed from the query to the file, within memory_limit."""
+        fmt = "csv, header true" if path.lower().endswith(".csv") else "parquet"
+        target = exp.Literal.string(path).sql("duckdb")  # quoted and escaped by sqlglot
+        query, used = self.translate(sql, params)
+        copy = f"COPY ({query}) TO {target} (FORMAT {fmt})"
+        rows = self._guarded(stage, lambda: self.con.execute(copy, used).fetchall())
+        return int(rows[0][0]) if rows else 0
 
     def stream(
         self, sql: str, params: dict[str, Any], stage: str, batch_size: int
