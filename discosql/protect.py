@@ -17,7 +17,7 @@ from .engines import open_engine
 from .errors import InputError, SchemaError
 from .inputs import DataSet, Inputs, column_kind, column_kinds, register_inputs
 from .plan import as_text
-from .results import json_rows, to_json
+from .results import AsData, json_rows
 from .spec import column_names
 from .templates import render
 from .uniques import count_uniques
@@ -48,7 +48,7 @@ class Recode:
 
 
 @dataclass(frozen=True)
-class SdcResult:
+class SdcResult(AsData):
     """The protected syntheses and what was done to them.
 
     ``synthetic``: one Arrow table per synthesis, rows in input order (empty when written to
@@ -70,10 +70,6 @@ class SdcResult:
             "recoded": json_rows(self.recoded),
             "out": list(self.out),
         }
-
-    def to_json(self, indent: int | None = 1) -> str:
-        """:meth:`to_dict` as JSON text."""
-        return to_json(self.to_dict(), indent)
 
 
 def sdc(

@@ -121,8 +121,19 @@ def to_json(data: dict[str, Any], indent: int | None) -> str:
     return json.dumps(data, indent=indent, ensure_ascii=False)
 
 
+class AsData:
+    """A result's ``to_json()``: its ``to_dict()`` as JSON text."""
+
+    def to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """:meth:`to_dict` as JSON text."""
+        return to_json(self.to_dict(), indent)
+
+
 @dataclass(frozen=True)
-class DisclosureResult:
+class DisclosureResult(AsData):
     """Disclosure measures of one target against m syntheses (percentages 0-100, unrounded).
 
     Tables (``pyarrow.Table``), one row per synthesis 1..m unless said otherwise:
@@ -214,10 +225,6 @@ class DisclosureResult:
             "n_original": self.n_original,
             "tables": tables,
         }
-
-    def to_json(self, indent: int | None = 1) -> str:
-        """:meth:`to_dict` as JSON text."""
-        return to_json(self.to_dict(), indent)
 
     def __str__(self) -> str:
         def fmt(x: float) -> str:

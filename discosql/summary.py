@@ -17,7 +17,7 @@ from .engines import open_engine
 from .errors import InputError, did_you_mean
 from .inputs import column_kind, register_inputs
 from .plan import plan
-from .results import ATTRIB_MEASURES, IDENT_MEASURES, DisclosureResult, json_rows, to_json
+from .results import ATTRIB_MEASURES, IDENT_MEASURES, AsData, DisclosureResult, json_rows
 from .spec import build_spec
 from .stages import execute_many
 
@@ -39,7 +39,7 @@ SUMMARY_SCHEMA = pa.schema(
 
 
 @dataclass(frozen=True)
-class DisclosureSummary:
+class DisclosureSummary(AsData):
     """One row per target, lowest attribute risk first, and each target's full result.
 
     ``table`` columns: target, attrib_orig (mean of Dorig, or CAPd for DCAP/TCAP), attrib_syn
@@ -68,10 +68,6 @@ class DisclosureSummary:
             "table": json_rows(self.table),
             "results": {t: r.to_dict() for t, r in self.results.items()},
         }
-
-    def to_json(self, indent: int | None = 1) -> str:
-        """:meth:`to_dict` as JSON text."""
-        return to_json(self.to_dict(), indent)
 
     def plot(self) -> Figure:
         """synthpop's comparison plot: original and synthetic measure per target, x 0 to 100."""

@@ -15,7 +15,7 @@ from .engines.base import Engine
 from .errors import InputError, SchemaError
 from .inputs import DataSet, Inputs, column_kinds, register_inputs
 from .plan import Column, as_text
-from .results import json_rows, to_json
+from .results import AsData, json_rows
 from .spec import column_names
 from .stages import build_dictionary, key_radices, pack_keys
 from .templates import render
@@ -46,7 +46,7 @@ RU_SCHEMA = pa.schema(
 
 
 @dataclass(frozen=True)
-class ReplicatedUniques:
+class ReplicatedUniques(AsData):
     """synthpop's ``res_tab`` for every synthesis, in long form.
 
     ``table`` columns: synthesis, measure, number, from_total, pct; per synthesis the rows
@@ -72,10 +72,6 @@ class ReplicatedUniques:
             "table": json_rows(self.table),
             "flags": json_rows(self.flags),
         }
-
-    def to_json(self, indent: int | None = 1) -> str:
-        """:meth:`to_dict` as JSON text."""
-        return to_json(self.to_dict(), indent)
 
 
 def replicated_uniques(

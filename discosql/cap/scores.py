@@ -7,10 +7,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..results import plain, to_json
+from ..results import AsData, plain
 
 
-class _Plain:
+class _Plain(AsData):
     """to_dict()/to_json() for the score dataclasses: their fields and derived properties
     (risk, excess_risk) as plain data, NaN as None, a control score nested."""
 
@@ -23,10 +23,6 @@ class _Plain:
             if hasattr(type(self), name):
                 out[name] = plain(getattr(self, name))
         return out
-
-    def to_json(self, indent: int | None = 1) -> str:
-        """:meth:`to_dict` as JSON text."""
-        return to_json(self.to_dict(), indent)
 
 
 def _excess(risk: float, control_risk: float) -> float:
