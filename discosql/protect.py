@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 
 from .engines import open_engine
-from .errors import InputError, SchemaError
+from .errors import DiscoSQLWarning, InputError, SchemaError
 from .inputs import DataSet, Inputs, column_kind, column_kinds, register_inputs
 from .plan import as_text
 from .results import AsData, json_rows
@@ -123,6 +124,13 @@ def sdc(
     paths = _out_paths(out, n_syn, overwrite, problems)
     if problems:
         raise InputError(problems)
+    if rm_uniques_in_orig and rm_replicated_uniques:  # synthpop says so too
+        warnings.warn(
+            "rm_uniques_in_orig and rm_replicated_uniques: only the uniques in the original "
+            "are removed (they include the replicated uniques)",
+            DiscoSQLWarning,
+            stacklevel=2,
+        )
     with open_engine(engine, threads=threads) as eng:
         inputs = register_inputs(eng, original, synthetic)
         if names is None:
