@@ -20,6 +20,7 @@ from .inputs import DataSet, Inputs, column_kind, column_kinds, register_inputs
 from .plan import as_text
 from .results import AsData, json_rows
 from .spec import column_names
+from .summary import DisclosureSummary, disclosure_summary
 from .templates import render
 from .uniques import count_uniques
 
@@ -54,7 +55,8 @@ class SdcResult(AsData):
 
     ``synthetic``: one Arrow table per synthesis, rows in input order (empty when written to
     files: ``out`` then lists them); ``removed``: synthesis, reason, rows (records removed);
-    ``recoded``: synthesis, variable, bottom_coded, top_coded.
+    ``recoded``: synthesis, variable, bottom_coded, top_coded. ``before``/``after``: the
+    ``disclosure_summary`` of ``measure=`` on the syntheses as given and as protected.
     """
 
     synthetic: list[pa.Table]
@@ -62,6 +64,8 @@ class SdcResult(AsData):
     recoded: pa.Table
     keys: tuple[str, ...]
     out: tuple[str, ...] = ()
+    before: DisclosureSummary | None = None
+    after: DisclosureSummary | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """keys, removed and recoded as plain data (the syntheses themselves are not)."""
@@ -70,6 +74,8 @@ class SdcResult(AsData):
             "removed": json_rows(self.removed),
             "recoded": json_rows(self.recoded),
             "out": list(self.out),
+            "before": None if self.before is None else self.before.to_dict(),
+            "after": None if self.after is None else self.after.to_dict(),
         }
 
 
@@ -88,6 +94,7 @@ def sdc(
     suffix: str | None = None,
     out: str | os.PathLike[str] | None = None,
     overwrite: bool = False,
+    measure: dict[str, Any] | None = None,
     engine: Any = None,
     threads: int | None = None,
 ) -> SdcResult:
@@ -107,6 +114,8 @@ def sdc(
             the engine, never held in Python): a directory (``synthetic_<j>.parquet`` in it) or
             a path ending in .parquet or .csv, with ``{synthesis}`` in it when m > 1. Existing
             files are refused unless ``overwrite=True``.
+        measure: ``disclosure_summary`` options (``keys`` defaults to ``keys``): the summary of
+            the syntheses before and after protection (``res.before``, ``res.after``).
     """
     names = None
     problems: list[str] = []
@@ -122,6 +131,10 @@ def sdc(
             problems.append(f"{arg}: expected True or False, got {flag!r}")
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     paths = _out_paths(out, n_syn, overwrite, problems)
+    if measure is not None and not isinstance(measure, dict):
+        problems.append(f"measure: expected a dict of disclosure_summary options, got {measure!r}")
+    elif measure is not None and paths and (prefix or suffix):
+        problems.append("measure: renamed files (prefix/suffix) cannot be measured; drop out=")
     if problems:
         raise InputError(problems)
     if rm_uniques_in_orig and rm_replicated_uniques:  # synthpop says so too
@@ -143,7 +156,36 @@ def sdc(
         )
         rename = (label, prefix or "", suffix or "")
         tables, removed, recoded = _protect(inputs, names, recodes, remove, rename, paths)
-    return SdcResult(tables, removed, recoded, tuple(names), tuple(paths))
+    result = SdcResult(tables, removed, recoded, tuple(names), tuple(paths))
+    if measure is None:
+        return result
+    return _measure(result, original, synthetic, measure, rename, engine, threads)
+
+
+def _measure(
+    res: SdcResult,
+    original: Any,
+    synthetic: Any,
+    measure: dict[str, Any],
+    rename: tuple[str | None, str, str],
+    engine: Any,
+    threads: int | None,
+) -> SdcResult:
+    """The disclosure_summary of ``measure`` before and after: the protected data under their
+    own names (without the label column), or the files written."""
+    options = {"keys": list(res.keys), **measure, "engine": engine, "threads": threads}
+    before = disclosure_summary(original, synthetic, **options)
+    label, prefix, suffix = rename
+    protected: list[Any] = list(res.out)
+    if not protected:
+        for table in res.synthetic:
+            if label is not None:
+                table = table.drop_columns(["flag"])
+            given = [n[len(prefix) : len(n) - len(suffix)] for n in table.column_names]
+            protected.append(table.rename_columns(given))
+    options.setdefault("targets", list(before.results))  # the label column is no target
+    after = disclosure_summary(original, protected, **options)
+    return replace(res, before=before, after=after)
 
 
 def _out_paths(out: Any, m: int, overwrite: bool, problems: list[str]) -> list[str]:

@@ -243,3 +243,27 @@ def test_cli_sdc(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     err = capsys.readouterr().err
     assert "--recode: expected VAR=BOTTOM,TOP" in err
     assert "Traceback" not in err
+
+
+def test_sdc_measures_before_and_after(tmp_path: Any) -> None:
+    """measure=: disclosure_summary before and after; removing the replicated uniques over the
+    measure's keys leaves repU = 0 in every synthesis, and the protected data are measured
+    under their own names (suffix and label undone), or read back from the files."""
+    original = str(oracle.ORACLE / "sd2011.csv")
+    syn = [str(oracle.ORACLE / f"syn_{i}.csv") for i in (1, 2)]
+    keys = ["sex", "age", "region", "placesize"]
+    kw: dict[str, Any] = {"keys": keys, "rm_replicated_uniques": True, "label": "fake",
+                          "measure": {"targets": ["depress", "workab"]}}  # fmt: skip
+    res = sdc(original, syn, suffix="_s", **kw)
+    assert res.before is not None
+    assert res.after is not None
+    ref = ds.disclosure_summary(original, syn, keys, ["depress", "workab"])
+    assert res.before.table.equals(ref.table)
+    for target in ("depress", "workab"):
+        assert res.after.results[target].ident.column("repU").to_pylist() == [0.0, 0.0]
+        assert res.before.results[target].ident.column("repU").to_pylist() != [0.0, 0.0]
+    on_files = sdc(original, syn, out=str(tmp_path / "p_{synthesis}.parquet"), **kw)
+    assert on_files.after is not None
+    assert on_files.after.table.equals(res.after.table)
+    with pytest.raises(ds.InputError, match="renamed files"):
+        sdc(original, syn, out=str(tmp_path / "q_{synthesis}.parquet"), suffix="_s", **kw)
