@@ -319,7 +319,6 @@ def _protect(
     params = inputs.params()
     recoded_sources: list[DataSet] = [sources[0]]
     relations = []
-    counts = []
     for s, reg in zip(sources[1:], inputs.sources[1:], strict=True):
         columns = _recode_ctx(reg.columns, recodes, params)
         positioned = replace(s, sql=engine.positioned(reg))
@@ -330,7 +329,8 @@ def _protect(
             if c["recode"] and c["recode"]["type"] == "double":
                 kinds[c["name"]] = "float"
         recoded_sources.append(replace(s, sql=f"({sql})", kinds=kinds))
-        counts = [c for c in columns if c["recode"]]
+    # the recoded columns' contexts: their parameters are named alike in every synthesis
+    counts = [c for c in columns if c["recode"]] if relations else []
     recoded = RECODED_SCHEMA.empty_table()
     if recodes:
         template = "sdc/recode_counts.sql.j2"

@@ -20,12 +20,8 @@ from .spec import column_names
 from .stages import build_dictionary, key_radices, pack_keys
 from .templates import render
 
-RU_MEASURES = (
-    "Original",
-    "Synthetic",
-    "Synthetic uniques in original",
-    "Replicated uniques",
-)
+CELLS = "__disco_ucells"
+
 FLAGS_SCHEMA = pa.schema(
     [
         ("synthesis", pa.int32()),
@@ -141,18 +137,22 @@ def count_uniques(
             "n_words": n_words,
             "order": False,
             "guard": None,
-            "syntheses": list(range(1, len(sources))),
+            "cells": CELLS,
         }
-        template = "uniques/replicated.sql.j2"
+        params = {**params, **coding}
+        template = "uniques/cells.sql.j2"
         sql = render(template, engine.dialect, sources=sources, positions=False, **ctx)
-        table = engine.query(sql, {**params, **coding}, template).cast(RU_SCHEMA)
+        engine.create_table(CELLS, sql, params, template)
+        template = "uniques/replicated.sql.j2"
+        syntheses = list(range(1, len(sources)))
+        sql = render(template, engine.dialect, syntheses=syntheses, **ctx)
+        table = engine.query(sql, params, template).cast(RU_SCHEMA)
         template = "uniques/flags.sql.j2"
         sql = render(template, engine.dialect, sources=positioned, positions=True, **ctx)
         if flags_table is not None:
-            engine.create_table(flags_table, sql, {**params, **coding}, template)
+            engine.create_table(flags_table, sql, params, template)
             return table, FLAGS_SCHEMA.empty_table()
-        flags = engine.query(sql, {**params, **coding}, template).cast(FLAGS_SCHEMA)
-        return table, flags
+        return table, engine.query(sql, params, template).cast(FLAGS_SCHEMA)
     finally:
-        for k in keys:
-            engine.drop_table(k.levels)
+        for name in [k.levels for k in keys] + [CELLS]:
+            engine.drop_table(name)
