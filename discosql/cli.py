@@ -205,6 +205,18 @@ def _sdc(args: argparse.Namespace) -> None:
                 f"--recode-exclude: expected VAR=CODE[,CODE] for a --recode VAR, got {item!r}"
             )
         exclude[var] = _codes(codes, "--recode-exclude")
+    if args.out is None and args.out_table is None:
+        raise UsageError("sdc: give --out (files, or FILE.duckdb) or --out-table (a table)")
+    disclosive = []
+    for item in args.rm_disclosive or []:
+        target, sep, keys = item.partition(":")
+        entry: dict[str, Any] = {"target": target}
+        if sep:
+            entry["keys"] = csv_list(keys)
+        disclosive.append(entry)
+    measure = None
+    if args.measure is not None:
+        measure = {"targets": csv_list(args.measure)} if args.measure else {}
     res = sdc(
         args.original,
         args.synthetic,
@@ -217,14 +229,19 @@ def _sdc(args: argparse.Namespace) -> None:
         label=args.label,
         prefix=args.prefix,
         suffix=args.suffix,
+        rm_disclosive=disclosive or None,
         out=args.out,
+        out_table=args.out_table,
         overwrite=args.overwrite,
+        measure=measure,
         engine=_engine(args),
         threads=args.threads,
     )
     text = f"Removed\n{_text_table(res.removed)}"
     if res.recoded.num_rows:
         text += f"\n\nRecoded\n{_text_table(res.recoded)}"
+    if res.before is not None and res.after is not None:
+        text += f"\n\nBefore\n{res.before}\n\nAfter\n{res.after}"
     sys.stdout.write(text + "\n\nWritten\n" + "\n".join(res.out) + "\n")
 
 

@@ -266,13 +266,23 @@ def build_parser() -> argparse.ArgumentParser:
                    "variable, either may be empty (age=,80); repeatable")  # fmt: skip
     c.add_argument("--recode-exclude", action="append", metavar="VAR=CODE[,CODE]",
                    help="(recode.exclude) codes of VAR never recoded; repeatable")  # fmt: skip
+    c.add_argument("--rm-disclosive", action="append", metavar="TARGET[:KEY,KEY...]",
+                   help="(beyond synthpop) remove the records in TARGET's DiSCO cells, over "
+                   "these keys (default: --keys), after the uniques; repeatable")  # fmt: skip
+    c.add_argument("--measure", nargs="?", const="", default=None, metavar="TARGET,...",
+                   help="print disclosure_summary before and after (over --keys; default "
+                   "targets: every column not a key)")  # fmt: skip
     c.add_argument("--label", default=None, help="(label) add a first column flag = LABEL")
     c.add_argument("--prefix", default=None, help="(prefix) before every column name")
     c.add_argument("--suffix", default=None, help="(suffix) after every column name")
-    c.add_argument("--out", type=Path, required=True,
-                   help="where the protected syntheses go: a directory, or FILE.parquet / "
-                   "FILE.csv with {synthesis} in it when there are several")  # fmt: skip
-    c.add_argument("--overwrite", action="store_true", help="replace existing files")
+    c.add_argument("--out", type=Path, default=None,
+                   help="where the protected syntheses go: a directory, FILE.parquet / "
+                   "FILE.csv with {synthesis} in it when there are several, or FILE.duckdb "
+                   "(tables in it)")  # fmt: skip
+    c.add_argument("--out-table", default=None, metavar="NAME",
+                   help="the tables' name (with {synthesis} when there are several): in "
+                   "--out FILE.duckdb, or in the database of --engine postgres/spark")  # fmt: skip
+    c.add_argument("--overwrite", action="store_true", help="replace existing files or tables")
 
     s = sub.add_parser("summary", help="many targets at once (synthpop multi.disclosure())")
     _add_common(s)

@@ -14,18 +14,17 @@ from typing import Any
 
 import pyarrow as pa
 
+from . import removal
 from .engines import open_engine
-from .errors import DiscoSQLWarning, InputError, SchemaError
+from .errors import DiscoSQLWarning, EngineError, InputError, SchemaError
 from .inputs import DataSet, Inputs, column_kind, column_kinds, register_inputs
+from .output import Destination, destination
 from .plan import as_text
 from .results import AsData, json_rows
-from .spec import column_names
+from .spec import DisclosureSpec, column_names
 from .summary import DisclosureSummary, disclosure_summary
 from .templates import render
-from .uniques import count_uniques
 
-REMOVED = "__disco_removed"
-REASONS = {"replicated": "replicated uniques", "in_original": "uniques in original"}
 RECODED_SCHEMA = pa.schema(
     [
         ("synthesis", pa.int32()),
@@ -35,7 +34,12 @@ RECODED_SCHEMA = pa.schema(
     ]
 )
 REMOVED_SCHEMA = pa.schema(
-    [("synthesis", pa.int32()), ("reason", pa.string()), ("rows", pa.int64())]
+    [
+        ("synthesis", pa.int32()),
+        ("reason", pa.string()),
+        ("rows", pa.int64()),
+        ("pct", pa.float64()),
+    ]
 )
 
 
@@ -54,7 +58,9 @@ class SdcResult(AsData):
     """The protected syntheses and what was done to them.
 
     ``synthetic``: one Arrow table per synthesis, rows in input order (empty when written to
-    files: ``out`` then lists them); ``removed``: synthesis, reason, rows (records removed);
+    files: ``out`` then lists them); ``removed``: synthesis, reason, rows (records removed by
+    that step: the uniques, then each ``rm_disclosive`` entry; the steps are disjoint, so the
+    rows add up to the records lost), pct (rows / the synthesis's records * 100);
     ``recoded``: synthesis, variable, bottom_coded, top_coded. ``before``/``after``: the
     ``disclosure_summary`` of ``measure=`` on the syntheses as given and as protected.
     """
@@ -92,7 +98,9 @@ def sdc(
     label: str | None = None,
     prefix: str | None = None,
     suffix: str | None = None,
+    rm_disclosive: dict[str, Any] | Sequence[dict[str, Any]] | None = None,
     out: str | os.PathLike[str] | None = None,
+    out_table: str | None = None,
     overwrite: bool = False,
     measure: dict[str, Any] | None = None,
     engine: Any = None,
@@ -110,6 +118,11 @@ def sdc(
             ``recode_vars``; codes in ``recode_exclude`` (one list, or one per variable) and NA
             never change. A value < bottom becomes bottom, one > top becomes top.
         label: add a first column ``flag`` with this value; prefix, suffix: rename every column.
+        rm_disclosive: beyond synthpop, ``{"target": t, "keys": [...]}`` (keys default to
+            ``keys``; any disclosure() option may be added) or a list of them: remove the
+            synthetic records in the DiSCO cells of t (key cell q disclosive in the synthesis,
+            ps_tq = 1, with original records in (q, t) after disclosure()'s exclusions), after
+            the uniques, each entry on the records the earlier steps kept.
         out: write the protected syntheses to files instead of returning them (streamed by
             the engine, never held in Python): a directory (``synthetic_<j>.parquet`` in it) or
             a path ending in .parquet or .csv, with ``{synthesis}`` in it when m > 1. Existing
@@ -122,6 +135,7 @@ def sdc(
     if keys is not None:
         names = column_names("keys", keys, problems)
     recodes = _recodes(recode_vars, bottom_top_coding, recode_exclude, problems)
+    disclosive = removal.disclosive_specs(rm_disclosive, names, problems)
     for arg, value in (("label", label), ("prefix", prefix), ("suffix", suffix)):
         if value is not None and not isinstance(value, str):
             problems.append(f"{arg}: expected a string, got {value!r}")
@@ -130,11 +144,13 @@ def sdc(
         if not isinstance(flag, bool):
             problems.append(f"{arg}: expected True or False, got {flag!r}")
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
-    paths = _out_paths(out, n_syn, overwrite, problems)
+    dest = destination(out, out_table, n_syn, overwrite, problems)
     if measure is not None and not isinstance(measure, dict):
         problems.append(f"measure: expected a dict of disclosure_summary options, got {measure!r}")
-    elif measure is not None and paths and (prefix or suffix):
-        problems.append("measure: renamed files (prefix/suffix) cannot be measured; drop out=")
+    elif measure is not None and dest.written and (prefix or suffix):
+        problems.append(
+            "measure: renamed files or tables (prefix/suffix) cannot be measured; drop out="
+        )
     if problems:
         raise InputError(problems)
     if rm_uniques_in_orig and rm_replicated_uniques:  # synthpop says so too
@@ -145,75 +161,55 @@ def sdc(
             stacklevel=2,
         )
     with open_engine(engine, threads=threads) as eng:
+        dest.check_tables(eng, overwrite)
         inputs = register_inputs(eng, original, synthetic)
         if names is None:
             names = list(inputs.sources[1].columns)
         _check_columns(inputs, names, recodes)
-        remove = (
+        uniques = (
             "in_original"
             if rm_uniques_in_orig
             else ("replicated" if rm_replicated_uniques else None)
         )
         rename = (label, prefix or "", suffix or "")
-        tables, removed, recoded = _protect(inputs, names, recodes, remove, rename, paths)
-    result = SdcResult(tables, removed, recoded, tuple(names), tuple(paths))
+        tables, removed, recoded = _protect(
+            inputs, names, recodes, (uniques, disclosive), rename, dest
+        )
+    result = SdcResult(tables, removed, recoded, tuple(names), dest.written)
     if measure is None:
         return result
-    return _measure(result, original, synthetic, measure, rename, engine, threads)
+    protected = dest.read_back() or _unnamed(result.synthetic, rename)
+    return _measure(result, original, synthetic, protected, measure, engine, threads)
+
+
+def _unnamed(tables: list[pa.Table], rename: tuple[str | None, str, str]) -> list[pa.Table]:
+    """The protected tables under their given names, without the label column."""
+    label, prefix, suffix = rename
+    out = []
+    for table in tables:
+        if label is not None:
+            table = table.drop_columns(["flag"])
+        given = [n[len(prefix) : len(n) - len(suffix)] for n in table.column_names]
+        out.append(table.rename_columns(given))
+    return out
 
 
 def _measure(
     res: SdcResult,
     original: Any,
     synthetic: Any,
+    protected: list[Any],
     measure: dict[str, Any],
-    rename: tuple[str | None, str, str],
     engine: Any,
     threads: int | None,
 ) -> SdcResult:
-    """The disclosure_summary of ``measure`` before and after: the protected data under their
-    own names (without the label column), or the files written."""
+    """The disclosure_summary of ``measure`` before and after (the protected data as returned,
+    written to files, or to tables)."""
     options = {"keys": list(res.keys), **measure, "engine": engine, "threads": threads}
     before = disclosure_summary(original, synthetic, **options)
-    label, prefix, suffix = rename
-    protected: list[Any] = list(res.out)
-    if not protected:
-        for table in res.synthetic:
-            if label is not None:
-                table = table.drop_columns(["flag"])
-            given = [n[len(prefix) : len(n) - len(suffix)] for n in table.column_names]
-            protected.append(table.rename_columns(given))
     options.setdefault("targets", list(before.results))  # the label column is no target
     after = disclosure_summary(original, protected, **options)
     return replace(res, before=before, after=after)
-
-
-def _out_paths(out: Any, m: int, overwrite: bool, problems: list[str]) -> list[str]:
-    """The file of each protected synthesis, checked before any data is read."""
-    if out is None:
-        return []
-    if not isinstance(out, str | os.PathLike):
-        problems.append(f"out: expected a path, got {out!r}")
-        return []
-    text = os.fspath(out)
-    if os.path.isdir(text):
-        paths = [os.path.join(text, f"synthetic_{j}.parquet") for j in range(1, m + 1)]
-    elif not text.lower().endswith((".parquet", ".csv")):
-        problems.append(f"out: {text!r} must be a directory or end in .parquet or .csv")
-        return []
-    elif m > 1 and "{synthesis}" not in text:
-        problems.append(f"out: {text!r} names one file for {m} syntheses; put {{synthesis}} in it")
-        return []
-    else:
-        paths = [text.replace("{synthesis}", str(j)) for j in range(1, m + 1)]
-    for p in paths:
-        parent = os.path.dirname(os.path.abspath(p))
-        if not os.path.isdir(parent):
-            problems.append(f"out: the directory {parent!r} does not exist")
-            break
-        if os.path.exists(p) and not overwrite:
-            problems.append(f"out: {p!r} exists; pass overwrite=True to replace it")
-    return paths
 
 
 def _codes(value: Any, where: str, problems: list[str]) -> tuple[float, ...]:
@@ -306,68 +302,82 @@ def _recode_ctx(reg_columns: dict[str, str], recodes: list[Recode],
     return out
 
 
+def _recoded(
+    inputs: Inputs, recodes: list[Recode]
+) -> tuple[Inputs, list[list[str]], list[dict[str, Any]]]:
+    """The original and the recoded syntheses (sdc/recoded: their relations carry
+    ``__disco_pos`` and their recode parameters), each synthesis's columns, and the recoded
+    columns' contexts (their parameters are named alike in every synthesis)."""
+    engine = inputs.engine
+    syntheses = []
+    names: list[list[str]] = []
+    columns: list[dict[str, Any]] = []
+    for j, reg in enumerate(inputs.sources[1:], start=1):
+        params: dict[str, Any] = {}
+        columns = _recode_ctx(reg.columns, recodes, params)
+        source = DataSet(j, engine.positioned(reg), {}, False)
+        sql = render("sdc/recoded.sql.j2", engine.dialect, source=source, columns=columns)
+        types = dict(reg.columns)
+        for c in columns:
+            if c["recode"]:
+                types[c["name"]] = c["recode"]["type"].upper()
+        syntheses.append(replace(reg, sql=f"({sql})", params={**reg.params, **params},
+                                 columns=types))  # fmt: skip
+        names.append([c["name"] for c in columns])
+    return (
+        Inputs(engine, [inputs.sources[0], *syntheses]),
+        names,
+        [c for c in columns if c["recode"]],
+    )
+
+
 def _protect(
     inputs: Inputs,
     names: list[str],
     recodes: list[Recode],
-    remove: str | None,
+    removal_args: tuple[str | None, list[DisclosureSpec]],
     rename: tuple[str | None, str, str],
-    paths: list[str],
+    dest: Destination,
 ) -> tuple[list[pa.Table], pa.Table, pa.Table]:
     engine = inputs.engine
-    sources = inputs.data_sets()
-    params = inputs.params()
-    recoded_sources: list[DataSet] = [sources[0]]
-    relations = []
-    for s, reg in zip(sources[1:], inputs.sources[1:], strict=True):
-        columns = _recode_ctx(reg.columns, recodes, params)
-        positioned = replace(s, sql=engine.positioned(reg))
-        sql = render("sdc/recoded.sql.j2", engine.dialect, source=positioned, columns=columns)
-        relations.append((sql, [c["name"] for c in columns]))
-        kinds = dict(s.kinds)
-        for c in columns:
-            if c["recode"] and c["recode"]["type"] == "double":
-                kinds[c["name"]] = "float"
-        recoded_sources.append(replace(s, sql=f"({sql})", kinds=kinds))
-    # the recoded columns' contexts: their parameters are named alike in every synthesis
-    counts = [c for c in columns if c["recode"]] if relations else []
+    recoded_inputs, columns, counted = _recoded(inputs, recodes)
     recoded = RECODED_SCHEMA.empty_table()
-    if recodes:
+    if recodes:  # counted on the syntheses as given
         template = "sdc/recode_counts.sql.j2"
-        # counted on the syntheses as given
-        sql = render(template, engine.dialect, sources=sources[1:], columns=counts)
+        params = recoded_inputs.params()
+        sql = render(template, engine.dialect, sources=inputs.data_sets()[1:], columns=counted)
         recoded = engine.query(sql, params, template).select(list(RECODED_SCHEMA.names))
         recoded = recoded.cast(RECODED_SCHEMA)
-    removed_rows = [0] * inputs.m
-    if remove is not None:
-        text = {k: as_text(inputs, k) or k in {r.name for r in recodes} for k in names}
-        count_uniques(engine, recoded_sources, recoded_sources, params, names, text,
-                      flags_table=REMOVED)  # fmt: skip
     label, prefix, suffix = rename
-    if label is not None:
-        params["sdc_label"] = label
+    relations = [reg.sql for reg in recoded_inputs.sources[1:]]
+
+    def kept(j: int, steps: list[removal.Step], final: bool = False) -> str:
+        out = [{"name": c, "out": f"{prefix}{c}{suffix}" if final else c} for c in columns[j - 1]]
+        return render("sdc/kept.sql.j2", engine.dialect, recoded=relations[j - 1],
+                      columns=out, removed=steps, synthesis=j, positions=not final,
+                      label="sdc_label" if final and label is not None else None)  # fmt: skip
+
+    text = {k: as_text(recoded_inputs, k) for k in names}
+    steps = removal.remove(recoded_inputs, names, text, *removal_args, kept)
+    params = recoded_inputs.params() | ({"sdc_label": label} if label is not None else {})
     tables = []
+    n_rows = [reg.n_rows for reg in inputs.sources[1:]]
+    n_kept = []
     try:
-        for j, (sql, cols) in enumerate(relations, start=1):
-            columns = [{"name": c, "out": f"{prefix}{c}{suffix}"} for c in cols]
-            kept = render("sdc/kept.sql.j2", engine.dialect, recoded=sql, columns=columns,
-                          removed=REMOVED if remove else None, synthesis=j,
-                          label="sdc_label" if label is not None else None,
-                          only_replicated=remove == "replicated")  # fmt: skip
-            if paths:
-                n_kept = engine.copy_to(kept, params, paths[j - 1], "sdc/kept")
-            else:
-                tables.append(engine.query(kept, params, "sdc/kept"))
-                n_kept = tables[-1].num_rows
-            removed_rows[j - 1] = inputs.sources[j].n_rows - n_kept
+        for j in range(1, inputs.m + 1):
+            written = dest.write(engine, j, kept(j, steps, True), params)
+            if isinstance(written, pa.Table):
+                tables.append(written)
+                written = written.num_rows
+            n_kept.append(written)
+        found = removal.counts(engine, steps, inputs.m)
     finally:
-        engine.drop_table(REMOVED)
-    removed = pa.table(
-        {
-            "synthesis": pa.array(range(1, inputs.m + 1), pa.int32()),
-            "reason": [REASONS[remove] if remove else "none"] * inputs.m,
-            "rows": pa.array(removed_rows, pa.int64()),
-        },
-        schema=REMOVED_SCHEMA,
-    )
-    return tables, removed, recoded
+        removal.drop(engine, steps)
+    for j in range(1, inputs.m + 1):  # the steps are disjoint: their counts add up
+        lost = sum(n for (s, _), n in found.items() if s == j)
+        if lost != n_rows[j - 1] - n_kept[j - 1]:
+            raise EngineError(
+                f"sdc: synthesis {j} kept {n_kept[j - 1]} of {n_rows[j - 1]} records, but the "
+                f"removal steps list {lost}; this is a bug in discosql"
+            )
+    return tables, removal.removed_table(steps, found, n_rows, REMOVED_SCHEMA), recoded

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -76,67 +76,98 @@ def execute_many(
     cells from them.
     ``progress(i, n, target)`` is called before each target's cells are counted.
     """
+    return [_measure(p, cells) for p, cells, _ in _counted(plans, progress)]
+
+
+def disclosive_records(p: Plan, syntheses: Sequence[DataSet], table: str) -> None:
+    """The synthetic records in the DiSCO cells of a planned target (stage 040: disclosive in
+    the synthesis, ps_tq = 1, and with original records left after the exclusions, d'_tq > 0),
+    as ``table``: synthesis, row. ``syntheses``: the data sets of ``p`` whose relations also
+    carry ``__disco_pos``."""
+    engine = p.inputs.engine
+    for q, cells, records_ctx in _counted([p]):
+        flag_params = _flag(q, cells)
+        try:
+            template = "sdc/disclosive.sql.j2"
+            ctx = {**records_ctx, "sources": syntheses, "positions": True, "order": False}
+            sql = render(template, engine.dialect, **ctx, qcols=cells.qcols, cells=CELLS)
+            engine.create_table(table, sql, flag_params, template)
+        finally:
+            engine.drop_table(CELLS)
+
+
+def _counted(
+    plans: Sequence[Plan],
+    progress: Callable[[int, int, str], None] | None = None,
+) -> Iterator[tuple[Plan, Cells, dict[str, Any]]]:
+    """Stages 010-030 of planned targets with the same keys and inputs: for each target, its
+    plan (with the packing's parameters), its base cells, and the context of stage 020 whose
+    records they count (with that target alone). The tables are dropped at the end."""
     engine = plans[0].inputs.engine
     sources = plans[0].inputs.data_sets()
     keys, targets = _dictionaries(plans, sources)
     created = [c.levels for c in [*keys, *targets]]
-    if plans[0].radices is None:  # not a script, which cannot warn
-        _warn_empty_text(engine, sources, [*keys, *targets], plans[0].params)
-    if all(p.radices for p in plans):  # decided when the script was written
-        radices = [*plans[0].radices[:-1], *(p.radices[-1] for p in plans)]  # type: ignore[index]
-    else:
-        radices = key_radices(engine, [*keys, *targets])
-    keys, n_words, coding = pack_keys(keys, radices[: len(keys)])
-    targets = [
-        replace(t, code_type=code_type(r))
-        for t, r in zip(targets, radices[len(keys) :], strict=True)
-    ]
-    guard = None
-    if plans[0].radices is not None:  # decided ahead (a script): check them where it runs
-        checks = _guard_checks(plans, keys, targets, radices)
-        create_guard(engine, sources, plans[0].params, checks)
-        guard = GUARD
-        created.append(GUARD)
-    records_ctx = {
-        "sources": sources,
-        "keys": keys,
-        "targets": targets,
-        "n_words": n_words,
-        "guard": guard,
-        "positions": False,
-    }
-    records_table = None
-    if len(plans) > 1:
-        template = "stages/020_records.sql.j2"
-        sql = render(template, engine.dialect, **records_ctx, order=True)
-        engine.create_table(RECORDS, sql, {**plans[0].params, **coding}, template)
-        records_table = RECORDS
-        created.append(RECORDS)
-    results = []
-    qcols = [f"q_{w}" for w in range(n_words)]
-    for i, (p, t) in enumerate(zip(plans, targets, strict=True)):
-        if progress is not None:
-            progress(i, len(plans), p.spec.target)
-        template = "stages/030_cells.sql.j2"
-        sql = render(
-            template,
-            engine.dialect,
-            **records_ctx,
-            order=False,
-            records_table=records_table,
-            target=t,
-            qcols=qcols,
-            syntheses=list(range(1, p.inputs.m + 1)),
-        )
-        params = {**p.params, **coding}
-        if not engine.inline_cells:
-            engine.create_table(BASE_CELLS, sql, params, template)
-        inline = sql if engine.inline_cells else None
-        cells = Cells(qcols=qcols, keys=keys, target=replace(t, alias="t"), sql=inline)
-        results.append(_measure(replace(p, params=params), cells))
-    for name in created:
-        engine.drop_table(name)
-    return results
+    try:
+        if plans[0].radices is None:  # not a script, which cannot warn
+            _warn_empty_text(engine, sources, [*keys, *targets], plans[0].params)
+        if all(p.radices for p in plans):  # decided when the script was written
+            radices = [*plans[0].radices[:-1], *(p.radices[-1] for p in plans)]  # type: ignore[index]
+        else:
+            radices = key_radices(engine, [*keys, *targets])
+        keys, n_words, coding = pack_keys(keys, radices[: len(keys)])
+        targets = [
+            replace(t, code_type=code_type(r))
+            for t, r in zip(targets, radices[len(keys) :], strict=True)
+        ]
+        guard = None
+        if plans[0].radices is not None:  # decided ahead (a script): check them where it runs
+            checks = _guard_checks(plans, keys, targets, radices)
+            create_guard(engine, sources, plans[0].params, checks)
+            guard = GUARD
+            created.append(GUARD)
+        records_ctx = {
+            "sources": sources,
+            "keys": keys,
+            "targets": targets,
+            "n_words": n_words,
+            "guard": guard,
+            "positions": False,
+        }
+        records_table = None
+        if len(plans) > 1:
+            template = "stages/020_records.sql.j2"
+            sql = render(template, engine.dialect, **records_ctx, order=True)
+            engine.create_table(RECORDS, sql, {**plans[0].params, **coding}, template)
+            records_table = RECORDS
+            created.append(RECORDS)
+        qcols = [f"q_{w}" for w in range(n_words)]
+        for i, (p, t) in enumerate(zip(plans, targets, strict=True)):
+            if progress is not None:
+                progress(i, len(plans), p.spec.target)
+            template = "stages/030_cells.sql.j2"
+            sql = render(
+                template,
+                engine.dialect,
+                **records_ctx,
+                order=False,
+                records_table=records_table,
+                target=t,
+                qcols=qcols,
+                syntheses=list(range(1, p.inputs.m + 1)),
+            )
+            params = {**p.params, **coding}
+            if not engine.inline_cells:
+                engine.create_table(BASE_CELLS, sql, params, template)
+            inline = sql if engine.inline_cells else None
+            cells = Cells(qcols=qcols, keys=keys, target=replace(t, alias="t"), sql=inline)
+            try:
+                yield replace(p, params=params), cells, {**records_ctx, "targets": [t]}
+            finally:
+                if inline is None:
+                    engine.drop_table(BASE_CELLS)
+    finally:
+        for name in created:
+            engine.drop_table(name)
 
 
 def _warn_empty_text(
@@ -286,8 +317,9 @@ class Cells:
     sql: str | None = None
 
 
-def _measure(p: Plan, cells: Cells) -> DisclosureResult:
-    """Flag the base cells of one target and compute its measures, checks and exclusions."""
+def _flag(p: Plan, cells: Cells) -> dict[str, Any]:
+    """Stage 040: the flagged cells of one target, as the table CELLS; returns the parameters
+    it was made with."""
     spec, params = p.spec, p.params
     engine = p.inputs.engine
     flag_params: dict[str, Any] = {**params, "denom_lim": spec.denom_lim}
@@ -316,7 +348,14 @@ def _measure(p: Plan, cells: Cells) -> DisclosureResult:
     template = "stages/040_cell_flags.sql.j2"
     sql = render(template, engine.dialect, **flags_ctx)
     engine.create_table(CELLS, sql, flag_params, template)
+    return flag_params
 
+
+def _measure(p: Plan, cells: Cells) -> DisclosureResult:
+    """Flag the base cells of one target and compute its measures, checks and exclusions."""
+    spec, params = p.spec, p.params
+    engine = p.inputs.engine
+    _flag(p, cells)
     check_params: dict[str, Any] = {
         **params,
         "thresh_1way_n": spec.thresh_1way[0],
@@ -348,8 +387,6 @@ def _measure(p: Plan, cells: Cells) -> DisclosureResult:
         **{t.name: measure(t.template) for t in RESULT_TABLES},
     )
     engine.drop_table(CELLS)
-    if cells.sql is None:
-        engine.drop_table(BASE_CELLS)
     return result
 
 

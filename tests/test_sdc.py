@@ -136,11 +136,15 @@ def test_sdc_bad_input() -> None:
 
 
 # --- every engine: the same removals and recodes as DuckDB ------------------------------------
+# marital's DiSCO cells with exclusions on both sides (over denom_lim, missing in keys)
+MARITAL = {"target": "marital", "keys": ["sex", "age", "placesize"],
+           "exclude_ov_denom_lim": True, "use_keys_na": False}  # fmt: skip
 ENGINE_KW: dict[str, Any] = {
     "keys": ["sex", "age", "region", "placesize"],
     "rm_replicated_uniques": True,
     "recode_vars": "age",
     "bottom_top_coding": (None, 80),
+    "rm_disclosive": [{"target": "depress", "keys": ["sex", "age", "region"]}, MARITAL],
 }
 
 
@@ -268,3 +272,199 @@ def test_sdc_measures_before_and_after(tmp_path: Any) -> None:
     assert on_files.after.table.equals(res.after.table)
     with pytest.raises(ds.InputError, match="renamed files"):
         sdc(original, syn, out=str(tmp_path / "q_{synthesis}.parquet"), suffix="_s", **kw)
+
+
+# --- rm_disclosive (beyond synthpop) ------------------------------------------------------------
+def test_rm_disclosive_by_hand() -> None:
+    """Cells (a, b) of the synthesis: (x, 1) two records t = p, original has (x, 1, p): DiSCO;
+    (y, 1) one record p, original (y, 1, p) twice: DiSCO; (y, 2) two records q, not in the
+    original: kept; (NA, 3) one record r, original (NA, 3, r): DiSCO (NA is a level)."""
+    o = pa.table({"a": ["x", "x", "y", "y", None], "b": [1, 2, 1, 1, 3],
+                  "t": ["p", "q", "p", "p", "r"]})  # fmt: skip
+    s = pa.table({"a": ["x", "x", "y", "y", "y", None], "b": [1.0, 1.0, 1.0, 2.0, 2.0, 3.0],
+                  "t": ["p", "p", "p", "q", "q", "r"]})  # fmt: skip
+    res = sdc(o, s, keys=["a", "b"], rm_disclosive={"target": "t"})
+    reason = "DiSCO cells of 't' (keys 'a', 'b')"
+    assert res.removed.to_pylist() == [{"synthesis": 1, "reason": reason, "rows": 4,
+                                        "pct": 400 / 6}]  # fmt: skip
+    assert res.synthetic[0].to_pylist() == [{"a": "y", "b": 2.0, "t": "q"}] * 2
+    # replicated uniques first: (NA, 3) (unique in both); then DiSCO on what is left: (x, 1)
+    # and (y, 1); then by key a alone: y has only q left, the original only p: nothing
+    res = sdc(o, s, keys=["a", "b"], rm_replicated_uniques=True,
+              rm_disclosive=[{"target": "t"}, {"target": "t", "keys": ["a"]}])  # fmt: skip
+    assert res.removed.column("rows").to_pylist() == [1, 3, 0]
+    assert res.removed.column("reason").to_pylist()[::2] == [
+        "replicated uniques", "DiSCO cells of 't' (keys 'a')"]  # fmt: skip
+
+
+def test_rm_disclosive_leaves_no_disco() -> None:
+    """After removal, disclosure() with the entry's keys and options finds DiSCO = 0 in every
+    synthesis (its exclusions are not empty); the steps' rows add up to the records lost."""
+    original = str(oracle.ORACLE / "sd2011.csv")
+    syn = [str(oracle.ORACLE / f"syn_{i}.csv") for i in (1, 2)]
+    options = {k: v for k, v in MARITAL.items() if k not in ("target", "keys")}
+    before = ds.disclosure(original, syn, keys=MARITAL["keys"], target="marital", **options)
+    excluded = [r for r in before.exclusions.to_pylist() if r["reason"] != "remaining"]
+    assert any(r["count"] for r in excluded)
+    assert all(before.value("DiSCO", synthesis=j) > 0 for j in (1, 2))
+    res = sdc(original, syn, keys=["sex"], rm_uniques_in_orig=True, rm_disclosive=MARITAL)
+    after = ds.disclosure(original, res.synthetic, keys=MARITAL["keys"], target="marital",
+                          **options)  # fmt: skip
+    assert [after.value("DiSCO", synthesis=j) for j in (1, 2)] == [0.0, 0.0]
+    for j, table in enumerate(res.synthetic, start=1):
+        lost = sum(r["rows"] for r in res.removed.to_pylist() if r["synthesis"] == j)
+        assert lost == 5000 - table.num_rows > 0
+
+
+def test_rm_disclosive_bad_input() -> None:
+    o = pa.table({"k": ["a"], "x": [1]})
+    for value, message in (
+        ({"keys": ["k"]}, "rm_disclosive: give the target"),
+        ({"target": "x"}, "rm_disclosive: give its keys"),
+        ({"target": "x", "keys": ["k"], "denom_limit": 3}, "did you mean 'denom_lim'"),
+        ([{"target": "x", "keys": ["k"], "denom_lim": -1}], r"rm_disclosive\[0\]: denom_lim"),
+        ("x", 'expected {"target"'),
+    ):
+        with pytest.raises(ds.InputError, match=message):
+            sdc(o, o, rm_disclosive=value)
+    with pytest.raises(ds.SchemaError, match="target 'y'"):
+        sdc(o, o, rm_disclosive={"target": "y", "keys": ["k"]})
+
+
+def test_cli_rm_disclosive_and_measure(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from discosql.cli import main
+
+    original = str(oracle.ORACLE / "sd2011.csv")
+    syn = str(oracle.ORACLE / "syn_1.csv")
+    argv = ["sdc", original, syn, "--keys", "sex,age,region", "--rm-disclosive", "depress",
+            "--rm-disclosive", "marital:sex,age", "--measure", "depress", "--out",
+            str(tmp_path)]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    ref = sdc(original, syn, keys=["sex", "age", "region"],
+              rm_disclosive=[{"target": "depress"}, {"target": "marital", "keys": ["sex", "age"]}],
+              measure={"targets": ["depress"]})  # fmt: skip
+    for row in ref.removed.to_pylist():
+        assert f"{row['reason']}  {row['rows']:>4}" in printed
+    assert ref.after is not None
+    assert f"After\n{ref.after}" in printed
+    assert "depress     14.96      0.00" in printed  # DiSCO over the same keys is gone
+
+
+# --- out= tables --------------------------------------------------------------------------------
+def test_sdc_writes_duckdb_tables(tmp_path: Any) -> None:
+    """out=FILE.duckdb: one table per synthesis in that database file (created), holding what
+    the in-memory result holds; existing tables are refused before any data is read."""
+    import duckdb
+
+    original = str(oracle.ORACLE / "sd2011.csv")
+    syn = [str(oracle.ORACLE / f"syn_{i}.csv") for i in (1, 2)]
+    ref = sdc(original, syn, **ENGINE_KW)
+    db = str(tmp_path / "release.duckdb")
+    res = sdc(original, syn, out=db, **ENGINE_KW)
+    assert res.out == ("synthetic_1", "synthetic_2")
+    assert res.removed.equals(ref.removed)
+    with duckdb.connect(db, read_only=True) as con:
+        for j, name in enumerate(res.out):
+            got = con.sql(f'SELECT * FROM "{name}"').to_arrow_table()
+            assert got.to_pylist() == ref.synthetic[j].to_pylist()
+    with pytest.raises(ds.InputError, match=r"'synthetic_2' exists in .*overwrite=True"):
+        sdc("missing.csv", ["missing.csv", "missing.csv"], out=db)
+    mine = sdc(original, syn[0], out=db, out_table="mine", measure={"targets": ["depress"]},
+               **ENGINE_KW)  # fmt: skip
+    assert mine.out == ("mine",)
+    assert mine.after is not None
+    measure = {"targets": ["depress"]}
+    on_tables = sdc(original, syn, out=db, overwrite=True, measure=measure, **ENGINE_KW)
+    in_memory = sdc(original, syn, measure=measure, **ENGINE_KW)
+    assert on_tables.after is not None
+    assert in_memory.after is not None
+    assert on_tables.after.table.equals(in_memory.after.table)
+
+
+def test_sdc_out_table_is_checked_first() -> None:
+    for kw, message in (
+        ({"out_table": "t_{synthesis}"}, "DuckDB runs in memory here"),
+        ({"out": "x.parquet", "out_table": "t"}, "not next to the files"),
+        ({"out": "x.duckdb", "out_table": "t"}, "names one table for 2 syntheses"),
+        ({"out_table": ""}, "expected a table name"),
+    ):
+        with pytest.raises(ds.InputError, match=message):
+            sdc("missing.csv", ["missing.csv", "missing.csv"], **kw)
+
+
+def _written_rows(engine_result: tuple[Any, ...], tables: list[pa.Table]) -> None:
+    """The tables written hold the kept records of the in-memory result (as sorted text)."""
+    assert [sorted(map(str, t.to_pylist())) for t in tables] == engine_result[2]
+
+
+def test_sdc_writes_postgres_tables(pg_dsn: str) -> None:
+    """PostgreSQL: new tables in the database; the inputs are unchanged; no overwrite unless
+    asked."""
+    import psycopg
+
+    from . import engine_data
+
+    engine_data.load_postgres(pg_dsn, engine_data.oracle_tables())
+    with psycopg.connect(pg_dsn, autocommit=True) as con:
+        con.execute('DROP TABLE IF EXISTS "sdc out 1", "sdc out 2"')
+    kw = {**ENGINE_KW, "out_table": "sdc out {synthesis}"}
+    res = sdc("sd2011", ["syn_1", "syn_2"], engine=pg_dsn, **kw)
+    assert res.out == ("sdc out 1", "sdc out 2")
+    tables = []
+    with psycopg.connect(pg_dsn) as con:
+        for name in res.out:
+            cur = con.execute(f'SELECT * FROM "{name}"')
+            names = [d.name for d in cur.description or []]
+            tables.append(pa.Table.from_pylist([dict(zip(names, r, strict=True))
+                                                for r in cur.fetchall()]))  # fmt: skip
+        n_syn = con.execute("SELECT count(*) FROM syn_1").fetchone()
+    assert n_syn == (5000,)
+    _written_rows(_duckdb_result(), tables)
+    with pytest.raises(ds.InputError, match="'sdc out 1' exists"):
+        sdc("sd2011", ["syn_1", "syn_2"], engine=pg_dsn, **kw)
+    again = sdc("sd2011", ["syn_1", "syn_2"], engine=pg_dsn, overwrite=True, **kw)
+    assert again.removed.equals(res.removed)
+
+
+def test_sdc_writes_spark_tables(spark: Any, tmp_path: Any) -> None:
+    from . import engine_data
+
+    paths = engine_data.write_parquet(tmp_path, engine_data.oracle_tables())
+    spark.sql("DROP TABLE IF EXISTS sdc_out_1").collect()
+    spark.sql("DROP TABLE IF EXISTS sdc_out_2").collect()
+    kw = {**ENGINE_KW, "out_table": "sdc_out_{synthesis}"}
+    syn = [paths["syn_1"], paths["syn_2"]]
+    res = sdc(paths["sd2011"], syn, engine=ds.spark(spark), **kw)
+    tables = [spark.table(name).toArrow() for name in res.out]
+    _written_rows(_duckdb_result(), tables)
+    with pytest.raises(ds.InputError, match="'sdc_out_1' exists"):
+        sdc(paths["sd2011"], syn, engine=ds.spark(spark), **kw)
+    sdc(paths["sd2011"], syn, engine=ds.spark(spark), overwrite=True, **kw)
+
+
+def test_sdc_streams_within_a_memory_limit(tmp_path: Any) -> None:
+    """The streaming path: 300k synthetic records written to Parquet by an engine with a 64 MB
+    memory limit and one thread give the file the unlimited engine writes (the records never
+    come into Python)."""
+    import duckdb
+    import pyarrow.parquet as pq
+
+    con = duckdb.connect()
+    for name, seed in (("o", 1), ("s", 2)):
+        con.execute(
+            f"COPY (SELECT (hash(i * {seed}) % 90)::BIGINT AS age, (hash(i + {seed}) % 7)::BIGINT"
+            f" AS region, (hash(i - {seed}) % 2000)::BIGINT AS zone,"
+            f" (hash(i * 31 + {seed}) % 5)::VARCHAR AS t FROM range(300000) r(i))"
+            " TO $p (FORMAT parquet)",
+            {"p": str(tmp_path / f"{name}.parquet")},
+        )
+    o, s = str(tmp_path / "o.parquet"), str(tmp_path / "s.parquet")
+    kw: dict[str, Any] = {"keys": ["age", "region", "zone"], "rm_replicated_uniques": True,
+                          "rm_disclosive": {"target": "t"}}  # fmt: skip
+    small = ds.duckdb(threads=1, memory_limit="64MB", temp_directory=str(tmp_path / "spill"))
+    limited = sdc(o, s, out=str(tmp_path / "limited.parquet"), engine=small, **kw)
+    free = sdc(o, s, out=str(tmp_path / "free.parquet"), **kw)
+    assert limited.removed.equals(free.removed)
+    assert sum(limited.removed.column("rows").to_pylist()) > 0
+    assert pq.read_table(limited.out[0]).equals(pq.read_table(free.out[0]))

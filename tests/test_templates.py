@@ -11,7 +11,7 @@ import pytest
 import sqlglot
 
 import discosql as ds
-from discosql import assumptions, plan, protect, stages, templates, uniques
+from discosql import assumptions, plan, protect, removal, stages, templates, uniques
 
 from . import oracle
 
@@ -41,7 +41,7 @@ def rendered() -> dict[str, str]:
         return sql
 
     mp = pytest.MonkeyPatch()
-    for module in (plan, stages, assumptions, uniques, protect):
+    for module in (plan, stages, assumptions, uniques, protect, removal):
         mp.setattr(module, "render", spy)
     every_option: dict[str, Any] = {
         "keys": ["sex", "age", "income", "marital"],
@@ -63,7 +63,8 @@ def rendered() -> dict[str, str]:
         ds.to_sql(oracle.original_path(), syn, **every_option)  # with the export guard
         ds.replicated_uniques(oracle.original_path(), syn, keys=["sex", "age"])
         ds.sdc(oracle.original_path(), syn, keys=["sex", "age"], rm_replicated_uniques=True,
-               recode_vars="income", bottom_top_coding=(None, 5000), recode_exclude=-8)  # fmt: skip
+               recode_vars="income", bottom_top_coding=(None, 5000), recode_exclude=-8,
+               rm_disclosive={"target": "depress"})  # fmt: skip
         empty = pa.table({"k": ["a", "", "b"], "t": ["x", "y", "x"]})
         with pytest.warns(ds.DiscoSQLWarning, match="empty strings"):
             ds.disclosure(empty, empty, keys=["k"], target="t")

@@ -114,6 +114,29 @@ class Engine:
         without bringing it into Python; returns the number of rows written."""
         raise EngineError(f"writing files from {self.name} is not available; use DuckDB")
 
+    def output_table(self, name: str, database: str | None) -> str:
+        """The quoted name of a table of results in the engine's own database (``database``:
+        a DuckDB database file, for DuckDB only)."""
+        raise EngineError(f"{self.name} cannot write tables here; write files with DuckDB")
+
+    def has_table(self, name: str, database: str | None) -> bool:
+        """Whether the output table ``name`` exists (checked before any data is read)."""
+        raise EngineError(f"{self.name} cannot write tables here; write files with DuckDB")
+
+    def write_table(
+        self,
+        name: str,
+        database: str | None,
+        sql: str,
+        params: dict[str, Any],
+        stage: str,
+    ) -> int:
+        """Create the output table ``name`` from the query (replacing it); returns its rows."""
+        table = self.output_table(name, database)
+        self.execute(f"DROP TABLE IF EXISTS {table}", {}, stage)
+        self.execute(f"CREATE TABLE {table} AS\n{sql}", params, stage)
+        return int(self.query(f"SELECT count(*) AS n FROM {table}", {}, stage).column(0)[0].as_py())
+
     # what orders a table's records as stored (SQLite rowid, PostgreSQL ctid, ...)
     position_order: str | None = None
 

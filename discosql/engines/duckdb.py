@@ -79,6 +79,39 @@ class DuckDBEngine(Engine):
         rows = self._guarded(stage, lambda: self.con.execute(copy, used).fetchall())
         return int(rows[0][0]) if rows else 0
 
+    def output_table(self, name: str, database: str | None) -> str:
+        """A table of the DuckDB database file ``database``, attached for writing (created if
+        missing): the engine's own database is in memory and ends with the call."""
+        if database is None:
+            raise InputError(NO_DATABASE)
+        alias = "__disco_out"
+        attached = self.con.execute(
+            "SELECT path FROM duckdb_databases() WHERE database_name = $a", {"a": alias}
+        ).fetchall()
+        if not attached:
+            self.con.execute(f"ATTACH $p AS {ident(alias)}", {"p": database})
+        elif attached[0][0] != database:
+            raise EngineError(f"{alias} is attached to {attached[0][0]!r}, not {database!r}")
+        return f"{ident(alias)}.{ident(name)}"
+
+    def has_table(self, name: str, database: str | None) -> bool:
+        """Read without attaching (which would create the file)."""
+        if database is None:
+            raise InputError(NO_DATABASE)
+        if not Path(database).exists():
+            return False
+        try:
+            with duckdb.connect(database, read_only=True) as con:
+                rows = con.execute(
+                    "SELECT 1 FROM duckdb_tables() WHERE schema_name = 'main' AND table_name = $t "
+                    "UNION ALL SELECT 1 FROM duckdb_views() WHERE schema_name = 'main' "
+                    "AND view_name = $t",
+                    {"t": name},
+                ).fetchall()
+        except duckdb.Error as e:
+            raise InputError(f"out: {database!r} is not a DuckDB database file ({e})") from e
+        return bool(rows)
+
     def stream(
         self, sql: str, params: dict[str, Any], stage: str, batch_size: int
     ) -> pa.RecordBatchReader:
@@ -198,6 +231,10 @@ class DuckDBEngine(Engine):
         raise EngineError(f"unknown source kind {kind!r}")
 
 
+NO_DATABASE = (
+    "out_table: DuckDB runs in memory here; give out='FILE.duckdb' for a table in a DuckDB "
+    "database file"
+)
 # CSV columns are read as numbers or text only: the sniffer would otherwise turn YES/NO into
 # booleans and dates into DATE, and change the level names.
 CSV_TYPES = ("BIGINT", "DOUBLE", "VARCHAR")

@@ -88,6 +88,18 @@ class PostgresEngine(Engine):
         sql = ".".join(ident(p) for p in parts if p)
         return Registered(source, sql)
 
+    def output_table(self, name: str, database: str | None) -> str:
+        """``name`` or ``schema.name`` (default: the engine's schema, else the search path)."""
+        if database is not None:
+            raise InputError("out: a DuckDB database file needs the DuckDB engine")
+        parts = name.split(".", 1) if "." in name else [self.schema, name]
+        return ".".join(ident(p) for p in parts if p)
+
+    def has_table(self, name: str, database: str | None) -> bool:
+        sql = "SELECT to_regclass($t) IS NOT NULL AS found"
+        found = self.query(sql, {"t": self.output_table(name, database)}, "out")
+        return bool(found.column(0)[0].as_py())
+
     def _columns(self, reg: Registered) -> dict[str, str]:
         sql, params = self.translate(f"SELECT * FROM {reg.sql} LIMIT 0", reg.params)
         try:

@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 import pyarrow as pa
+from sqlglot import exp
 
 from ..errors import EngineError, InputError
 from ..templates import ident
@@ -102,6 +103,36 @@ class SparkEngine(Engine):
 
     def drop_table(self, name: str) -> None:
         self.spark.catalog.dropTempView(name)
+
+    def output_table(self, name: str, database: str | None) -> str:
+        """``name`` or ``database.name`` in the session's catalog, quoted for Spark."""
+        if database is not None:
+            raise InputError("out: a DuckDB database file needs the DuckDB engine")
+        parts = name.split(".", 1)
+        return ".".join(exp.to_identifier(p, quoted=True).sql("spark") for p in parts)
+
+    def has_table(self, name: str, database: str | None) -> bool:
+        return bool(self.spark.catalog.tableExists(name))
+
+    def write_table(
+        self,
+        name: str,
+        database: str | None,
+        sql: str,
+        params: dict[str, Any],
+        stage: str,
+    ) -> int:
+        """A managed Parquet table (CREATE TABLE ... USING parquet AS: no Hive needed)."""
+        table = self.output_table(name, database)
+        query, used = self.translate(sql, params)
+
+        def run() -> int:
+            self.spark.sql(f"DROP TABLE IF EXISTS {table}").collect()
+            self.spark.sql(f"CREATE TABLE {table} USING parquet AS\n{query}", args=used or None)
+            return int(self.spark.table(table).count())
+
+        n: int = self._guarded(stage, run)
+        return n
 
     def _execute(self, sql: str, params: dict[str, Any]) -> None:
         self.spark.sql(sql, args=params or None).collect()
