@@ -123,6 +123,9 @@ class Engine:
         """Whether the output table ``name`` exists (checked before any data is read)."""
         raise EngineError(f"{self.name} cannot write tables here; write files with DuckDB")
 
+    # what CREATE TABLE ... AS adds before AS for an output table (Spark: its file format)
+    table_format = ""
+
     def write_table(
         self,
         name: str,
@@ -131,11 +134,18 @@ class Engine:
         params: dict[str, Any],
         stage: str,
     ) -> int:
-        """Create the output table ``name`` from the query (replacing it); returns its rows."""
+        """Create the output table ``name`` from the query (replacing it); returns its rows.
+        The statements are written in the engine's own dialect around the translated query."""
         table = self.output_table(name, database)
-        self.execute(f"DROP TABLE IF EXISTS {table}", {}, stage)
-        self.execute(f"CREATE TABLE {table} AS\n{sql}", params, stage)
-        return int(self.query(f"SELECT count(*) AS n FROM {table}", {}, stage).column(0)[0].as_py())
+        query, used = self.translate(sql, params)
+
+        def run() -> int:
+            self._execute(f"DROP TABLE IF EXISTS {table}", {})
+            self._execute(f"CREATE TABLE {table}{self.table_format} AS\n{query}", used)
+            return int(self._query(f"SELECT count(*) AS n FROM {table}", {}).column(0)[0].as_py())
+
+        n: int = self._guarded(stage, run)
+        return n
 
     # what orders a table's records as stored (SQLite rowid, PostgreSQL ctid, ...)
     position_order: str | None = None

@@ -43,6 +43,7 @@ class SparkEngine(Engine):
     name = "Spark"
     # row positions: the order of the partitions, and of the rows within each
     position_order = "monotonically_increasing_id()"
+    table_format = " USING parquet"  # a managed Parquet table: no Hive support needed
 
     def __init__(self, session: Any) -> None:
         super().__init__()
@@ -113,26 +114,6 @@ class SparkEngine(Engine):
 
     def has_table(self, name: str, database: str | None) -> bool:
         return bool(self.spark.catalog.tableExists(name))
-
-    def write_table(
-        self,
-        name: str,
-        database: str | None,
-        sql: str,
-        params: dict[str, Any],
-        stage: str,
-    ) -> int:
-        """A managed Parquet table (CREATE TABLE ... USING parquet AS: no Hive needed)."""
-        table = self.output_table(name, database)
-        query, used = self.translate(sql, params)
-
-        def run() -> int:
-            self.spark.sql(f"DROP TABLE IF EXISTS {table}").collect()
-            self.spark.sql(f"CREATE TABLE {table} USING parquet AS\n{query}", args=used or None)
-            return int(self.spark.table(table).count())
-
-        n: int = self._guarded(stage, run)
-        return n
 
     def _execute(self, sql: str, params: dict[str, Any]) -> None:
         self.spark.sql(sql, args=params or None).collect()
