@@ -66,7 +66,7 @@ def destination(
     if out is None:
         if out_table is None:
             return Destination()
-        return Destination(tables=_names(out_table, m, "out_table", problems))
+        return Destination(tables=_names(out_table, m, problems))
     if not isinstance(out, str | os.PathLike):
         problems.append(f"out: expected a path, got {out!r}")
         return Destination()
@@ -75,7 +75,7 @@ def destination(
         if not os.path.isdir(os.path.dirname(os.path.abspath(text))):
             problems.append(f"out: the directory of {text!r} does not exist")
         pattern = out_table or ("synthetic_{synthesis}" if m > 1 else "synthetic")
-        return Destination(tables=_names(pattern, m, "out_table", problems), database=text)
+        return Destination(tables=_names(pattern, m, problems), database=text)
     if out_table is not None:
         problems.append(
             "out_table: tables go to a DuckDB database file (out='FILE.duckdb') or to the "
@@ -85,10 +85,10 @@ def destination(
     return Destination(files=_files(text, m, overwrite, problems))
 
 
-def _names(pattern: str, m: int, arg: str, problems: list[str]) -> tuple[str, ...]:
+def _names(pattern: str, m: int, problems: list[str]) -> tuple[str, ...]:
     if m > 1 and "{synthesis}" not in pattern:
         problems.append(
-            f"{arg}: {pattern!r} names one table for {m} syntheses; put {{synthesis}} in it"
+            f"out_table: {pattern!r} names one table for {m} syntheses; put {{synthesis}} in it"
         )
         return ()
     return tuple(pattern.replace("{synthesis}", str(j)) for j in range(1, m + 1))

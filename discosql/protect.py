@@ -19,7 +19,6 @@ from .engines import open_engine
 from .errors import DiscoSQLWarning, EngineError, InputError, SchemaError
 from .inputs import DataSet, Inputs, column_kind, column_kinds, register_inputs
 from .output import Destination, destination
-from .plan import as_text
 from .results import AsData, json_rows
 from .spec import DisclosureSpec, column_names
 from .summary import DisclosureSummary, disclosure_summary
@@ -357,8 +356,7 @@ def _protect(
                       columns=out, removed=steps, synthesis=j, positions=not final,
                       label="sdc_label" if final and label is not None else None)  # fmt: skip
 
-    text = {k: as_text(recoded_inputs, k) for k in names}
-    steps = removal.remove(recoded_inputs, names, text, *removal_args, kept)
+    steps = removal.remove(recoded_inputs, names, *removal_args, kept)
     params = recoded_inputs.params() | ({"sdc_label": label} if label is not None else {})
     tables = []
     n_rows = [reg.n_rows for reg in inputs.sources[1:]]
@@ -370,7 +368,7 @@ def _protect(
                 tables.append(written)
                 written = written.num_rows
             n_kept.append(written)
-        found = removal.counts(engine, steps, inputs.m)
+        found = removal.counts(engine, steps)
     finally:
         removal.drop(engine, steps)
     for j in range(1, inputs.m + 1):  # the steps are disjoint: their counts add up

@@ -6,15 +6,16 @@ a step's DiSCO cells are those of the data it leaves behind."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import pyarrow as pa
 
+from .engines.base import Engine
 from .errors import InputError, did_you_mean
 from .inputs import Inputs
-from .plan import plan
+from .plan import as_text, plan
 from .spec import DisclosureSpec, build_spec
 from .stages import disclosive_records
 from .templates import render
@@ -97,10 +98,9 @@ def reason_of(spec: DisclosureSpec) -> str:
 def remove(
     recoded: Inputs,
     names: list[str],
-    text: dict[str, bool],
     uniques: str | None,
     disclosive: list[DisclosureSpec],
-    kept: Any,
+    kept: Callable[[int, list[Step]], str],
 ) -> list[Step]:
     """Run the removal steps on ``recoded`` (the original and the recoded syntheses, whose
     relations carry ``__disco_pos``); returns the steps, whose tables the caller drops.
@@ -110,6 +110,7 @@ def remove(
     try:
         if uniques is not None:
             sources = recoded.data_sets()
+            text = {k: as_text(recoded, k) for k in names}  # types differ after recoding
             count_uniques(engine, sources, sources, recoded.params(), names, text,
                           flags_table=UNIQUES)  # fmt: skip
             steps.append(Step(REASONS[uniques], UNIQUES, uniques == "replicated"))
@@ -131,12 +132,12 @@ def remove(
     return steps
 
 
-def drop(engine: Any, steps: list[Step]) -> None:
+def drop(engine: Engine, steps: list[Step]) -> None:
     for step in steps:
         engine.drop_table(step.table)
 
 
-def counts(engine: Any, steps: list[Step], m: int) -> dict[tuple[int, int], int]:
+def counts(engine: Engine, steps: list[Step]) -> dict[tuple[int, int], int]:
     """{(synthesis, step index): records removed}."""
     if not steps:
         return {}

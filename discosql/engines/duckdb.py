@@ -85,13 +85,12 @@ class DuckDBEngine(Engine):
         if database is None:
             raise InputError(NO_DATABASE)
         alias = "__disco_out"
-        attached = self.con.execute(
-            "SELECT path FROM duckdb_databases() WHERE database_name = $a", {"a": alias}
-        ).fetchall()
+        sql = "SELECT path FROM duckdb_databases() WHERE database_name = $a"
+        attached = self.query(sql, {"a": alias}, "out").column("path").to_pylist()
         if not attached:
-            self.con.execute(f"ATTACH $p AS {ident(alias)}", {"p": database})
-        elif attached[0][0] != database:
-            raise EngineError(f"{alias} is attached to {attached[0][0]!r}, not {database!r}")
+            self.execute(f"ATTACH $p AS {ident(alias)}", {"p": database}, "out")
+        elif attached[0] != database:
+            raise EngineError(f"{alias} is attached to {attached[0]!r}, not {database!r}")
         return f"{ident(alias)}.{ident(name)}"
 
     def has_table(self, name: str, database: str | None) -> bool:
