@@ -349,15 +349,20 @@ def _protect(
         recoded = recoded.cast(RECODED_SCHEMA)
     label, prefix, suffix = rename
     relations = [reg.sql for reg in recoded_inputs.sources[1:]]
+    data_sets = recoded_inputs.data_sets()[1:]
+    ordered = engine.name != "script"  # a script creates tables, which have no order
 
     def kept(j: int, steps: list[removal.Step], final: bool = False) -> str:
         out = [{"name": c, "out": f"{prefix}{c}{suffix}" if final else c} for c in columns[j - 1]]
         return render("sdc/kept.sql.j2", engine.dialect, recoded=relations[j - 1],
-                      columns=out, removed=steps, synthesis=j, positions=not final,
+                      source=data_sets[j - 1], columns=out, synthesis=j,
+                      steps=[s.context() for s in steps], positions=False,
+                      order=final and ordered,
                       label="sdc_label" if final and label is not None else None)  # fmt: skip
 
     steps = removal.remove(recoded_inputs, names, *removal_args, kept)
-    params = recoded_inputs.params() | ({"sdc_label": label} if label is not None else {})
+    params = recoded_inputs.params() | removal.params(steps)
+    params |= {"sdc_label": label} if label is not None else {}
     tables = []
     n_rows = [reg.n_rows for reg in inputs.sources[1:]]
     n_kept = []

@@ -1,8 +1,10 @@
-"""Which synthetic records ``sdc()`` removes, decided in the engine as tables of (synthesis,
-row): first the uniques (synthpop's rm.replicated.uniques / rm.uniques.in.orig), then, beyond
-synthpop, the records in the DiSCO cells of each ``rm_disclosive`` target, in the order given.
-Each step reads the records the steps before it kept, so the steps' records are disjoint and
-a step's DiSCO cells are those of the data it leaves behind."""
+"""Which synthetic records ``sdc()`` removes, decided in the engine as tables of cells: first
+the key combinations of the uniques (synthpop's rm.replicated.uniques / rm.uniques.in.orig),
+then, beyond synthpop, the DiSCO cells of each ``rm_disclosive`` target, in the order given.
+Each step counts the records the steps before it kept, so the steps' records are disjoint and
+a step's DiSCO cells are those of the data it leaves behind. A step keeps the dictionaries its
+cells are coded in: the final pass (sdc/kept) codes each record as every step did and keeps
+those in no step's cells, so the synthetic data are read once after the counts."""
 
 from __future__ import annotations
 
@@ -17,9 +19,9 @@ from .errors import InputError, did_you_mean
 from .inputs import Inputs
 from .plan import as_text, plan
 from .spec import DisclosureSpec, build_spec
-from .stages import disclosive_records
+from .stages import Coding, disclosive_cells
 from .templates import render
-from .uniques import count_uniques
+from .uniques import CELLS, unique_cells
 
 UNIQUES = "__disco_removed_u"
 REASONS = {"replicated": "replicated uniques", "in_original": "uniques in original"}
@@ -41,11 +43,42 @@ DISCLOSIVE_OPTIONS = (
 
 @dataclass(frozen=True)
 class Step:
-    """One removal step: why, and the engine table of the records it removes."""
+    """One removal step: why, the engine table of the cells whose records it removes
+    (synthesis, q words[, t], n), and the coding of those cells (its dictionaries and
+    place value parameters, named apart from every other step's)."""
 
     reason: str
     table: str
-    only_replicated: bool = False  # the uniques' table: remove only its replicated uniques
+    coding: Coding
+
+    def context(self) -> dict[str, Any]:
+        """The step as sdc/kept and sdc/removed see it."""
+        c = self.coding
+        return {
+            "table": self.table,
+            "key_columns": c.keys,
+            "target": c.target,
+            "n_words": c.n_words,
+        }
+
+
+def _namespaced(coding: Coding, s: int) -> Coding:
+    """The coding with its parameters renamed for step ``s`` (each step packs its own keys)."""
+    rename = {name: f"s{s}_{name}" for name in coding.params}
+    keys = tuple(
+        replace(k, place=rename.get(k.place or ""), radix=rename.get(k.radix or ""))
+        for k in coding.keys
+    )
+    params = {rename[name]: v for name, v in coding.params.items()}
+    return replace(coding, keys=keys, params=params)
+
+
+def params(steps: Sequence[Step]) -> dict[str, Any]:
+    """The parameters that coding records as the steps did needs."""
+    out: dict[str, Any] = {}
+    for step in steps:
+        out.update(step.coding.params)
+    return out
 
 
 def disclosive_specs(
@@ -102,30 +135,40 @@ def remove(
     disclosive: list[DisclosureSpec],
     kept: Callable[[int, list[Step]], str],
 ) -> list[Step]:
-    """Run the removal steps on ``recoded`` (the original and the recoded syntheses, whose
-    relations carry ``__disco_pos``); returns the steps, whose tables the caller drops.
-    ``kept(synthesis, steps)``: the relation of that synthesis's records the steps kept."""
+    """Run the removal steps on ``recoded`` (the original and the recoded syntheses); returns
+    the steps, whose tables the caller drops (:func:`drop`). ``kept(synthesis, steps)``: the
+    relation of that synthesis's records the steps kept."""
     engine = recoded.engine
     steps: list[Step] = []
     try:
         if uniques is not None:
             sources = recoded.data_sets()
             text = {k: as_text(recoded, k) for k in names}  # types differ after recoding
-            count_uniques(engine, sources, sources, recoded.params(), names, text,
-                          flags_table=UNIQUES)  # fmt: skip
-            steps.append(Step(REASONS[uniques], UNIQUES, uniques == "replicated"))
+            coding = unique_cells(engine, sources, recoded.params(), names, text, "__disco_s0_")
+            try:
+                template = "sdc/unique_cells.sql.j2"
+                sql = render(template, engine.dialect, cells=CELLS, n_words=coding.n_words,
+                             replicated=uniques == "replicated")  # fmt: skip
+                engine.create_table(UNIQUES, sql, {}, template)
+            except BaseException:
+                for name in coding.tables:
+                    engine.drop_table(name)
+                raise
+            finally:
+                engine.drop_table(CELLS)
+            steps.append(Step(REASONS[uniques], UNIQUES, _namespaced(coding, 0)))
         for i, spec in enumerate(disclosive):
             remaining = recoded
             if steps:
                 syntheses = [
-                    replace(reg, sql=f"({kept(j, steps)})")
+                    replace(reg, sql=f"({kept(j, steps)})", params={**reg.params, **params(steps)})
                     for j, reg in enumerate(recoded.sources[1:], start=1)
                 ]
                 remaining = Inputs(engine, [recoded.sources[0], *syntheses])
             p = plan(remaining, spec)
-            table = f"__disco_removed_d{i}"
-            steps.append(Step(reason_of(spec), table))
-            disclosive_records(p, remaining.data_sets()[1:], table)
+            table, s = f"__disco_removed_d{i}", len(steps)
+            coding = disclosive_cells(p, table, f"__disco_s{s}_")
+            steps.append(Step(reason_of(spec), table, _namespaced(coding, s)))
     except BaseException:
         drop(engine, steps)
         raise
@@ -134,14 +177,15 @@ def remove(
 
 def drop(engine: Engine, steps: list[Step]) -> None:
     for step in steps:
-        engine.drop_table(step.table)
+        for name in (step.table, *step.coding.tables):
+            engine.drop_table(name)
 
 
 def counts(engine: Engine, steps: list[Step]) -> dict[tuple[int, int], int]:
     """{(synthesis, step index): records removed}."""
     if not steps:
         return {}
-    sql = render("sdc/removed.sql.j2", engine.dialect, removed=steps)
+    sql = render("sdc/removed.sql.j2", engine.dialect, removed=[s.context() for s in steps])
     rows = engine.query(sql, {}, "sdc/removed").to_pylist()
     return {(int(r["synthesis"]), int(r["step"])): int(r["n"]) for r in rows}
 

@@ -61,6 +61,19 @@ def pack_keys(
     return tuple(packed), word + 1, params
 
 
+@dataclass(frozen=True)
+class Coding:
+    """How records were coded for a count: the keys packed into ``n_words`` q words (with
+    their dictionaries and place value parameters ``params``), the target (None: none), and
+    the work tables made for it (the dictionaries)."""
+
+    keys: tuple[Column, ...]
+    n_words: int
+    params: dict[str, Any]
+    tables: tuple[str, ...]
+    target: Column | None = None
+
+
 def execute(p: Plan) -> DisclosureResult:
     """Count the cells, flag them, and compute every measure and check of a planned target."""
     return execute_many([p])[0]
@@ -79,34 +92,50 @@ def execute_many(
     return [_measure(p, cells) for p, cells, _ in _counted(plans, progress)]
 
 
-def disclosive_records(p: Plan, syntheses: Sequence[DataSet], table: str) -> None:
-    """The synthetic records in the DiSCO cells of a planned target (stage 040: disclosive in
-    the synthesis, ps_tq = 1, and with original records left after the exclusions, d'_tq > 0),
-    as ``table``: synthesis, row. ``syntheses``: the data sets of ``p`` whose relations also
-    carry ``__disco_pos``."""
+def disclosive_cells(p: Plan, table: str, prefix: str) -> Coding:
+    """The DiSCO cells of a planned target (stage 040: disclosive in the synthesis, ps_tq = 1,
+    with original records left after the exclusions, d'_tq > 0), as ``table``: synthesis,
+    q words, t, n (the synthetic records in the cell). Returns the coding they are in; its
+    dictionaries (named from ``prefix``) are kept for the caller to code records with, and
+    to drop."""
     engine = p.inputs.engine
-    for q, cells, records_ctx in _counted([p]):
-        flag_params = _flag(q, cells)
-        try:
-            template = "sdc/disclosive.sql.j2"
-            ctx = {**records_ctx, "sources": syntheses, "positions": True, "order": False}
-            sql = render(template, engine.dialect, **ctx, qcols=cells.qcols, cells=CELLS)
-            engine.create_table(table, sql, flag_params, template)
-        finally:
-            engine.drop_table(CELLS)
+    kept: list[str] = []
+    try:
+        for q, cells, records_ctx in _counted([p], prefix=prefix, keep=kept):
+            flag_params = _flag(q, cells)
+            try:
+                template = "sdc/disclosive.sql.j2"
+                sql = render(template, engine.dialect, qcols=cells.qcols, cells=CELLS)
+                engine.create_table(table, sql, flag_params, template)
+            finally:
+                engine.drop_table(CELLS)
+            coding = {k: v for k, v in q.params.items() if k.startswith(("kmul_", "krad_"))}
+            keys, target = records_ctx["keys"], records_ctx["targets"][0]
+    except BaseException:
+        for name in kept:
+            engine.drop_table(name)
+        raise
+    return Coding(keys, records_ctx["n_words"], coding, tuple(kept), target)
 
 
 def _counted(
     plans: Sequence[Plan],
     progress: Callable[[int, int, str], None] | None = None,
+    prefix: str = "__disco_levels_",
+    keep: list[str] | None = None,
 ) -> Iterator[tuple[Plan, Cells, dict[str, Any]]]:
     """Stages 010-030 of planned targets with the same keys and inputs: for each target, its
     plan (with the packing's parameters), its base cells, and the context of stage 020 whose
-    records they count (with that target alone). The tables are dropped at the end."""
+    records they count (with that target alone). The tables are dropped at the end, but for
+    the dictionaries (named from ``prefix``) when ``keep`` is given: their names are added
+    to it."""
     engine = plans[0].inputs.engine
     sources = plans[0].inputs.data_sets()
-    keys, targets = _dictionaries(plans, sources)
-    created = [c.levels for c in [*keys, *targets]]
+    keys, targets = _dictionaries(plans, sources, prefix)
+    dictionaries = [c.levels for c in [*keys, *targets]]
+    if keep is not None:
+        keep.extend(dictionaries)
+    created = [] if keep is not None else dictionaries
     try:
         if plans[0].radices is None:  # not a script, which cannot warn
             _warn_empty_text(engine, sources, [*keys, *targets], plans[0].params)
@@ -268,17 +297,18 @@ def decide_radices(plans: Sequence[Plan]) -> list[list[int]]:
 
 
 def _dictionaries(
-    plans: Sequence[Plan], sources: list[DataSet]
+    plans: Sequence[Plan], sources: list[DataSet], prefix: str = "__disco_levels_"
 ) -> tuple[tuple[Column, ...], list[Column]]:
-    """Stage 010 for the keys (once) and each plan's target: their contexts, with each target's
-    alias, position and dictionary table (t_i, __disco_levels_t{i})."""
+    """Stage 010 for the keys (once) and each plan's target: their contexts, with each
+    dictionary table named from ``prefix`` (k{i}, t{i}) and each target's alias and position
+    (t_i, i)."""
     engine = plans[0].inputs.engine
-    keys = plans[0].keys_ctx
+    keys = tuple(replace(k, levels=f"{prefix}k{k.pos}") for k in plans[0].keys_ctx)
     for k in keys:
         build_dictionary(engine, sources, k, plans[0].params)
     targets = []
     for i, p in enumerate(plans):
-        t = replace(p.target_ctx, alias=f"t_{i}", pos=i, levels=f"__disco_levels_t{i}")
+        t = replace(p.target_ctx, alias=f"t_{i}", pos=i, levels=f"{prefix}t{i}")
         build_dictionary(engine, sources, t, p.params)
         targets.append(t)
     return keys, targets

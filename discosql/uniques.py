@@ -10,6 +10,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from .assumptions import GUARD, Fits, create_guard
 from .engines import open_engine
 from .engines.base import Engine
 from .errors import InputError, SchemaError
@@ -17,7 +18,7 @@ from .inputs import DataSet, Inputs, column_kinds, register_inputs
 from .plan import Column, as_text
 from .results import AsData, json_rows
 from .spec import column_names
-from .stages import build_dictionary, key_radices, pack_keys
+from .stages import Coding, build_dictionary, key_radices, pack_keys
 from .templates import render
 
 CELLS = "__disco_ucells"
@@ -110,6 +111,54 @@ def _count(inputs: Inputs, names: list[str]) -> tuple[pa.Table, pa.Table]:
     return count_uniques(inputs.engine, sources, positioned, inputs.params(), names, text)
 
 
+def unique_cells(
+    engine: Engine,
+    sources: list[DataSet],
+    params: dict[str, Any],
+    names: list[str],
+    text: dict[str, bool],
+    prefix: str = "__disco_levels_",
+    radices: list[int] | None = None,
+) -> Coding:
+    """The uniques/cells table CELLS (records per data set and key combination q) over
+    ``sources`` (original first), and the coding behind it. The caller drops CELLS and the
+    coding's tables. ``prefix`` names the dictionaries; ``radices``: the q packing decided
+    ahead (an exported script, which checks it where it runs), else from the dictionaries.
+    ``text``: match a key's raw values by their text (its types differ between data sets)."""
+    keys = tuple(
+        Column(name=k, alias=f"k_{i}", pos=i, levels=f"{prefix}k{i}", as_text=text[k])
+        for i, k in enumerate(names)
+    )
+    made = [k.levels for k in keys]
+    try:
+        for k in keys:
+            build_dictionary(engine, sources, k, params, na_only_missing=True)
+        guard = None
+        if radices is not None:
+            fixed = "levels the q packing was fixed for"
+            checks = [
+                Fits(k.levels, r, f"key {k.name!r} has more than the {r - 1} {fixed}")
+                for k, r in zip(keys, radices, strict=True)
+            ]
+            create_guard(engine, sources, params, checks)
+            guard = GUARD
+            made.append(GUARD)
+        packed, n_words, coding = pack_keys(keys, radices or key_radices(engine, keys))
+        ctx: dict[str, Any] = {"keys": packed, "targets": [], "n_words": n_words}
+        template = "uniques/cells.sql.j2"
+        sql = render(template, engine.dialect, sources=sources, positions=False, order=False,
+                     guard=guard, **ctx)  # fmt: skip
+        engine.create_table(CELLS, sql, {**params, **coding}, template)
+    except BaseException:
+        for name in made:
+            engine.drop_table(name)
+        raise
+    if guard is not None:
+        engine.drop_table(GUARD)
+        made.remove(GUARD)
+    return Coding(packed, n_words, coding, tuple(made))
+
+
 def count_uniques(
     engine: Engine,
     sources: list[DataSet],
@@ -117,42 +166,27 @@ def count_uniques(
     params: dict[str, Any],
     names: list[str],
     text: dict[str, bool],
-    flags_table: str | None = None,
 ) -> tuple[pa.Table, pa.Table]:
     """The res_tab and the flags over ``sources`` (original first); ``positioned`` are the same
-    data sets whose relations also carry ``__disco_pos`` (the syntheses'); ``text``: match a
-    key's raw values by their text (its types differ between data sets). With
-    ``flags_table`` the flags stay in the engine as that table (and come back empty)."""
-    keys = tuple(
-        Column(name=k, alias=f"k_{i}", pos=i, levels=f"__disco_levels_k{i}", as_text=text[k])
-        for i, k in enumerate(names)
-    )
+    data sets whose relations also carry ``__disco_pos`` (the syntheses')."""
+    coding = unique_cells(engine, sources, params, names, text)
     try:
-        for k in keys:
-            build_dictionary(engine, sources, k, params, na_only_missing=True)
-        packed, n_words, coding = pack_keys(keys, key_radices(engine, keys))
+        params = {**params, **coding.params}
         ctx: dict[str, Any] = {
-            "keys": packed,
+            "keys": coding.keys,
             "targets": [],
-            "n_words": n_words,
+            "n_words": coding.n_words,
             "order": False,
             "guard": None,
             "cells": CELLS,
         }
-        params = {**params, **coding}
-        template = "uniques/cells.sql.j2"
-        sql = render(template, engine.dialect, sources=sources, positions=False, **ctx)
-        engine.create_table(CELLS, sql, params, template)
         template = "uniques/replicated.sql.j2"
         syntheses = list(range(1, len(sources)))
         sql = render(template, engine.dialect, syntheses=syntheses, **ctx)
         table = engine.query(sql, params, template).cast(RU_SCHEMA)
         template = "uniques/flags.sql.j2"
         sql = render(template, engine.dialect, sources=positioned, positions=True, **ctx)
-        if flags_table is not None:
-            engine.create_table(flags_table, sql, params, template)
-            return table, FLAGS_SCHEMA.empty_table()
         return table, engine.query(sql, params, template).cast(FLAGS_SCHEMA)
     finally:
-        for name in [k.levels for k in keys] + [CELLS]:
+        for name in [*coding.tables, CELLS]:
             engine.drop_table(name)
