@@ -28,6 +28,7 @@ from .errors import (
 from .export import to_sql
 from .protect import SdcResult, sdc
 from .results import DisclosureResult
+from .sdc_export import sdc_to_sql
 from .summary import DisclosureSummary, disclosure_summary
 from .uniques import ReplicatedUniques, replicated_uniques
 from .version import __version__
@@ -61,6 +62,7 @@ __all__ = [
     "postgres",
     "replicated_uniques",
     "sdc",
+    "sdc_to_sql",
     "spark",
     "sqlite",
     "taub_tcap",

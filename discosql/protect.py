@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from . import removal
 from .engines import open_engine
+from .engines.duckdb import file_reader
 from .errors import DiscoSQLWarning, EngineError, InputError, SchemaError
 from .inputs import DataSet, Inputs, column_kind, column_kinds, register_inputs
 from .output import Destination, destination
@@ -84,6 +85,74 @@ class SdcResult(AsData):
         }
 
 
+@dataclass(frozen=True)
+class Protection:
+    """What ``sdc()`` is asked to do, checked: the keys (None: every column of the
+    synthesis), the recodes, which uniques to remove (None, "replicated" or "in_original"),
+    the rm_disclosive entries, and the renaming (label, prefix, suffix)."""
+
+    keys: tuple[str, ...] | None
+    recodes: tuple[Recode, ...]
+    uniques: str | None
+    disclosive: tuple[DisclosureSpec, ...]
+    rename: tuple[str | None, str, str]
+    both_flags: bool = False
+
+    def warn(self) -> None:
+        if self.both_flags:  # synthpop says so too
+            warnings.warn(
+                "rm_uniques_in_orig and rm_replicated_uniques: only the uniques in the "
+                "original are removed (they include the replicated uniques)",
+                DiscoSQLWarning,
+                stacklevel=3,
+            )
+
+    def names(self, inputs: Inputs) -> list[str]:
+        """The keys, checked against the registered data with the recode variables."""
+        names = list(self.keys) if self.keys is not None else list(inputs.sources[1].columns)
+        _check_columns(inputs, names, list(self.recodes))
+        return names
+
+
+def protection(
+    keys: str | Sequence[str] | None,
+    *,
+    rm_replicated_uniques: Any,
+    rm_uniques_in_orig: Any,
+    recode_vars: Any,
+    bottom_top_coding: Any,
+    recode_exclude: Any,
+    label: Any,
+    prefix: Any,
+    suffix: Any,
+    rm_disclosive: Any,
+    problems: list[str],
+) -> Protection:
+    """sdc()'s arguments checked, before any data is read; each problem is added to
+    ``problems``."""
+    names = None if keys is None else column_names("keys", keys, problems)
+    recodes = _recodes(recode_vars, bottom_top_coding, recode_exclude, problems)
+    disclosive = removal.disclosive_specs(rm_disclosive, names, problems)
+    for arg, value in (("label", label), ("prefix", prefix), ("suffix", suffix)):
+        if value is not None and not isinstance(value, str):
+            problems.append(f"{arg}: expected a string, got {value!r}")
+    for arg, flag in (("rm_replicated_uniques", rm_replicated_uniques),
+                      ("rm_uniques_in_orig", rm_uniques_in_orig)):  # fmt: skip
+        if not isinstance(flag, bool):
+            problems.append(f"{arg}: expected True or False, got {flag!r}")
+    uniques = (
+        "in_original" if rm_uniques_in_orig else ("replicated" if rm_replicated_uniques else None)
+    )
+    return Protection(
+        keys=None if names is None else tuple(names),
+        recodes=tuple(recodes),
+        uniques=uniques,
+        disclosive=tuple(disclosive),
+        rename=(label, prefix or "", suffix or ""),
+        both_flags=bool(rm_uniques_in_orig and rm_replicated_uniques),
+    )
+
+
 def sdc(
     original: Any,
     synthetic: Any,
@@ -129,19 +198,20 @@ def sdc(
         measure: ``disclosure_summary`` options (``keys`` defaults to ``keys``): the summary of
             the syntheses before and after protection (``res.before``, ``res.after``).
     """
-    names = None
     problems: list[str] = []
-    if keys is not None:
-        names = column_names("keys", keys, problems)
-    recodes = _recodes(recode_vars, bottom_top_coding, recode_exclude, problems)
-    disclosive = removal.disclosive_specs(rm_disclosive, names, problems)
-    for arg, value in (("label", label), ("prefix", prefix), ("suffix", suffix)):
-        if value is not None and not isinstance(value, str):
-            problems.append(f"{arg}: expected a string, got {value!r}")
-    for arg, flag in (("rm_replicated_uniques", rm_replicated_uniques),
-                      ("rm_uniques_in_orig", rm_uniques_in_orig)):  # fmt: skip
-        if not isinstance(flag, bool):
-            problems.append(f"{arg}: expected True or False, got {flag!r}")
+    prot = protection(
+        keys,
+        rm_replicated_uniques=rm_replicated_uniques,
+        rm_uniques_in_orig=rm_uniques_in_orig,
+        recode_vars=recode_vars,
+        bottom_top_coding=bottom_top_coding,
+        recode_exclude=recode_exclude,
+        label=label,
+        prefix=prefix,
+        suffix=suffix,
+        rm_disclosive=rm_disclosive,
+        problems=problems,
+    )
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     dest = destination(out, out_table, n_syn, overwrite, problems)
     if measure is not None and not isinstance(measure, dict):
@@ -152,32 +222,16 @@ def sdc(
         )
     if problems:
         raise InputError(problems)
-    if rm_uniques_in_orig and rm_replicated_uniques:  # synthpop says so too
-        warnings.warn(
-            "rm_uniques_in_orig and rm_replicated_uniques: only the uniques in the original "
-            "are removed (they include the replicated uniques)",
-            DiscoSQLWarning,
-            stacklevel=2,
-        )
+    prot.warn()
     with open_engine(engine, threads=threads) as eng:
         dest.check_tables(eng, overwrite)
         inputs = register_inputs(eng, original, synthetic)
-        if names is None:
-            names = list(inputs.sources[1].columns)
-        _check_columns(inputs, names, recodes)
-        uniques = (
-            "in_original"
-            if rm_uniques_in_orig
-            else ("replicated" if rm_replicated_uniques else None)
-        )
-        rename = (label, prefix or "", suffix or "")
-        tables, removed, recoded = _protect(
-            inputs, names, recodes, (uniques, disclosive), rename, dest
-        )
+        names = prot.names(inputs)
+        tables, removed, recoded = _protect(inputs, names, prot, dest)
     result = SdcResult(tables, removed, recoded, tuple(names), dest.written)
     if measure is None:
         return result
-    protected = dest.read_back() or _unnamed(result.synthetic, rename)
+    protected = dest.read_back() or _unnamed(result.synthetic, prot.rename)
     return _measure(result, original, synthetic, protected, measure, engine, threads)
 
 
@@ -273,7 +327,7 @@ def _check_columns(inputs: Inputs, names: list[str], recodes: list[Recode]) -> N
         raise SchemaError(problems)
 
 
-def _recode_ctx(reg_columns: dict[str, str], recodes: list[Recode],
+def _recode_ctx(reg_columns: dict[str, str], recodes: Sequence[Recode],
                 params: dict[str, Any]) -> list[dict[str, Any]]:  # fmt: skip
     """The sdc/recoded column contexts of one data set; its code values added to params."""
     index = {r.name: i for i, r in enumerate(recodes)}  # parameter names: the same everywhere
@@ -302,11 +356,11 @@ def _recode_ctx(reg_columns: dict[str, str], recodes: list[Recode],
 
 
 def _recoded(
-    inputs: Inputs, recodes: list[Recode]
+    inputs: Inputs, recodes: Sequence[Recode], positions: bool = True
 ) -> tuple[Inputs, list[list[str]], list[dict[str, Any]]]:
-    """The original and the recoded syntheses (sdc/recoded: their relations carry
-    ``__disco_pos`` and their recode parameters), each synthesis's columns, and the recoded
-    columns' contexts (their parameters are named alike in every synthesis)."""
+    """The original and the recoded syntheses (sdc/recoded: their relations carry their
+    recode parameters, and ``__disco_pos`` with ``positions``), each synthesis's columns, and
+    the recoded columns' contexts (their parameters are named alike in every synthesis)."""
     engine = inputs.engine
     syntheses = []
     names: list[list[str]] = []
@@ -314,8 +368,9 @@ def _recoded(
     for j, reg in enumerate(inputs.sources[1:], start=1):
         params: dict[str, Any] = {}
         columns = _recode_ctx(reg.columns, recodes, params)
-        source = DataSet(j, engine.positioned(reg), {}, False)
-        sql = render("sdc/recoded.sql.j2", engine.dialect, source=source, columns=columns)
+        source = DataSet(j, engine.positioned(reg) if positions else reg.sql, {}, False)
+        sql = render("sdc/recoded.sql.j2", engine.dialect, source=source, columns=columns,
+                     positions=positions)  # fmt: skip
         types = dict(reg.columns)
         for c in columns:
             if c["recode"]:
@@ -330,27 +385,26 @@ def _recoded(
     )
 
 
-def _protect(
-    inputs: Inputs,
-    names: list[str],
-    recodes: list[Recode],
-    removal_args: tuple[str | None, list[DisclosureSpec]],
-    rename: tuple[str | None, str, str],
-    dest: Destination,
-) -> tuple[list[pa.Table], pa.Table, pa.Table]:
-    engine = inputs.engine
-    recoded_inputs, columns, counted = _recoded(inputs, recodes)
-    recoded = RECODED_SCHEMA.empty_table()
-    if recodes:  # counted on the syntheses as given
-        template = "sdc/recode_counts.sql.j2"
-        params = recoded_inputs.params()
-        sql = render(template, engine.dialect, sources=inputs.data_sets()[1:], columns=counted)
-        recoded = engine.query(sql, params, template).select(list(RECODED_SCHEMA.names))
-        recoded = recoded.cast(RECODED_SCHEMA)
+def decide(inputs: Inputs, names: list[str], prot: Protection) -> list[removal.Step]:
+    """The removal steps' decisions (each rm_disclosive step's plan, every step's q packing),
+    made by running the steps on ``inputs``; their tables are dropped (an export replays the
+    steps with these decisions, :mod:`.sdc_export`)."""
+    recoded_inputs, columns, _ = _recoded(inputs, prot.recodes, positions=False)
+    kept = _kept(recoded_inputs, columns, prot.rename, ordered=False)
+    steps = removal.remove(recoded_inputs, names, prot.uniques, list(prot.disclosive), kept)
+    removal.drop(inputs.engine, steps)
+    return steps
+
+
+def _kept(
+    recoded: Inputs, columns: list[list[str]], rename: tuple[str | None, str, str], ordered: bool
+) -> Callable[..., str]:
+    """``kept(j, steps, final=False)``: the sdc/kept relation of synthesis j after ``steps``
+    (final: renamed, labelled and, when ``ordered``, in input order)."""
+    engine = recoded.engine
     label, prefix, suffix = rename
-    relations = [reg.sql for reg in recoded_inputs.sources[1:]]
-    data_sets = recoded_inputs.data_sets()[1:]
-    ordered = engine.name != "script"  # a script creates tables, which have no order
+    relations = [reg.sql for reg in recoded.sources[1:]]
+    data_sets = recoded.data_sets()[1:]
 
     def kept(j: int, steps: list[removal.Step], final: bool = False) -> str:
         out = [{"name": c, "out": f"{prefix}{c}{suffix}" if final else c} for c in columns[j - 1]]
@@ -360,22 +414,54 @@ def _protect(
                       order=final and ordered,
                       label="sdc_label" if final and label is not None else None)  # fmt: skip
 
-    steps = removal.remove(recoded_inputs, names, *removal_args, kept)
+    return kept
+
+
+def _protect(
+    inputs: Inputs,
+    names: list[str],
+    prot: Protection,
+    dest: Destination,
+    decided: list[removal.Step] | None = None,
+) -> tuple[list[pa.Table], pa.Table, pa.Table]:
+    """Recode, remove, write. In a script (``decided``: the decisions of a run on the data),
+    the statements are written, and a last one stops when the records written and removed do
+    not add up to the records given; the tables returned are then empty."""
+    engine = inputs.engine
+    script = decided is not None
+    recoded_inputs, columns, counted = _recoded(inputs, prot.recodes, positions=not script)
+    recoded = RECODED_SCHEMA.empty_table()
+    if prot.recodes:  # counted on the syntheses as given
+        template = "sdc/recode_counts.sql.j2"
+        params = recoded_inputs.params()
+        sql = render(template, engine.dialect, sources=inputs.data_sets()[1:], columns=counted)
+        counts = engine.query(sql, params, template)
+        if not script:
+            recoded = counts.select(list(RECODED_SCHEMA.names)).cast(RECODED_SCHEMA)
+    kept = _kept(recoded_inputs, columns, prot.rename, ordered=not script)
+    steps = removal.remove(
+        recoded_inputs, names, prot.uniques, list(prot.disclosive), kept, decided
+    )
+    label = prot.rename[0]
     params = recoded_inputs.params() | removal.params(steps)
     params |= {"sdc_label": label} if label is not None else {}
     tables = []
     n_rows = [reg.n_rows for reg in inputs.sources[1:]]
     n_kept = []
     try:
+        found = removal.counts(engine, steps)
         for j in range(1, inputs.m + 1):
             written = dest.write(engine, j, kept(j, steps, True), params)
             if isinstance(written, pa.Table):
                 tables.append(written)
                 written = written.num_rows
             n_kept.append(written)
-        found = removal.counts(engine, steps)
+        if script:
+            _check_written(inputs, dest, steps)
     finally:
         removal.drop(engine, steps)
+    if script:
+        return [], REMOVED_SCHEMA.empty_table(), recoded
     for j in range(1, inputs.m + 1):  # the steps are disjoint: their counts add up
         lost = sum(n for (s, _), n in found.items() if s == j)
         if lost != n_rows[j - 1] - n_kept[j - 1]:
@@ -384,3 +470,27 @@ def _protect(
                 f"removal steps list {lost}; this is a bug in discosql"
             )
     return tables, removal.removed_table(steps, found, n_rows, REMOVED_SCHEMA), recoded
+
+
+def _check_written(inputs: Inputs, dest: Destination, steps: list[removal.Step]) -> None:
+    """sdc/check_written: the script stops unless, for every synthesis, the records written
+    and those its steps removed add up to the records it was given."""
+    engine = inputs.engine
+    params: dict[str, Any] = inputs.params()
+    outputs = []
+    for j, source in enumerate(inputs.data_sets()[1:], start=1):
+        if dest.files:
+            path = params[f"out_{j}"] = dest.files[j - 1]
+            written = file_reader("csv" if path.lower().endswith(".csv") else "parquet", f"out_{j}")
+        else:
+            written = engine.output_table(dest.tables[j - 1], None)
+        params[f"message_{j}"] = (
+            f"discosql: sdc wrote a synthesis {j} whose records and the records removed do not "
+            "add up to the records given; do not release it (written, removed, given: "
+        )
+        outputs.append({"synthesis": j, "given": source.sql, "written": written,
+                        "message": f"message_{j}"})  # fmt: skip
+    template = "sdc/check_written.sql.j2"
+    removed = [s.context() for s in steps]
+    sql = render(template, engine.dialect, outputs=outputs, removed=removed)
+    engine.query(sql, params, template)

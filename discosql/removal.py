@@ -17,7 +17,7 @@ import pyarrow as pa
 from .engines.base import Engine
 from .errors import InputError, did_you_mean
 from .inputs import Inputs
-from .plan import as_text, plan
+from .plan import Plan, as_text, plan
 from .spec import DisclosureSpec, build_spec
 from .stages import Coding, disclosive_cells
 from .templates import render
@@ -50,6 +50,7 @@ class Step:
     reason: str
     table: str
     coding: Coding
+    plan: Plan | None = None  # an rm_disclosive step's plan (an export replays it)
 
     def context(self) -> dict[str, Any]:
         """The step as sdc/kept and sdc/removed see it."""
@@ -134,17 +135,23 @@ def remove(
     uniques: str | None,
     disclosive: list[DisclosureSpec],
     kept: Callable[[int, list[Step]], str],
+    decided: Sequence[Step] | None = None,
 ) -> list[Step]:
     """Run the removal steps on ``recoded`` (the original and the recoded syntheses); returns
     the steps, whose tables the caller drops (:func:`drop`). ``kept(synthesis, steps)``: the
-    relation of that synthesis's records the steps kept."""
+    relation of that synthesis's records the steps kept. ``decided``: the steps of a run on
+    the same data elsewhere, whose decisions (plans, q packing) this run takes instead of
+    reading the data (an exported script, which checks them where it runs)."""
     engine = recoded.engine
     steps: list[Step] = []
     try:
         if uniques is not None:
             sources = recoded.data_sets()
             text = {k: as_text(recoded, k) for k in names}  # types differ after recoding
-            coding = unique_cells(engine, sources, recoded.params(), names, text, "__disco_s0_")
+            radices = list(decided[0].coding.radices) if decided else None
+            coding = unique_cells(
+                engine, sources, recoded.params(), names, text, "__disco_s0_", radices
+            )
             try:
                 template = "sdc/unique_cells.sql.j2"
                 sql = render(template, engine.dialect, cells=CELLS, n_words=coding.n_words,
@@ -165,14 +172,26 @@ def remove(
                     for j, reg in enumerate(recoded.sources[1:], start=1)
                 ]
                 remaining = Inputs(engine, [recoded.sources[0], *syntheses])
-            p = plan(remaining, spec)
-            table, s = f"__disco_removed_d{i}", len(steps)
+            s = len(steps)
+            p = plan(remaining, spec) if decided is None else _replanned(decided[s], remaining)
+            table = f"__disco_removed_d{i}"
             coding = disclosive_cells(p, table, f"__disco_s{s}_")
-            steps.append(Step(reason_of(spec), table, _namespaced(coding, s)))
+            steps.append(Step(reason_of(spec), table, _namespaced(coding, s), p))
     except BaseException:
         drop(engine, steps)
         raise
     return steps
+
+
+def _replanned(step: Step, inputs: Inputs) -> Plan:
+    """The plan of a decided step, on ``inputs`` (the same data read elsewhere), with its
+    q packing fixed (checked where it runs, stage 015)."""
+    p = step.plan
+    if p is None:
+        raise TypeError("a decided rm_disclosive step has its plan")
+    own = {k: v for k, v in p.params.items() if k not in p.inputs.params()}
+    return replace(p, inputs=inputs, params=own | inputs.params(),
+                   radices=list(step.coding.radices))  # fmt: skip
 
 
 def drop(engine: Engine, steps: list[Step]) -> None:
@@ -185,8 +204,10 @@ def counts(engine: Engine, steps: list[Step]) -> dict[tuple[int, int], int]:
     """{(synthesis, step index): records removed}."""
     if not steps:
         return {}
-    sql = render("sdc/removed.sql.j2", engine.dialect, removed=[s.context() for s in steps])
-    rows = engine.query(sql, {}, "sdc/removed").to_pylist()
+    reasons = {f"reason_{i}": s.reason for i, s in enumerate(steps)}
+    sql = render("sdc/removed.sql.j2", engine.dialect, removed=[s.context() for s in steps],
+                 reasons=list(reasons))  # fmt: skip
+    rows = engine.query(sql, reasons, "sdc/removed").to_pylist()
     return {(int(r["synthesis"]), int(r["step"])): int(r["n"]) for r in rows}
 
 

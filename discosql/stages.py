@@ -72,6 +72,7 @@ class Coding:
     params: dict[str, Any]
     tables: tuple[str, ...]
     target: Column | None = None
+    radices: tuple[int, ...] = ()  # the keys', then the target's (as Plan.radices)
 
 
 def execute(p: Plan) -> DisclosureResult:
@@ -115,7 +116,8 @@ def disclosive_cells(p: Plan, table: str, prefix: str) -> Coding:
         for name in kept:
             engine.drop_table(name)
         raise
-    return Coding(keys, records_ctx["n_words"], coding, tuple(kept), target)
+    radices = tuple(records_ctx["radices"])
+    return Coding(keys, records_ctx["n_words"], coding, tuple(kept), target, radices)
 
 
 def _counted(
@@ -155,6 +157,7 @@ def _counted(
             guard = GUARD
             created.append(GUARD)
         records_ctx = {
+            "radices": radices,
             "sources": sources,
             "keys": keys,
             "targets": targets,

@@ -143,7 +143,8 @@ def unique_cells(
             create_guard(engine, sources, params, checks)
             guard = GUARD
             made.append(GUARD)
-        packed, n_words, coding = pack_keys(keys, radices or key_radices(engine, keys))
+        radices = radices or key_radices(engine, keys)
+        packed, n_words, coding = pack_keys(keys, radices)
         ctx: dict[str, Any] = {"keys": packed, "targets": [], "n_words": n_words}
         template = "uniques/cells.sql.j2"
         sql = render(template, engine.dialect, sources=sources, positions=False, order=False,
@@ -156,7 +157,7 @@ def unique_cells(
     if guard is not None:
         engine.drop_table(GUARD)
         made.remove(GUARD)
-    return Coding(packed, n_words, coding, tuple(made))
+    return Coding(packed, n_words, coding, tuple(made), radices=tuple(radices))
 
 
 def count_uniques(

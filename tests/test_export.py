@@ -94,14 +94,15 @@ def test_duckdb_shell_runs_the_export(
                 engine_data.assert_value(got[col], want[col], f"{name}.{col}")
 
 
-def run_datafusion(script: str, tables: dict[str, str]) -> list[Any]:
+def run_datafusion(script: str, tables: dict[str, str], ctx: Any = None) -> list[Any]:
     """Run a DataFusion script statement by statement, with each Parquet file of ``tables``
-    registered under its name; every result table, in order."""
+    registered under its name (in ``ctx``, default a new session); every result table, in
+    order."""
     import datafusion
 
     from discosql.engines.dialects import writer
 
-    ctx = datafusion.SessionContext()
+    ctx = ctx or datafusion.SessionContext()
     for name, path in tables.items():
         ctx.register_parquet(name, path)
     # the script's own text, statement by statement (split at its semicolon tokens)

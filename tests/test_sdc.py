@@ -144,7 +144,13 @@ ENGINE_KW: dict[str, Any] = {
     "rm_replicated_uniques": True,
     "recode_vars": "age",
     "bottom_top_coding": (None, 80),
-    "rm_disclosive": [{"target": "depress", "keys": ["sex", "age", "region"]}, MARITAL],
+    # a grouped target after the uniques: its grouping reads the kept records (a subquery,
+    # which PostgreSQL wants aliased)
+    "rm_disclosive": [
+        {"target": "depress", "keys": ["sex", "age", "region"]},
+        MARITAL,
+        {"target": "income", "keys": ["sex", "region"], "ngroups_target": 4},
+    ],
 }
 
 

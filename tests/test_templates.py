@@ -62,9 +62,13 @@ def rendered() -> dict[str, str]:
         ds.disclosure(oracle.original_path(), syn, **every_option)
         ds.to_sql(oracle.original_path(), syn, **every_option)  # with the export guard
         ds.replicated_uniques(oracle.original_path(), syn, keys=["sex", "age"])
-        ds.sdc(oracle.original_path(), syn, keys=["sex", "age"], rm_replicated_uniques=True,
-               recode_vars="income", bottom_top_coding=(None, 5000), recode_exclude=-8,
-               rm_disclosive={"target": "depress"})  # fmt: skip
+        sdc_kw: dict[str, Any] = {
+            "keys": ["sex", "age"], "rm_replicated_uniques": True, "recode_vars": "income",
+            "bottom_top_coding": (None, 5000), "recode_exclude": -8,
+            "rm_disclosive": {"target": "depress"},
+        }  # fmt: skip
+        ds.sdc(oracle.original_path(), syn, **sdc_kw)
+        ds.sdc_to_sql(oracle.original_path(), syn, out_table="t_{synthesis}", **sdc_kw)
         empty = pa.table({"k": ["a", "", "b"], "t": ["x", "y", "x"]})
         with pytest.warns(ds.DiscoSQLWarning, match="empty strings"):
             ds.disclosure(empty, empty, keys=["k"], target="t")

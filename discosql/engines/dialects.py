@@ -97,11 +97,14 @@ def transpile(sql: str, dialect: str) -> str:
     return ";\n".join(t.sql(writer(dialect)) for t in _trees(sql, dialect))
 
 
-def inline_params(sql: str, params: dict[str, Any], dialect: str) -> str:
+def inline_params(
+    sql: str, params: dict[str, Any], dialect: str, file_format: str | None = None
+) -> str:
     """``sql`` with every ``$name`` parameter replaced by a literal, in ``dialect``.
 
     For exported scripts only, which must run without a driver. The literals are built by
     sqlglot from the values (quoted and escaped there), never by pasting text.
+    ``file_format``: a CREATE TABLE gets it (Spark's ``USING PARQUET``).
     """
     trees = _trees(sql, dialect)
 
@@ -111,6 +114,9 @@ def inline_params(sql: str, params: dict[str, Any], dialect: str) -> str:
             if name not in params:
                 raise EngineError(f"parameter ${name} has no value")
             return literal(params[name])
+        if file_format and isinstance(node, exp.Create):
+            prop = exp.FileFormatProperty(this=exp.var(file_format))
+            node.set("properties", exp.Properties(expressions=[prop]))
         return node
 
     out = [t.transform(replace).sql(writer(dialect), pretty=True) for t in trees]

@@ -8,9 +8,11 @@ import re
 from typing import Any
 
 import pyarrow as pa
+from sqlglot import exp
 
 from ..engines.base import Engine
 from ..engines.dialects import inline_params
+from ..errors import EngineError
 from ..results import BY_TEMPLATE
 from ..templates import ident, template_dir
 
@@ -20,9 +22,10 @@ class ScriptEngine(Engine):
 
     name = "script"
 
-    def __init__(self, dialect: str) -> None:
+    def __init__(self, dialect: str, overwrite: bool = False) -> None:
         super().__init__()
         self.dialect = dialect
+        self.overwrite = overwrite  # output tables: dropped first
         # the script's stages take the shape they would take on the engine that runs it
         self.inline_cells = dialect == "duckdb"
         self.parts: list[str] = []
@@ -34,16 +37,50 @@ class ScriptEngine(Engine):
         self.comment(_template_header(stage))
         self._statement(sql, params)
 
-    def _statement(self, sql: str, params: dict[str, Any]) -> None:
+    def _statement(self, sql: str, params: dict[str, Any], file_format: str | None = None) -> None:
         if self.dialect == "tsql":
             # SQL Server's temporary tables are the ones named #...; discosql's own relations
             # are the only quoted identifiers that start with __disco_ (user columns may not).
             sql = sql.replace('"__disco_', '"#__disco_')
-        self.parts.append(inline_params(sql, params, self.dialect) + ";")
+        self.parts.append(inline_params(sql, params, self.dialect, file_format) + ";")
 
     def query(self, sql: str, params: dict[str, Any], stage: str) -> pa.Table:
+        """The statement is written; its result is read where the script runs."""
         self.execute(sql, params, stage)
-        return BY_TEMPLATE[stage].schema.empty_table()
+        if stage in BY_TEMPLATE:
+            return BY_TEMPLATE[stage].schema.empty_table()
+        return pa.table({})
+
+    def copy_to(self, sql: str, params: dict[str, Any], path: str, stage: str) -> int:
+        """DuckDB's COPY of the query to the file ``path`` (duckdb scripts only)."""
+        if self.dialect != "duckdb":
+            raise EngineError(f"a {self.dialect} script cannot write files; name a table")
+        fmt = "csv, header true" if path.lower().endswith(".csv") else "parquet"
+        self.comment(_template_header(stage))
+        target = exp.Literal.string(path).sql("duckdb")
+        query = inline_params(sql, params, self.dialect)
+        self.parts.append(f"COPY (\n{query}\n) TO {target} (FORMAT {fmt});")
+        return 0
+
+    def write_table(
+        self, name: str, database: str | None, sql: str, params: dict[str, Any], stage: str
+    ) -> int:
+        """CREATE TABLE name AS the query (Spark: a Parquet table), dropped first only when
+        overwriting; the script fails on an existing table otherwise."""
+        if database is not None:
+            raise EngineError("a script writes tables in the database it runs on")
+        table = self.output_table(name, None)
+        self.comment(_template_header(stage))
+        if self.overwrite:
+            self._statement(f"DROP TABLE IF EXISTS {table}", {})
+        spark = self.dialect in ("spark", "databricks")
+        fmt = "parquet" if spark else None
+        self._statement(f"CREATE TABLE {table} AS\n{sql}", params, fmt)
+        return 0
+
+    def output_table(self, name: str, database: str | None) -> str:
+        """``name`` or ``schema.name``, quoted (in the templates' dialect)."""
+        return ".".join(ident(part) for part in name.split("."))
 
     def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
         temp = "TEMP "

@@ -645,17 +645,17 @@ FROM (
           SELECT
             0 AS src,
             CAST("income" AS DOUBLE PRECISION) AS v
-          FROM "survey"."sd2011"
+          FROM "survey"."sd2011" AS __disco_p
           UNION ALL
           SELECT
             1 AS src,
             CAST("income" AS DOUBLE PRECISION) AS v
-          FROM "survey"."syn_1"
+          FROM "survey"."syn_1" AS __disco_p
           UNION ALL
           SELECT
             2 AS src,
             CAST("income" AS DOUBLE PRECISION) AS v
-          FROM "survey"."syn_2"
+          FROM "survey"."syn_2" AS __disco_p
         ), flagged AS (
           SELECT
             src,
@@ -720,17 +720,17 @@ CROSS JOIN (
           SELECT
             0 AS src,
             CAST("income" AS DOUBLE PRECISION) AS v
-          FROM "survey"."sd2011"
+          FROM "survey"."sd2011" AS __disco_p
           UNION ALL
           SELECT
             1 AS src,
             CAST("income" AS DOUBLE PRECISION) AS v
-          FROM "survey"."syn_1"
+          FROM "survey"."syn_1" AS __disco_p
           UNION ALL
           SELECT
             2 AS src,
             CAST("income" AS DOUBLE PRECISION) AS v
-          FROM "survey"."syn_2"
+          FROM "survey"."syn_2" AS __disco_p
         ), counted AS (
           SELECT
             v,
