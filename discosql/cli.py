@@ -144,20 +144,25 @@ def _target_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _sql(args: argparse.Namespace) -> None:
-    from .export import to_sql
-
+def _script_tables(args: argparse.Namespace) -> dict[str, Any] | None:
+    """What an exported script reads, from --original-table/--synthetic-tables."""
     tables: dict[str, Any] = {}
     if args.original_table:
         tables["original"] = args.original_table
     if args.synthetic_tables:
         tables["synthetic"] = args.synthetic_tables
+    return tables or None
+
+
+def _sql(args: argparse.Namespace) -> None:
+    from .export import to_sql
+
     script = to_sql(
         args.original,
         args.synthetic,
         target=csv_list(args.target),
         dialect=args.dialect,
-        tables=tables or None,
+        tables=_script_tables(args),
         **_target_kwargs(args),
         **_common_kwargs(args),
     )
@@ -207,6 +212,11 @@ def _sdc(args: argparse.Namespace) -> None:
         exclude[var] = _codes(codes, "--recode-exclude")
     if args.out is None and args.out_table is None:
         raise UsageError("sdc: give --out (files, or FILE.duckdb) or --out-table (a table)")
+    if args.sql is None and (args.original_table or args.synthetic_tables
+                             or args.dialect != "duckdb"):  # fmt: skip
+        raise UsageError("--dialect/--original-table/--synthetic-tables: only with --sql")
+    if args.sql is not None and args.measure is not None:
+        raise UsageError("--measure: not with --sql (the script measures nothing)")
     disclosive = []
     for item in args.rm_disclosive or []:
         target, sep, keys = item.partition(":")
@@ -217,26 +227,32 @@ def _sdc(args: argparse.Namespace) -> None:
     measure = None
     if args.measure is not None:
         measure = {"targets": csv_list(args.measure)} if args.measure else {}
-    res = sdc(
-        args.original,
-        args.synthetic,
-        keys=args.keys,
-        rm_replicated_uniques=args.rm_replicated_uniques,
-        rm_uniques_in_orig=args.rm_uniques_in_orig,
-        recode_vars=recode_vars or None,
-        bottom_top_coding=coding or None,
-        recode_exclude=[exclude.get(v) for v in recode_vars] if exclude else None,
-        label=args.label,
-        prefix=args.prefix,
-        suffix=args.suffix,
-        rm_disclosive=disclosive or None,
-        out=args.out,
-        out_table=args.out_table,
-        overwrite=args.overwrite,
-        measure=measure,
-        engine=_engine(args),
-        threads=args.threads,
-    )
+    protection: dict[str, Any] = {
+        "keys": args.keys,
+        "rm_replicated_uniques": args.rm_replicated_uniques,
+        "rm_uniques_in_orig": args.rm_uniques_in_orig,
+        "recode_vars": recode_vars or None,
+        "bottom_top_coding": coding or None,
+        "recode_exclude": [exclude.get(v) for v in recode_vars] if exclude else None,
+        "label": args.label,
+        "prefix": args.prefix,
+        "suffix": args.suffix,
+        "rm_disclosive": disclosive or None,
+        "out": None if args.out is None else str(args.out),
+        "out_table": args.out_table,
+        "overwrite": args.overwrite,
+        "engine": _engine(args),
+        "threads": args.threads,
+    }
+    if args.sql is not None:
+        from .sdc_export import sdc_to_sql
+
+        tables = _script_tables(args)
+        script = sdc_to_sql(args.original, args.synthetic, dialect=args.dialect,
+                            tables=tables, **protection)  # fmt: skip
+        args.sql.write_text(script)
+        return
+    res = sdc(args.original, args.synthetic, measure=measure, **protection)
     text = f"Removed\n{_text_table(res.removed)}"
     if res.recoded.num_rows:
         text += f"\n\nRecoded\n{_text_table(res.recoded)}"

@@ -283,6 +283,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the tables' name (with {synthesis} when there are several): in "
                    "--out FILE.duckdb, or in the database of --engine postgres/spark")  # fmt: skip
     c.add_argument("--overwrite", action="store_true", help="replace existing files or tables")
+    c.add_argument("--sql", type=Path, default=None, metavar="FILE",
+                   help="write the step as one SQL script to FILE instead of running it "
+                   "(CREATE TABLE --out-table AS ...; duckdb scripts may --out files)")  # fmt: skip
+    c.add_argument("--dialect", default="duckdb", choices=DIALECTS,
+                   help="with --sql: the script's dialect (default: duckdb)")  # fmt: skip
+    c.add_argument("--original-table", default=None, metavar="NAME",
+                   help="with --sql: the table the script reads as the original data")  # fmt: skip
+    c.add_argument("--synthetic-tables", type=csv_list, default=None, metavar="NAME[,NAME...]",
+                   help="with --sql: the tables the script reads as the syntheses")  # fmt: skip
 
     s = sub.add_parser("summary", help="many targets at once (synthpop multi.disclosure())")
     _add_common(s)

@@ -289,3 +289,33 @@ def test_sdc_to_sql_checks_its_arguments_first() -> None:
             ds.sdc_to_sql(missing, missing, **kw)
     with pytest.raises(ds.InputError, match="put \\{synthesis\\} in it"):
         ds.sdc_to_sql(missing, [missing, missing], out_table="t")
+
+
+def test_cli_sdc_sql(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """discosql sdc ... --sql FILE writes the script; the shell runs it to the API's files."""
+    from discosql.cli import main
+
+    tables = _tables()
+    paths = _files(tmp_path, tables)
+    script = tmp_path / "sdc.sql"
+    argv = ["sdc", paths["orig"], paths["syn_1"], paths["syn_2"], "--keys",
+            "sex,age,region,placesize", "--rm-replicated-uniques", "--recode", "age=,80",
+            "--rm-disclosive", "depress:sex,age,region",
+            "--out", str(tmp_path / "p_{synthesis}.parquet")]  # fmt: skip
+    assert main([*argv, "--sql", str(script)]) == 0, capsys.readouterr().err
+    _, err, code = _shell(script.read_text(), tmp_path, "-bail")
+    assert code == 0, err
+    ref = _api(tables, rm_disclosive=KW["rm_disclosive"][:1])
+    for j, want in enumerate(ref.synthetic, start=1):
+        assert _sorted(pq.read_table(tmp_path / f"p_{j}.parquet")) == _sorted(want)
+    capsys.readouterr()
+    bad = [
+        (["--sql", str(script), "--measure"], "--measure: not with --sql"),
+        (["--dialect", "postgres"], "only with --sql"),
+        (["--sql", str(script), "--dialect", "postgres"], "cannot write files"),
+    ]
+    for extra, message in bad:
+        assert main([*argv, *extra]) == 2
+        err = capsys.readouterr().err
+        assert message in err
+        assert "Traceback" not in err
