@@ -30,6 +30,7 @@ from .protect import SdcResult, sdc
 from .results import DisclosureResult
 from .sdc_export import sdc_to_sql
 from .summary import DisclosureSummary, disclosure_summary
+from .sweep import KeySweep, key_sweep
 from .uniques import ReplicatedUniques, replicated_uniques
 from .version import __version__
 
@@ -43,6 +44,7 @@ __all__ = [
     "DiscoSQLWarning",
     "EngineError",
     "InputError",
+    "KeySweep",
     "ReplicatedUniques",
     "SchemaError",
     "SdcResult",
@@ -59,6 +61,7 @@ __all__ = [
     "disclosure_summary",
     "duckdb",
     "duckdb_table",
+    "key_sweep",
     "postgres",
     "replicated_uniques",
     "sdc",

@@ -261,9 +261,8 @@ def _sdc(args: argparse.Namespace) -> None:
     sys.stdout.write(text + "\n\nWritten\n" + "\n".join(res.out) + "\n")
 
 
-def _summary(args: argparse.Namespace, progress: Progress) -> None:
-    from .summary import disclosure_summary
-
+def _targets_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """disclosure_summary's per-target options from their flags (summary, sweep)."""
     exclude: dict[str, list[tuple[str, str, str]]] = {}
     for target, key, keylev, targetlev in args.exclude or []:
         exclude.setdefault(target, []).append((key, keylev, targetlev))
@@ -273,24 +272,71 @@ def _summary(args: argparse.Namespace, progress: Progress) -> None:
         if not sep:
             raise UsageError(f"--not-targetlevs: expected TARGET=LEVEL, got {item!r}")
         not_targetlevs.setdefault(target, []).append(level)
+    return {
+        "not_targetlevs": not_targetlevs or None,
+        "use_targets_na": target_map(args.use_targets_na, "--use-targets-na", boolean)
+        if args.use_targets_na
+        else True,
+        "ngroups_targets": target_map(args.ngroups_targets, "--ngroups-targets", int),
+        "exclude": exclude or None,
+    }
+
+
+def _summary(args: argparse.Namespace, progress: Progress) -> None:
+    from .summary import disclosure_summary
+
     s = disclosure_summary(
         args.original,
         args.synthetic,
         targets=args.targets,
         ident_meas=args.ident_meas,
         attrib_meas=args.attrib_meas,
-        not_targetlevs=not_targetlevs or None,
-        use_targets_na=target_map(args.use_targets_na, "--use-targets-na", boolean)
-        if args.use_targets_na
-        else True,
-        ngroups_targets=target_map(args.ngroups_targets, "--ngroups-targets", int),
-        exclude=exclude or None,
         progress=progress.step,
+        **_targets_kwargs(args),
         **_common_kwargs(args),
     )
     if args.plot is not None:
         s.plot().savefig(args.plot, dpi=150)
     _write(s.table, str(s), args.format, args.out)
+
+
+def _sweep(args: argparse.Namespace, progress: Progress) -> None:
+    from .sweep import MEASURES, key_sweep
+
+    if args.measure not in MEASURES:
+        raise UsageError(f"--measure: {args.measure!r} is not one of {', '.join(MEASURES)}")
+    if args.worst is not None and args.worst < 1:
+        raise UsageError(f"--worst: expected a positive number of subsets, got {args.worst}")
+    sizes = None
+    if args.sizes is not None:
+        try:
+            sizes = [int(n) for n in args.sizes]
+        except ValueError:
+            raise UsageError(f"--sizes: expected integers, got {','.join(args.sizes)!r}") from None
+    sw = key_sweep(
+        args.original,
+        args.synthetic,
+        targets=args.targets,
+        sizes=sizes,
+        fixed_keys=args.fixed_keys or (),
+        progress=progress.step,
+        **_targets_kwargs(args),
+        **_common_kwargs(args),
+    )
+    if args.plot is not None:
+        sw.plot(args.measure).savefig(args.plot, dpi=150)
+    table = sw.table if args.worst is None else sw.worst(args.worst, args.measure)
+    shown = table.set_column(
+        table.schema.get_field_index("keys"),
+        "keys",
+        pa.array([", ".join(k) for k in table.column("keys").to_pylist()], pa.string()),
+    )
+    title = f"Key sweep over {', '.join(sw.keys)}" + (
+        f" (the {args.worst} riskiest subsets per target by {args.measure})" if args.worst else ""
+    )
+    # CSV has no lists: the subset is written as one text field there (as printed)
+    out_table = shown if args.format == "csv" else table
+    _write(out_table, f"{title}\n\n{_text_table(shown)}", args.format, args.out)
 
 
 # Image formats matplotlib writes (Figure.savefig picks the format from the extension).
@@ -391,6 +437,8 @@ def _run(args: argparse.Namespace, progress: Progress) -> None:
         _uniques(args)
     elif args.command == "sdc":
         _sdc(args)
+    elif args.command == "sweep":
+        _sweep(args, progress)
     else:
         _summary(args, progress)
 

@@ -173,6 +173,35 @@ def _add_common(p: argparse.ArgumentParser, outputs: bool = True, measures: bool
     p.add_argument("--out", type=Path, default=None, help="write the output to FILE (not stdout)")
 
 
+def _add_targets_options(s: argparse.ArgumentParser) -> None:
+    """disclosure_summary's per-target options (summary, sweep)."""
+    s.add_argument(
+        "--not-targetlevs",
+        action="append",
+        metavar="TARGET=LEVEL",
+        help="(not.targetslev) a level to drop for a target; repeatable",
+    )
+    s.add_argument(
+        "--use-targets-na",
+        action="append",
+        metavar="[TARGET=]BOOL",
+        help="(usetargetsNA) one value for all targets, or TARGET=BOOL; repeatable",
+    )
+    s.add_argument(
+        "--ngroups-targets",
+        action="append",
+        metavar="[TARGET=]N",
+        help="(ngroups_targets) N for every numeric target, or TARGET=N; repeatable",
+    )
+    s.add_argument(
+        "--exclude",
+        nargs=4,
+        action="append",
+        metavar=("TARGET", "KEY", "KEYLEV", "TARGETLEV"),
+        help="(exclude.keys/keylevs/targetlevs per target) repeatable",
+    )
+
+
 def _add_target_options(d: argparse.ArgumentParser) -> None:
     d.add_argument("--target", required=True, help="(target) the target column")
     d.add_argument(
@@ -310,31 +339,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=list(ATTRIB_MEASURES),
         help="(attrib.meas)",
     )
-    s.add_argument(
-        "--not-targetlevs",
-        action="append",
-        metavar="TARGET=LEVEL",
-        help="(not.targetslev) a level to drop for a target; repeatable",
-    )
-    s.add_argument(
-        "--use-targets-na",
-        action="append",
-        metavar="[TARGET=]BOOL",
-        help="(usetargetsNA) one value for all targets, or TARGET=BOOL; repeatable",
-    )
-    s.add_argument(
-        "--ngroups-targets",
-        action="append",
-        metavar="[TARGET=]N",
-        help="(ngroups_targets) N for every numeric target, or TARGET=N; repeatable",
-    )
-    s.add_argument(
-        "--exclude",
-        nargs=4,
-        action="append",
-        metavar=("TARGET", "KEY", "KEYLEV", "TARGETLEV"),
-        help="(exclude.keys/keylevs/targetlevs per target) repeatable",
-    )
+    _add_targets_options(s)
     s.add_argument(
         "--plot",
         type=Path,
@@ -342,4 +347,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE.png|.svg",
         help="save synthpop's comparison plot",
     )
+
+    w = sub.add_parser("sweep", help="the measures of every subset of the keys (key sweep)")
+    _add_common(w)
+    w.add_argument("--targets", type=csv_list, default=None,
+                   help="comma-separated; default: every synthetic column not a key")  # fmt: skip
+    w.add_argument("--sizes", type=csv_list, default=None, metavar="N[,N...]",
+                   help="subset sizes, counting the fixed keys (default: 1 to all)")  # fmt: skip
+    w.add_argument("--fixed-keys", type=csv_list, default=None, metavar="KEY[,KEY...]",
+                   help="keys in every subset")  # fmt: skip
+    _add_targets_options(w)
+    w.add_argument("--worst", type=int, default=None, metavar="K",
+                   help="print only the K riskiest subsets per target (by --measure)")  # fmt: skip
+    w.add_argument("--measure", default="DiSCO", help="the measure --worst and --plot rank by "
+                   "(default DiSCO)")  # fmt: skip
+    w.add_argument("--plot", type=Path, default=None, metavar="FILE.png|.svg",
+                   help="save the sweep plot (risk by number of keys, key heat map)")  # fmt: skip
     return p

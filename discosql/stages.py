@@ -41,22 +41,22 @@ WORD_LIMIT = 2**62  # q words stay below this: sums of code * place value never 
 
 
 def pack_keys(
-    keys: Sequence[Column], radices: Sequence[int]
+    keys: Sequence[Column], radices: Sequence[int], tag: str = "k"
 ) -> tuple[tuple[Column, ...], int, dict[str, int]]:
     """Pack the keys into BIGINT q words, in key order, each word's product of radices below
     WORD_LIMIT (exact: no code * place value sum can overflow). Returns the keys with their
-    word and the names of their place value and radix parameters, the number of words, and
-    the parameters."""
+    word and the names of their place value and radix parameters ({tag}mul_i, {tag}rad_i),
+    the number of words, and the parameters."""
     params: dict[str, int] = {}
     packed = []
     word, place = 0, 1
     for k, r in zip(keys, radices, strict=True):
         if place * r >= WORD_LIMIT and place > 1:
             word, place = word + 1, 1
-        i = k.pos
-        packed.append(replace(k, word=word, place=f"kmul_{i}", radix=f"krad_{i}"))
-        params[f"kmul_{i}"] = place
-        params[f"krad_{i}"] = r
+        mul, rad = f"{tag}mul_{k.pos}", f"{tag}rad_{k.pos}"
+        packed.append(replace(k, word=word, place=mul, radix=rad))
+        params[mul] = place
+        params[rad] = r
         place *= r
     return tuple(packed), word + 1, params
 
@@ -90,7 +90,7 @@ def execute_many(
     cells from them.
     ``progress(i, n, target)`` is called before each target's cells are counted.
     """
-    return [_measure(p, cells) for p, cells, _ in _counted(plans, progress)]
+    return [_measure(p, cells) for p, cells, _ in counted(plans, progress)]
 
 
 def disclosive_cells(p: Plan, table: str, prefix: str) -> Coding:
@@ -102,8 +102,8 @@ def disclosive_cells(p: Plan, table: str, prefix: str) -> Coding:
     engine = p.inputs.engine
     kept: list[str] = []
     try:
-        for q, cells, records_ctx in _counted([p], prefix=prefix, keep=kept):
-            flag_params = _flag(q, cells)
+        for q, cells, records_ctx in counted([p], prefix=prefix, keep=kept):
+            flag_params = flag(q, cells)
             try:
                 template = "sdc/disclosive.sql.j2"
                 sql = render(template, engine.dialect, qcols=cells.qcols, cells=CELLS)
@@ -120,7 +120,7 @@ def disclosive_cells(p: Plan, table: str, prefix: str) -> Coding:
     return Coding(keys, records_ctx["n_words"], coding, tuple(kept), target, radices)
 
 
-def _counted(
+def counted(
     plans: Sequence[Plan],
     progress: Callable[[int, int, str], None] | None = None,
     prefix: str = "__disco_levels_",
@@ -350,7 +350,7 @@ class Cells:
     sql: str | None = None
 
 
-def _flag(p: Plan, cells: Cells) -> dict[str, Any]:
+def flag(p: Plan, cells: Cells) -> dict[str, Any]:
     """Stage 040: the flagged cells of one target, as the table CELLS; returns the parameters
     it was made with."""
     spec, params = p.spec, p.params
@@ -386,9 +386,26 @@ def _flag(p: Plan, cells: Cells) -> dict[str, Any]:
 
 def _measure(p: Plan, cells: Cells) -> DisclosureResult:
     """Flag the base cells of one target and compute its measures, checks and exclusions."""
+    flag(p, cells)
+    try:
+        tables = measure_tables(p, cells, [t.name for t in RESULT_TABLES])
+    finally:
+        p.inputs.engine.drop_table(CELLS)
+    return DisclosureResult(
+        target=p.spec.target,
+        keys=p.spec.keys,
+        spec=p.spec,
+        n_original=p.inputs.sources[0].n_rows,
+        groupings=p.groupings,
+        **tables,
+    )
+
+
+def measure_tables(p: Plan, cells: Cells, names: Sequence[str]) -> dict[str, pa.Table]:
+    """The result tables ``names`` (ident, attrib, ...) of a target from its flagged cells
+    (the table CELLS, stage 040)."""
     spec, params = p.spec, p.params
     engine = p.inputs.engine
-    _flag(p, cells)
     check_params: dict[str, Any] = {
         **params,
         "thresh_1way_n": spec.thresh_1way[0],
@@ -411,16 +428,8 @@ def _measure(p: Plan, cells: Cells) -> DisclosureResult:
         )
         return conform_result(template, engine.query(sql, check_params, template))
 
-    result = DisclosureResult(
-        target=spec.target,
-        keys=spec.keys,
-        spec=spec,
-        n_original=p.inputs.sources[0].n_rows,
-        groupings=p.groupings,
-        **{t.name: measure(t.template) for t in RESULT_TABLES},
-    )
-    engine.drop_table(CELLS)
-    return result
+    by_name = {t.name: t.template for t in RESULT_TABLES}
+    return {name: measure(by_name[name]) for name in names}
 
 
 def run(inputs: Inputs, spec: DisclosureSpec) -> DisclosureResult:

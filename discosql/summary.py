@@ -15,10 +15,10 @@ import pyarrow as pa
 
 from .engines import open_engine
 from .errors import InputError, did_you_mean
-from .inputs import column_kind, register_inputs
+from .inputs import Inputs, column_kind, register_inputs
 from .plan import plan
 from .results import ATTRIB_MEASURES, IDENT_MEASURES, AsData, DisclosureResult, json_rows
-from .spec import build_spec
+from .spec import DisclosureSpec, build_spec
 from .stages import execute_many
 
 if TYPE_CHECKING:
@@ -125,6 +125,94 @@ def _per_target(
     return None  # a scalar: the caller decides whether that is allowed
 
 
+def target_specs(
+    inputs: Inputs,
+    keys: Any,
+    targets: Sequence[str] | None,
+    *,
+    not_targetlevs: Mapping[str, Any] | Sequence[Any] | None = None,
+    use_targets_na: bool | Mapping[str, bool] | Sequence[bool] = True,
+    ngroups_targets: int | Mapping[str, int] | Sequence[int] | None = None,
+    exclude: Mapping[str, Sequence[tuple[str, Any, Any]]] | None = None,
+    use_keys_na: bool | list[bool] = True,
+    ngroups_keys: int | list[int] | None = None,
+    cont_na: dict[str, Any] | None = None,
+    denom_lim: int = 5,
+    exclude_ov_denom_lim: bool = False,
+    thresh_1way: tuple[float, float] = (50, 90),
+    thresh_2way: tuple[float, float] = (4, 80),
+) -> list[DisclosureSpec]:
+    """The checked disclosure() spec of each target (None: every synthetic column that is not a
+    key), from disclosure_summary's per-target options; one InputError lists every problem."""
+    problems: list[str] = []
+    if targets is None:
+        key_set = set(keys) if isinstance(keys, Sequence) else set()
+        targets = [c for c in inputs.sources[1].columns if c not in key_set]
+    targets = list(targets)
+    if not targets:
+        raise InputError("targets: no target columns (all synthetic columns are keys)")
+    in_keys = [t for t in targets if t in keys]
+    if in_keys:
+        problems.append(f"targets: {in_keys!r} are also keys; no target can be a key")
+    dups = sorted({t for t in targets if targets.count(t) > 1})
+    if dups:
+        problems.append(f"targets: duplicated target(s) {dups!r}")
+
+    ntl = _per_target(not_targetlevs, targets, "not_targetlevs", None, problems)
+    if ntl is None and not any(p.startswith("not_targetlevs") for p in problems):
+        problems.append(
+            "not_targetlevs: give a dict {target: level(s)} or a list with one entry per "
+            f"target ({len(targets)}), got {not_targetlevs!r}"
+        )
+    use_na = _per_target(use_targets_na, targets, "use_targets_na", True, problems)
+    if use_na is None and isinstance(use_targets_na, bool):
+        use_na = dict.fromkeys(targets, use_targets_na)
+    ngroups = _per_target(ngroups_targets, targets, "ngroups_targets", None, problems)
+    if ngroups is None and not any(p.startswith("ngroups_targets") for p in problems):
+        # one int: every numeric target (text targets are not grouped)
+        original_columns = inputs.sources[0].columns
+        ngroups = {
+            t: ngroups_targets
+            if column_kind(original_columns.get(t, "VARCHAR")) in ("integer", "float")
+            else None
+            for t in targets
+        }
+    exclusions = _per_target(exclude, targets, "exclude", (), problems) if exclude else {}
+    if exclude is not None and not isinstance(exclude, Mapping):
+        problems.append("exclude: give a dict {target: [(key, key level, target level), ...]}")
+    if problems:
+        raise InputError(problems)
+
+    specs = []
+    for t in targets:
+        triples = list((exclusions or {}).get(t) or ())
+        try:
+            specs.append(
+                build_spec(
+                    keys,
+                    t,
+                    denom_lim=denom_lim,
+                    exclude_ov_denom_lim=exclude_ov_denom_lim,
+                    not_targetlev=(ntl or {}).get(t),
+                    use_target_na=(use_na or {}).get(t, True),
+                    use_keys_na=use_keys_na,
+                    exclude_keys=[x[0] for x in triples] if triples else None,
+                    exclude_keylevs=[x[1] for x in triples] if triples else None,
+                    exclude_targetlevs=[x[2] for x in triples] if triples else None,
+                    ngroups_target=(ngroups or {}).get(t),
+                    ngroups_keys=ngroups_keys,
+                    cont_na=cont_na,
+                    thresh_1way=thresh_1way,
+                    thresh_2way=thresh_2way,
+                )
+            )
+        except InputError as e:
+            problems += [f"target {t!r}: {p}" for p in e.problems]
+    if problems:
+        raise InputError(problems)
+    return specs
+
+
 def disclosure_summary(
     original: Any,
     synthetic: Any,
@@ -186,71 +274,22 @@ def disclosure_summary(
 
     with open_engine(engine, threads=threads) as eng:
         inputs = register_inputs(eng, original, synthetic)
-        if targets is None:
-            key_set = set(keys) if isinstance(keys, Sequence) else set()
-            targets = [c for c in inputs.sources[1].columns if c not in key_set]
-        targets = list(targets)
-        if not targets:
-            raise InputError("targets: no target columns (all synthetic columns are keys)")
-        in_keys = [t for t in targets if t in keys]
-        if in_keys:
-            problems.append(f"targets: {in_keys!r} are also keys; no target can be a key")
-        dups = sorted({t for t in targets if targets.count(t) > 1})
-        if dups:
-            problems.append(f"targets: duplicated target(s) {dups!r}")
-
-        ntl = _per_target(not_targetlevs, targets, "not_targetlevs", None, problems)
-        if ntl is None and not any(p.startswith("not_targetlevs") for p in problems):
-            problems.append(
-                "not_targetlevs: give a dict {target: level(s)} or a list with one entry per "
-                f"target ({len(targets)}), got {not_targetlevs!r}"
-            )
-        use_na = _per_target(use_targets_na, targets, "use_targets_na", True, problems)
-        if use_na is None and isinstance(use_targets_na, bool):
-            use_na = dict.fromkeys(targets, use_targets_na)
-        ngroups = _per_target(ngroups_targets, targets, "ngroups_targets", None, problems)
-        if ngroups is None and not any(p.startswith("ngroups_targets") for p in problems):
-            # one int: every numeric target (text targets are not grouped)
-            original_columns = inputs.sources[0].columns
-            ngroups = {
-                t: ngroups_targets
-                if column_kind(original_columns.get(t, "VARCHAR")) in ("integer", "float")
-                else None
-                for t in targets
-            }
-        exclusions = _per_target(exclude, targets, "exclude", (), problems) if exclude else {}
-        if exclude is not None and not isinstance(exclude, Mapping):
-            problems.append("exclude: give a dict {target: [(key, key level, target level), ...]}")
-        if problems:
-            raise InputError(problems)
-
-        specs = []
-        for t in targets:
-            triples = list((exclusions or {}).get(t) or ())
-            try:
-                specs.append(
-                    build_spec(
-                        keys,
-                        t,
-                        denom_lim=denom_lim,
-                        exclude_ov_denom_lim=exclude_ov_denom_lim,
-                        not_targetlev=(ntl or {}).get(t),
-                        use_target_na=(use_na or {}).get(t, True),
-                        use_keys_na=use_keys_na,
-                        exclude_keys=[x[0] for x in triples] if triples else None,
-                        exclude_keylevs=[x[1] for x in triples] if triples else None,
-                        exclude_targetlevs=[x[2] for x in triples] if triples else None,
-                        ngroups_target=(ngroups or {}).get(t),
-                        ngroups_keys=ngroups_keys,
-                        cont_na=cont_na,
-                        thresh_1way=thresh_1way,
-                        thresh_2way=thresh_2way,
-                    )
-                )
-            except InputError as e:
-                problems += [f"target {t!r}: {p}" for p in e.problems]
-        if problems:
-            raise InputError(problems)
+        specs = target_specs(
+            inputs,
+            keys,
+            targets,
+            not_targetlevs=not_targetlevs,
+            use_targets_na=use_targets_na,
+            ngroups_targets=ngroups_targets,
+            exclude=exclude,
+            use_keys_na=use_keys_na,
+            ngroups_keys=ngroups_keys,
+            cont_na=cont_na,
+            denom_lim=denom_lim,
+            exclude_ov_denom_lim=exclude_ov_denom_lim,
+            thresh_1way=thresh_1way,
+            thresh_2way=thresh_2way,
+        )
         plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
         results = {
             p.spec.target: r

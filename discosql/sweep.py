@@ -1,0 +1,308 @@
+"""key_sweep(): the identity and attribute measures of every subset of the keys, for every
+target (NIST SDNist's k-DiSCO, sdcMicro's riskyCells up to maxDim), when the intruder's keys
+are not known.
+
+How: the records are coded and counted once per target over the full key set (stages 010-030,
+shared with :func:`discosql.disclosure_summary`); a subset's cells are then an aggregation of
+the full cells, since a subset's key combination is a function of the full one
+(``sql_templates/sweep/subset_cells.sql.j2``: decode each code from the full q words, pack
+the subset's). Each subset's cells are flagged (stage 040) and measured like those of
+``disclosure()`` with that subset as keys, so every row equals that call.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from .engines import open_engine
+from .errors import InputError, did_you_mean
+from .inputs import register_inputs
+from .plan import Plan, plan
+from .results import AsData, json_rows
+from .spec import DisclosureSpec, column_names
+from .stages import BASE_CELLS, CELLS, Cells, counted, flag, measure_tables, pack_keys
+from .summary import target_specs
+from .templates import ident, render
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+IDENT = ("UiO", "UiS", "UiOiS", "repU")
+ATTRIB = ("Dorig", "Dsyn", "iS", "DiS", "DiSCO", "DiSDiO", "max_denom", "mean_denom")
+MEASURES = IDENT + ATTRIB
+SWEEP_SCHEMA = pa.schema(
+    [
+        ("keys", pa.list_(pa.string())),
+        ("n_keys", pa.int32()),
+        ("target", pa.string()),
+        ("synthesis", pa.int32()),
+        *[(m, pa.float64()) for m in MEASURES],
+    ]
+)
+WORST_SCHEMA = pa.schema(
+    [("target", pa.string()), ("keys", pa.list_(pa.string())), ("n_keys", pa.int32()),
+     ("value", pa.float64())]
+)  # fmt: skip
+CONTRIBUTION_SCHEMA = pa.schema(
+    [("key", pa.string()), ("target", pa.string()), ("measure", pa.string()),
+     ("mean_increase", pa.float64()), ("pairs", pa.int64())]
+)  # fmt: skip
+# disclosure_summary's options that a sweep takes (the same for every subset)
+OPTIONS = (
+    "not_targetlevs",
+    "use_targets_na",
+    "ngroups_targets",
+    "exclude",
+    "use_keys_na",
+    "ngroups_keys",
+    "cont_na",
+    "denom_lim",
+    "exclude_ov_denom_lim",
+    "thresh_1way",  # checked, though the sweep reports no check
+    "thresh_2way",
+)
+FULL = "__disco_sweep_full"
+
+
+@dataclass(frozen=True)
+class KeySweep(AsData):
+    """The measures of every key subset swept, for every target and synthesis.
+
+    ``table`` columns: keys (the subset, in the order of ``keys``), n_keys, target, synthesis,
+    then UiO, UiS, UiOiS, repU, Dorig, Dsyn, iS, DiS, DiSCO, DiSDiO, max_denom, mean_denom
+    (as ``disclosure()`` with those keys); rows by target (as given), n_keys, subset (in
+    the order of itertools.combinations over ``keys``), synthesis.
+    """
+
+    table: pa.Table
+    keys: tuple[str, ...]
+    fixed_keys: tuple[str, ...]
+    targets: tuple[str, ...]
+
+    def _means(self, measure: str) -> dict[tuple[str, tuple[str, ...]], float]:
+        """{(target, subset): the measure's mean over the syntheses}."""
+        if measure not in MEASURES:
+            raise InputError(
+                f"measure: {measure!r} is not one of {list(MEASURES)}"
+                f"{did_you_mean(str(measure), MEASURES)}"
+            )
+        values: dict[tuple[str, tuple[str, ...]], list[float]] = {}
+        cols = self.table.select(["target", "keys", measure]).to_pydict()
+        for t, k, v in zip(cols["target"], cols["keys"], cols[measure], strict=True):
+            values.setdefault((t, tuple(k)), []).append(math.nan if v is None else v)
+        return {key: math.fsum(v) / len(v) for key, v in values.items()}
+
+    def worst(self, k: int = 10, measure: str = "DiSCO") -> pa.Table:
+        """The ``k`` subsets with the highest ``measure`` (its mean over the syntheses) per
+        target: target, keys, n_keys, value; highest first (ties: fewer keys first, then
+        the sweep's order; NaN last)."""
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InputError(f"k: expected a positive integer, got {k!r}")
+        means = self._means(measure)
+        rows = []
+        for target in self.targets:
+            ranked = [(s, v) for (t, s), v in means.items() if t == target]
+            ranked.sort(key=lambda sv: (math.isnan(sv[1]), -sv[1] if sv[1] == sv[1] else 0,
+                                        len(sv[0])))  # fmt: skip
+            rows += [{"target": target, "keys": list(s), "n_keys": len(s), "value": v}
+                     for s, v in ranked[:k]]  # fmt: skip
+        return pa.Table.from_pylist(rows, schema=WORST_SCHEMA)
+
+    @property
+    def contribution(self) -> pa.Table:
+        """What adding each key does (SDNist's and SUDA's view of a key's contribution): for
+        each key, target and measure, the mean over the pairs of swept subsets S and S + key
+        of measure(S + key) - measure(S) (each the mean over the syntheses), and the number
+        of pairs (0, with NaN, for a fixed key or a key with no pair)."""
+        rows = []
+        for measure in MEASURES:
+            means = self._means(measure)
+            for key in self.keys:
+                for target in self.targets:
+                    diffs = [
+                        v - means[(target, s)]
+                        for (t, s_plus), v in means.items()
+                        if t == target and key in s_plus
+                        for s in [tuple(x for x in s_plus if x != key)]
+                        if (target, s) in means
+                    ]
+                    mean = math.fsum(diffs) / len(diffs) if diffs else math.nan
+                    rows.append({"key": key, "target": target, "measure": measure,
+                                 "mean_increase": mean, "pairs": len(diffs)})  # fmt: skip
+        return pa.Table.from_pylist(rows, schema=CONTRIBUTION_SCHEMA)
+
+    def plot(self, measure: str = "DiSCO") -> Figure:
+        """Left: ``measure`` (mean over the syntheses) against the number of keys, a point per
+        subset and a line through each target's worst subset per size. Right: a heat map of
+        each key's contribution (mean increase of ``measure``) per target."""
+        from .plot import plot_sweep
+
+        return plot_sweep(self, measure)
+
+    def to_dict(self) -> dict[str, Any]:
+        """keys, fixed_keys, targets and ``table`` rows as plain data (NaN is None)."""
+        return {
+            "keys": list(self.keys),
+            "fixed_keys": list(self.fixed_keys),
+            "targets": list(self.targets),
+            "table": json_rows(self.table),
+        }
+
+    def __repr__(self) -> str:
+        n = len({tuple(k) for k in self.table.column("keys").to_pylist()})
+        return (
+            f"<KeySweep keys={list(self.keys)!r} subsets={n} targets={list(self.targets)!r} "
+            f"rows={self.table.num_rows}>"
+        )
+
+
+def key_sweep(
+    original: Any,
+    synthetic: Any,
+    keys: str | Sequence[str],
+    targets: str | Sequence[str] | None = None,
+    *,
+    sizes: int | Sequence[int] | None = None,
+    fixed_keys: str | Sequence[str] = (),
+    engine: Any = None,
+    threads: int | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+    **options: Any,
+) -> KeySweep:
+    """The measures of ``disclosure()`` for every subset of ``keys`` and every target.
+
+    Args:
+        keys: the quasi-identifiers an intruder might hold (at least one).
+        targets: as :func:`discosql.disclosure_summary` (None: every synthetic column that is
+            not a key).
+        sizes: the subset sizes to sweep, counting the fixed keys (None: 1 .. len(keys)).
+        fixed_keys: keys in every subset (SDNist's stable quasi-identifiers).
+        options: disclosure_summary's options (not_targetlevs, use_targets_na,
+            ngroups_targets, exclude, use_keys_na, ngroups_keys, cont_na, denom_lim,
+            exclude_ov_denom_lim). Per-key options (use_keys_na, ngroups_keys) are aligned
+            with ``keys``; an exclusion applies to the subsets that hold its key.
+
+    Returns:
+        A :class:`KeySweep`. Each row equals ``disclosure(original, synthetic, keys=subset,
+        target=t, ...)`` with the options restricted to the subset.
+    """
+    problems: list[str] = []
+    key_list = column_names("keys", keys, problems)
+    fixed = column_names("fixed_keys", fixed_keys, problems) if fixed_keys else []
+    outside = [k for k in fixed if k not in key_list]
+    if outside:
+        problems.append(f"fixed_keys: {outside!r} are not among the keys {key_list!r}")
+    unknown = [o for o in options if o not in OPTIONS]
+    for o in unknown:
+        problems.append(
+            f"unknown option {o!r}{did_you_mean(o, OPTIONS)}; allowed: {', '.join(OPTIONS)}"
+        )
+    subsets = _subsets(key_list, fixed, sizes, problems)
+    if isinstance(targets, str):
+        targets = [targets]
+    if problems:
+        raise InputError(problems)
+    with open_engine(engine, threads=threads) as eng:
+        inputs = register_inputs(eng, original, synthetic)
+        specs = target_specs(inputs, key_list, targets, **options)
+        plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
+        rows: list[dict[str, Any]] = []
+        for p, cells, _ in counted(plans, progress):
+            rows += _sweep_target(p, cells, subsets)
+    table = pa.Table.from_pylist(rows, schema=SWEEP_SCHEMA)
+    return KeySweep(table, tuple(key_list), tuple(fixed), tuple(s.target for s in specs))
+
+
+def _subsets(
+    keys: list[str], fixed: list[str], sizes: Any, problems: list[str]
+) -> list[tuple[str, ...]]:
+    """Every subset of ``keys`` that holds ``fixed``, of the sizes asked, in key order."""
+    smallest = max(1, len(fixed))
+    if sizes is None:
+        wanted = list(range(smallest, len(keys) + 1))
+    else:
+        given = [sizes] if isinstance(sizes, int) else sizes
+        if not isinstance(given, Sequence) or not given or any(
+            isinstance(n, bool) or not isinstance(n, int) for n in given
+        ):  # fmt: skip
+            problems.append(f"sizes: expected subset sizes (integers), got {sizes!r}")
+            return []
+        bad = [n for n in given if not smallest <= n <= len(keys)]
+        if bad:
+            problems.append(
+                f"sizes: {bad!r} out of range; a subset holds {smallest} to {len(keys)} keys "
+                f"(the fixed keys count)"
+            )
+            return []
+        wanted = sorted(set(given))
+    free = [k for k in keys if k not in fixed]
+    out = []
+    for n in wanted:
+        for extra in itertools.combinations(free, n - len(fixed)):
+            chosen = set(fixed) | set(extra)
+            out.append(tuple(k for k in keys if k in chosen))
+    return out
+
+
+def restricted(spec: DisclosureSpec, subset: tuple[str, ...]) -> DisclosureSpec:
+    """The spec of ``disclosure()`` with the keys ``subset``: per-key options restricted to
+    it, exclusions of keys outside it dropped."""
+    index = [spec.keys.index(k) for k in subset]
+    ngroups = tuple(spec.ngroups_keys[i] for i in index) if spec.ngroups_keys else ()
+    return replace(
+        spec,
+        keys=subset,
+        use_keys_na=tuple(spec.use_keys_na[i] for i in index),
+        ngroups_keys=ngroups,
+        exclusions=tuple(e for e in spec.exclusions if e.key in subset),
+    )
+
+
+def _sweep_target(p: Plan, cells: Cells, subsets: list[tuple[str, ...]]) -> list[dict[str, Any]]:
+    """The rows of one target: its full cells kept as FULL, each subset aggregated from them."""
+    engine = p.inputs.engine
+    source = cells.sql or f"select * from {ident(BASE_CELLS)}"
+    engine.create_table(FULL, source, p.params, "stages/030_cells.sql.j2")
+    try:
+        return [row for subset in subsets for row in _subset_rows(p, cells, subset)]
+    finally:
+        engine.drop_table(FULL)
+
+
+def _subset_rows(p: Plan, cells: Cells, subset: tuple[str, ...]) -> list[dict[str, Any]]:
+    engine = p.inputs.engine
+    full = [cells.keys[p.spec.keys.index(k)] for k in subset]
+    radices = [int(p.params[k.radix]) for k in full if k.radix]
+    sub, n_words, coding = pack_keys(
+        [replace(k, alias=f"k_{i}", pos=i) for i, k in enumerate(full)], radices, tag="sk"
+    )
+    params = {**p.params, **coding}
+    template = "sweep/subset_cells.sql.j2"
+    pairs = [{"full": f, "sub": s} for f, s in zip(full, sub, strict=True)]
+    sql = render(template, engine.dialect, full=FULL, pairs=pairs, n_words=n_words)
+    qcols = [f"q_{w}" for w in range(n_words)]
+    if not engine.inline_cells:
+        engine.create_table(BASE_CELLS, sql, params, template)
+    sub_cells = Cells(qcols=qcols, keys=sub, target=cells.target,
+                      sql=sql if engine.inline_cells else None)  # fmt: skip
+    sub_plan = replace(p, spec=restricted(p.spec, subset), keys_ctx=sub, params=params)
+    try:
+        flag(sub_plan, sub_cells)
+        tables = measure_tables(sub_plan, sub_cells, ["ident", "attrib"])
+    finally:
+        engine.drop_table(CELLS)
+        if not engine.inline_cells:
+            engine.drop_table(BASE_CELLS)
+    ident_rows = tables["ident"].to_pylist()
+    attrib_rows = tables["attrib"].to_pylist()
+    return [
+        {"keys": list(subset), "n_keys": len(subset), "target": p.spec.target,
+         "synthesis": i["synthesis"], **{m: i[m] for m in IDENT}, **{m: a[m] for m in ATTRIB}}
+        for i, a in zip(ident_rows, attrib_rows, strict=True)
+    ]  # fmt: skip
