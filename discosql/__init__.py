@@ -31,6 +31,7 @@ from .results import DisclosureResult
 from .sdc_export import sdc_to_sql
 from .summary import DisclosureSummary, disclosure_summary
 from .sweep import KeySweep, key_sweep
+from .sweep_export import sweep_to_sql
 from .uniques import ReplicatedUniques, replicated_uniques
 from .version import __version__
 
@@ -68,6 +69,7 @@ __all__ = [
     "sdc_to_sql",
     "spark",
     "sqlite",
+    "sweep_to_sql",
     "taub_tcap",
     "to_sql",
 ]

@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from .engines import open_engine
+from .engines.base import Engine
 from .errors import InputError, did_you_mean
 from .inputs import register_inputs
 from .plan import Plan, plan
 from .results import AsData, json_rows
 from .spec import DisclosureSpec, column_names
-from .stages import BASE_CELLS, CELLS, Cells, counted, flag, measure_tables, pack_keys
+from .stages import BASE_CELLS, CELLS, Cells, counted, flag, pack_keys
 from .summary import target_specs
 from .templates import ident, render
 
@@ -68,6 +69,7 @@ OPTIONS = (
     "thresh_2way",
 )
 FULL = "__disco_sweep_full"
+MEASURES_TEMPLATE = "sweep/measures.sql.j2"
 
 
 @dataclass(frozen=True)
@@ -192,31 +194,41 @@ def key_sweep(
         A :class:`KeySweep`. Each row equals ``disclosure(original, synthetic, keys=subset,
         target=t, ...)`` with the options restricted to the subset.
     """
+    key_list, fixed, subsets, target_list = _checked(keys, targets, sizes, fixed_keys, options)
+    with open_engine(engine, threads=threads) as eng:
+        inputs = register_inputs(eng, original, synthetic)
+        specs = target_specs(inputs, key_list, target_list, **options)
+        plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
+        sink = Rows()
+        for p, cells, _ in counted(plans, progress):
+            sweep_target(p, cells, subsets, sink)
+    table = pa.Table.from_pylist(sink.rows, schema=SWEEP_SCHEMA)
+    return KeySweep(table, tuple(key_list), tuple(fixed), tuple(s.target for s in specs))
+
+
+def _checked(
+    keys: Any, targets: Any, sizes: Any, fixed_keys: Any, options: dict[str, Any]
+) -> tuple[list[str], list[str], list[tuple[str, ...]], list[str] | None]:
+    """The sweep's arguments checked before any data is read: keys, fixed keys, subsets,
+    targets (None: every non-key column)."""
     problems: list[str] = []
     key_list = column_names("keys", keys, problems)
     fixed = column_names("fixed_keys", fixed_keys, problems) if fixed_keys else []
     outside = [k for k in fixed if k not in key_list]
     if outside:
         problems.append(f"fixed_keys: {outside!r} are not among the keys {key_list!r}")
-    unknown = [o for o in options if o not in OPTIONS]
-    for o in unknown:
-        problems.append(
-            f"unknown option {o!r}{did_you_mean(o, OPTIONS)}; allowed: {', '.join(OPTIONS)}"
-        )
+    for o in options:
+        if o not in OPTIONS:
+            problems.append(
+                f"unknown option {o!r}{did_you_mean(o, OPTIONS)}; allowed: {', '.join(OPTIONS)}"
+            )
     subsets = _subsets(key_list, fixed, sizes, problems)
-    if isinstance(targets, str):
-        targets = [targets]
+    target_list = None
+    if targets is not None:
+        target_list = column_names("targets", targets, problems)
     if problems:
         raise InputError(problems)
-    with open_engine(engine, threads=threads) as eng:
-        inputs = register_inputs(eng, original, synthetic)
-        specs = target_specs(inputs, key_list, targets, **options)
-        plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
-        rows: list[dict[str, Any]] = []
-        for p, cells, _ in counted(plans, progress):
-            rows += _sweep_target(p, cells, subsets)
-    table = pa.Table.from_pylist(rows, schema=SWEEP_SCHEMA)
-    return KeySweep(table, tuple(key_list), tuple(fixed), tuple(s.target for s in specs))
+    return key_list, fixed, subsets, target_list
 
 
 def _subsets(
@@ -264,18 +276,33 @@ def restricted(spec: DisclosureSpec, subset: tuple[str, ...]) -> DisclosureSpec:
     )
 
 
-def _sweep_target(p: Plan, cells: Cells, subsets: list[tuple[str, ...]]) -> list[dict[str, Any]]:
-    """The rows of one target: its full cells kept as FULL, each subset aggregated from them."""
+class Rows:
+    """Where the measures of each subset go: read into Python (``rows``)."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict[str, Any]] = []
+
+    def add(self, engine: Engine, sql: str, params: dict[str, Any], keys: list[str]) -> None:
+        for row in engine.query(sql, params, MEASURES_TEMPLATE).to_pylist():
+            # a NULL measure is NaN (SQLite has no NaN), as in every result table
+            measures = {m: math.nan if row[m] is None else float(row[m]) for m in MEASURES}
+            self.rows.append({**row, **measures, "keys": keys})
+
+
+def sweep_target(p: Plan, cells: Cells, subsets: list[tuple[str, ...]], sink: Any) -> None:
+    """The measures of one target for every subset, to ``sink`` (its ``add(engine, sql,
+    params, keys)``): the target's full cells kept as FULL, each subset aggregated from them."""
     engine = p.inputs.engine
     source = cells.sql or f"select * from {ident(BASE_CELLS)}"
     engine.create_table(FULL, source, p.params, "stages/030_cells.sql.j2")
     try:
-        return [row for subset in subsets for row in _subset_rows(p, cells, subset)]
+        for subset in subsets:
+            _subset(p, cells, subset, sink)
     finally:
         engine.drop_table(FULL)
 
 
-def _subset_rows(p: Plan, cells: Cells, subset: tuple[str, ...]) -> list[dict[str, Any]]:
+def _subset(p: Plan, cells: Cells, subset: tuple[str, ...], sink: Any) -> None:
     engine = p.inputs.engine
     full = [cells.keys[p.spec.keys.index(k)] for k in subset]
     radices = [int(p.params[k.radix]) for k in full if k.radix]
@@ -294,15 +321,12 @@ def _subset_rows(p: Plan, cells: Cells, subset: tuple[str, ...]) -> list[dict[st
     sub_plan = replace(p, spec=restricted(p.spec, subset), keys_ctx=sub, params=params)
     try:
         flag(sub_plan, sub_cells)
-        tables = measure_tables(sub_plan, sub_cells, ["ident", "attrib"])
+        names = {"sweep_keys": ", ".join(subset), "sweep_n": len(subset),
+                 "sweep_target": p.spec.target}  # fmt: skip
+        sql = render(MEASURES_TEMPLATE, engine.dialect, cells=CELLS, subset="sweep_keys",
+                     n_keys="sweep_n", target="sweep_target")  # fmt: skip
+        sink.add(engine, sql, {**params, **names}, list(subset))
     finally:
         engine.drop_table(CELLS)
         if not engine.inline_cells:
             engine.drop_table(BASE_CELLS)
-    ident_rows = tables["ident"].to_pylist()
-    attrib_rows = tables["attrib"].to_pylist()
-    return [
-        {"keys": list(subset), "n_keys": len(subset), "target": p.spec.target,
-         "synthesis": i["synthesis"], **{m: i[m] for m in IDENT}, **{m: a[m] for m in ATTRIB}}
-        for i, a in zip(ident_rows, attrib_rows, strict=True)
-    ]  # fmt: skip

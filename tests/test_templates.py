@@ -11,7 +11,7 @@ import pytest
 import sqlglot
 
 import discosql as ds
-from discosql import assumptions, plan, protect, removal, stages, templates, uniques
+from discosql import assumptions, plan, protect, removal, stages, sweep, templates, uniques
 
 from . import oracle
 
@@ -41,7 +41,7 @@ def rendered() -> dict[str, str]:
         return sql
 
     mp = pytest.MonkeyPatch()
-    for module in (plan, stages, assumptions, uniques, protect, removal):
+    for module in (plan, stages, assumptions, uniques, protect, removal, sweep):
         mp.setattr(module, "render", spy)
     every_option: dict[str, Any] = {
         "keys": ["sex", "age", "income", "marital"],
@@ -69,6 +69,7 @@ def rendered() -> dict[str, str]:
         }  # fmt: skip
         ds.sdc(oracle.original_path(), syn, **sdc_kw)
         ds.sdc_to_sql(oracle.original_path(), syn, out_table="t_{synthesis}", **sdc_kw)
+        ds.key_sweep(oracle.original_path(), syn, ["sex", "age"], ["depress"], sizes=[1])
         empty = pa.table({"k": ["a", "", "b"], "t": ["x", "y", "x"]})
         with pytest.warns(ds.DiscoSQLWarning, match="empty strings"):
             ds.disclosure(empty, empty, keys=["k"], target="t")
