@@ -350,33 +350,44 @@ class Cells:
     sql: str | None = None
 
 
-def flag(p: Plan, cells: Cells) -> dict[str, Any]:
-    """Stage 040: the flagged cells of one target, as the table CELLS; returns the parameters
-    it was made with."""
-    spec, params = p.spec, p.params
-    engine = p.inputs.engine
-    flag_params: dict[str, Any] = {**params, "denom_lim": spec.denom_lim}
+def exclusion_context(p: Plan, cells: Cells) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The exclusion context of macros/exclusions for a planned target whose cells are
+    ``cells`` (not_targetlevs, drop_missing_target, keys_no_na, excludes, exclude_ov), and
+    the parameters it needs (the plan's, denom_lim, the levels named)."""
+    spec = p.spec
+    params: dict[str, Any] = {**p.params, "denom_lim": spec.denom_lim}
     ntl = []
     for i, lev in enumerate(spec.not_targetlev):
-        flag_params[f"ntl_{i}"] = lev
+        params[f"ntl_{i}"] = lev
         ntl.append(f"ntl_{i}")
     excludes = []
     by_name = {k.name: k for k in cells.keys}
     for i, ex in enumerate(spec.exclusions):
-        flag_params[f"ex_k{i}"] = ex.keylev
-        flag_params[f"ex_t{i}"] = ex.targetlev
+        params[f"ex_k{i}"] = ex.keylev
+        params[f"ex_t{i}"] = ex.targetlev
         excludes.append({"key": by_name[ex.key], "keylev": f"ex_k{i}", "targetlev": f"ex_t{i}"})
+    context = {
+        "not_targetlevs": ntl,
+        "drop_missing_target": not spec.use_target_na,
+        "keys_no_na": [k for k, use in zip(cells.keys, spec.use_keys_na, strict=True) if not use],
+        "excludes": excludes,
+        "exclude_ov": spec.exclude_ov_denom_lim,
+    }
+    return context, params
+
+
+def flag(p: Plan, cells: Cells) -> dict[str, Any]:
+    """Stage 040: the flagged cells of one target, as the table CELLS; returns the parameters
+    it was made with."""
+    engine = p.inputs.engine
+    context, flag_params = exclusion_context(p, cells)
     flags_ctx = {
         "cells": BASE_CELLS,
         "cells_sql": cells.sql,
         "qcols": cells.qcols,
         "keys": cells.keys,
         "target": cells.target,
-        "not_targetlevs": ntl,
-        "drop_missing_target": not spec.use_target_na,
-        "keys_no_na": [k for k, use in zip(cells.keys, spec.use_keys_na, strict=True) if not use],
-        "excludes": excludes,
-        "exclude_ov": spec.exclude_ov_denom_lim,
+        **context,
     }
     template = "stages/040_cell_flags.sql.j2"
     sql = render(template, engine.dialect, **flags_ctx)

@@ -3,11 +3,12 @@ target (NIST SDNist's k-DiSCO, sdcMicro's riskyCells up to maxDim), when the int
 are not known.
 
 How: the records are coded and counted once per target over the full key set (stages 010-030,
-shared with :func:`discosql.disclosure_summary`); a subset's cells are then an aggregation of
-the full cells, since a subset's key combination is a function of the full one
-(``sql_templates/sweep/subset_cells.sql.j2``: decode each code from the full q words, pack
-the subset's). Each subset's cells are flagged (stage 040) and measured like those of
-``disclosure()`` with that subset as keys, so every row equals that call.
+shared with :func:`discosql.disclosure_summary`) and kept as that target's cell table. A
+subset's key combination is a function of the full one, so its cells are an aggregation of
+the full cells (the keys outside it masked to code 0); every subset's exclusions, q margins
+and measures then come from one statement per target, with sums over q in place of stage
+040's join back of the margins (``sql_templates/sweep/measures.sql.j2``). Each row equals
+``disclosure()`` with that subset as keys (the tests check it to 1e-12).
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ from .engines import open_engine
 from .engines.base import Engine
 from .errors import InputError, did_you_mean
 from .inputs import register_inputs
-from .plan import Plan, plan
+from .plan import Column, Plan, plan
 from .results import AsData, json_rows
 from .spec import DisclosureSpec, column_names
-from .stages import BASE_CELLS, CELLS, Cells, counted, flag, pack_keys
+from .stages import BASE_CELLS, Cells, counted, exclusion_context
 from .summary import target_specs
 from .templates import ident, render
 
@@ -277,56 +278,62 @@ def restricted(spec: DisclosureSpec, subset: tuple[str, ...]) -> DisclosureSpec:
 
 
 class Rows:
-    """Where the measures of each subset go: read into Python (``rows``)."""
+    """Where the measures of each target go: read into Python (``rows``)."""
 
     def __init__(self) -> None:
         self.rows: list[dict[str, Any]] = []
 
-    def add(self, engine: Engine, sql: str, params: dict[str, Any], keys: list[str]) -> None:
-        for row in engine.query(sql, params, MEASURES_TEMPLATE).to_pylist():
+    def add(
+        self, engine: Engine, sql: str, params: dict[str, Any], subsets: dict[int, list[str]]
+    ) -> None:
+        """The rows of one target; ``subsets``: {sid: its keys}, in the sweep's order."""
+        rank = {sid: i for i, sid in enumerate(subsets)}
+        got = engine.query(sql, params, MEASURES_TEMPLATE).to_pylist()
+        got.sort(key=lambda r: (rank[int(r["sid"])], r["synthesis"]))
+        for row in got:
             # a NULL measure is NaN (SQLite has no NaN), as in every result table
             measures = {m: math.nan if row[m] is None else float(row[m]) for m in MEASURES}
-            self.rows.append({**row, **measures, "keys": keys})
+            self.rows.append({**row, **measures, "keys": subsets[int(row["sid"])]})
 
 
 def sweep_target(p: Plan, cells: Cells, subsets: list[tuple[str, ...]], sink: Any) -> None:
     """The measures of one target for every subset, to ``sink`` (its ``add(engine, sql,
-    params, keys)``): the target's full cells kept as FULL, each subset aggregated from them."""
+    params, subsets)``): the target's full cells kept as FULL, every subset measured from them
+    in one statement (sweep/measures)."""
     engine = p.inputs.engine
     source = cells.sql or f"select * from {ident(BASE_CELLS)}"
     engine.create_table(FULL, source, p.params, "stages/030_cells.sql.j2")
     try:
-        for subset in subsets:
-            _subset(p, cells, subset, sink)
+        context, params = exclusion_context(p, cells)
+        subs = []
+        by_sid: dict[int, list[str]] = {}
+        for i, subset in enumerate(subsets):
+            held = [cells.keys[p.spec.keys.index(k)] for k in subset]
+            sid = sum(2**k.pos for k in held)  # the bitmask of the keys it holds
+            params[f"sweep_{i}"] = ", ".join(subset)
+            by_sid[sid] = list(subset)
+            subs.append({"sid": sid, "aliases": [k.alias for k in held],
+                         "name": f"sweep_{i}", "n": len(subset)})  # fmt: skip
+        _parents(subs, cells.keys, p.params)
+        params["sweep_target"] = p.spec.target
+        sql = render(MEASURES_TEMPLATE, engine.dialect, full=FULL, keys=cells.keys,
+                     qcols=cells.qcols, subsets=subs, target=cells.target,
+                     target_name="sweep_target", **context)  # fmt: skip
+        sink.add(engine, sql, params, by_sid)
     finally:
         engine.drop_table(FULL)
 
 
-def _subset(p: Plan, cells: Cells, subset: tuple[str, ...], sink: Any) -> None:
-    engine = p.inputs.engine
-    full = [cells.keys[p.spec.keys.index(k)] for k in subset]
-    radices = [int(p.params[k.radix]) for k in full if k.radix]
-    sub, n_words, coding = pack_keys(
-        [replace(k, alias=f"k_{i}", pos=i) for i, k in enumerate(full)], radices, tag="sk"
-    )
-    params = {**p.params, **coding}
-    template = "sweep/subset_cells.sql.j2"
-    pairs = [{"full": f, "sub": s} for f, s in zip(full, sub, strict=True)]
-    sql = render(template, engine.dialect, full=FULL, pairs=pairs, n_words=n_words)
-    qcols = [f"q_{w}" for w in range(n_words)]
-    if not engine.inline_cells:
-        engine.create_table(BASE_CELLS, sql, params, template)
-    sub_cells = Cells(qcols=qcols, keys=sub, target=cells.target,
-                      sql=sql if engine.inline_cells else None)  # fmt: skip
-    sub_plan = replace(p, spec=restricted(p.spec, subset), keys_ctx=sub, params=params)
-    try:
-        flag(sub_plan, sub_cells)
-        names = {"sweep_keys": ", ".join(subset), "sweep_n": len(subset),
-                 "sweep_target": p.spec.target}  # fmt: skip
-        sql = render(MEASURES_TEMPLATE, engine.dialect, cells=CELLS, subset="sweep_keys",
-                     n_keys="sweep_n", target="sweep_target")  # fmt: skip
-        sink.add(engine, sql, {**params, **names}, list(subset))
-    finally:
-        engine.drop_table(CELLS)
-        if not engine.inline_cells:
-            engine.drop_table(BASE_CELLS)
+def _parents(subs: list[dict[str, Any]], keys: Sequence[Column], params: dict[str, Any]) -> None:
+    """Each subset's cells are aggregated from a swept superset with one key more (fewer
+    cells to read than the full key set's), the one whose extra key has the fewest levels;
+    from the full cells when there is none. Sets ``parent`` (a CTE name or None) and orders
+    ``subs`` so that parents come first."""
+    radix = {2**k.pos: int(params[k.radix]) for k in keys if k.radix}
+    swept = {s["sid"] for s in subs}
+    subs.sort(key=lambda s: -bin(s["sid"]).count("1"))  # supersets first (stable)
+    for s in subs:
+        options = [
+            (r, bit) for bit, r in radix.items() if not s["sid"] & bit and s["sid"] | bit in swept
+        ]
+        s["parent"] = f"__disco_c{s['sid'] | min(options)[1]}" if options else None

@@ -24,7 +24,7 @@ from .inputs import register_inputs
 from .plan import plan
 from .stages import counted, decide_radices
 from .summary import target_specs
-from .sweep import MEASURES_TEMPLATE, _checked, sweep_target
+from .sweep import MEASURES_TEMPLATE, SWEEP_SCHEMA, _checked, sweep_target
 from .templates import ident
 from .version import __version__
 
@@ -38,7 +38,9 @@ class ScriptRows:
     def __init__(self) -> None:
         self.created = False
 
-    def add(self, engine: Engine, sql: str, params: dict[str, Any], keys: list[str]) -> None:
+    def add(
+        self, engine: Engine, sql: str, params: dict[str, Any], subsets: dict[int, list[str]]
+    ) -> None:
         if not self.created:
             engine.create_table(ROWS, sql, params, MEASURES_TEMPLATE)
             self.created = True
@@ -83,7 +85,8 @@ def sweep_to_sql(
         for p, cells, _ in counted([_retarget(p, script, sources) for p in plans]):
             sweep_target(p, cells, subsets, sink)
         script.execute(
-            f"SELECT * FROM {ident(ROWS)} ORDER BY target, n_keys, keys, synthesis",
+            f"SELECT {', '.join(ident(c) for c in SWEEP_SCHEMA.names)} FROM {ident(ROWS)} "
+            "ORDER BY target, n_keys, keys, synthesis",
             {},
             "key sweep: every subset's measures",
         )
