@@ -313,16 +313,26 @@ def _sweep(args: argparse.Namespace, progress: Progress) -> None:
             sizes = [int(n) for n in args.sizes]
         except ValueError:
             raise UsageError(f"--sizes: expected integers, got {','.join(args.sizes)!r}") from None
-    sw = key_sweep(
-        args.original,
-        args.synthetic,
-        targets=args.targets,
-        sizes=sizes,
-        fixed_keys=args.fixed_keys or (),
-        progress=progress.step,
+    if args.sql is None and (args.original_table or args.synthetic_tables
+                             or args.dialect != "duckdb"):  # fmt: skip
+        raise UsageError("--dialect/--original-table/--synthetic-tables: only with --sql")
+    if args.sql is not None and (args.plot or args.worst or args.out):
+        raise UsageError("--plot/--worst/--out: not with --sql (the script prints the table)")
+    kwargs = {
+        "targets": args.targets,
+        "sizes": sizes,
+        "fixed_keys": args.fixed_keys or (),
         **_targets_kwargs(args),
         **_common_kwargs(args),
-    )
+    }
+    if args.sql is not None:
+        from .sweep_export import sweep_to_sql
+
+        script = sweep_to_sql(args.original, args.synthetic, dialect=args.dialect,
+                              tables=_script_tables(args), **kwargs)  # fmt: skip
+        args.sql.write_text(script)
+        return
+    sw = key_sweep(args.original, args.synthetic, progress=progress.step, **kwargs)
     if args.plot is not None:
         sw.plot(args.measure).savefig(args.plot, dpi=150)
     table = sw.table if args.worst is None else sw.worst(args.worst, args.measure)

@@ -361,6 +361,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print only the K riskiest subsets per target (by --measure)")  # fmt: skip
     w.add_argument("--measure", default="DiSCO", help="the measure --worst and --plot rank by "
                    "(default DiSCO)")  # fmt: skip
+    w.add_argument("--sql", type=Path, default=None, metavar="FILE",
+                   help="write the sweep as a SQL script to FILE, not run it")  # fmt: skip
+    w.add_argument("--dialect", default="duckdb", choices=DIALECTS,
+                   help="with --sql: the script's dialect (default: duckdb)")  # fmt: skip
+    w.add_argument("--original-table", default=None, metavar="NAME",
+                   help="with --sql: the table the script reads as the original data")  # fmt: skip
+    w.add_argument("--synthetic-tables", type=csv_list, default=None, metavar="NAME[,NAME...]",
+                   help="with --sql: the tables the script reads as the syntheses")  # fmt: skip
     w.add_argument("--plot", type=Path, default=None, metavar="FILE.png|.svg",
                    help="save the sweep plot (risk by number of keys, key heat map)")  # fmt: skip
     return p

@@ -16,8 +16,8 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pyarrow as pa
 
@@ -27,7 +27,7 @@ from .errors import InputError, did_you_mean
 from .inputs import register_inputs
 from .plan import Column, Plan, plan
 from .results import AsData, json_rows
-from .spec import DisclosureSpec, column_names
+from .spec import column_names
 from .stages import BASE_CELLS, Cells, counted, exclusion_context
 from .summary import target_specs
 from .templates import ident, render
@@ -263,18 +263,12 @@ def _subsets(
     return out
 
 
-def restricted(spec: DisclosureSpec, subset: tuple[str, ...]) -> DisclosureSpec:
-    """The spec of ``disclosure()`` with the keys ``subset``: per-key options restricted to
-    it, exclusions of keys outside it dropped."""
-    index = [spec.keys.index(k) for k in subset]
-    ngroups = tuple(spec.ngroups_keys[i] for i in index) if spec.ngroups_keys else ()
-    return replace(
-        spec,
-        keys=subset,
-        use_keys_na=tuple(spec.use_keys_na[i] for i in index),
-        ngroups_keys=ngroups,
-        exclusions=tuple(e for e in spec.exclusions if e.key in subset),
-    )
+class Sink(Protocol):
+    """Where the measures of each target go (:class:`Rows`, or an exported script's table)."""
+
+    def add(
+        self, engine: Engine, sql: str, params: dict[str, Any], subsets: dict[int, list[str]]
+    ) -> None: ...
 
 
 class Rows:
@@ -296,7 +290,7 @@ class Rows:
             self.rows.append({**row, **measures, "keys": subsets[int(row["sid"])]})
 
 
-def sweep_target(p: Plan, cells: Cells, subsets: list[tuple[str, ...]], sink: Any) -> None:
+def sweep_target(p: Plan, cells: Cells, subsets: list[tuple[str, ...]], sink: Sink) -> None:
     """The measures of one target for every subset, to ``sink`` (its ``add(engine, sql,
     params, subsets)``): the target's full cells kept as FULL, every subset measured from them
     in one statement (sweep/measures)."""

@@ -406,3 +406,22 @@ def test_sweep_scripts_parse_and_are_portable(dialect: str) -> None:
         if construct == "concat()" and dialect == "trino":
             continue  # sqlglot writes Trino's || as CONCAT, which Trino runs
         assert not re.search(pattern, body, re.IGNORECASE), f"{construct} in {dialect}"
+
+
+def test_cli_sweep_sql(sd2011: tuple[str, list[str]], tmp_path: Path,
+                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    from discosql.cli import main
+
+    from .test_export import _run_shell
+
+    o, syn = sd2011
+    script = tmp_path / "sweep.sql"
+    base = ["sweep", o, *syn, "--keys", "sex,age,region", "--targets", "depress"]
+    assert main([*base, "--sql", str(script)]) == 0, capsys.readouterr().err
+    tables = _run_shell(script.read_text(), tmp_path)
+    api = key_sweep(o, syn, ["sex", "age", "region"], ["depress"])
+    _assert_script_rows(tables[0], api)
+    for extra, message in ((["--dialect", "postgres"], "only with --sql"),
+                           (["--sql", str(script), "--worst", "2"], "not with --sql")):  # fmt: skip
+        assert main([*base, *extra]) == 2
+        assert message in capsys.readouterr().err
