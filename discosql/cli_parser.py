@@ -173,6 +173,18 @@ def _add_common(p: argparse.ArgumentParser, outputs: bool = True, measures: bool
     p.add_argument("--out", type=Path, default=None, help="write the output to FILE (not stdout)")
 
 
+def _add_script_options(p: argparse.ArgumentParser, what: str) -> None:
+    """--sql FILE and what the script reads (sdc, sweep)."""
+    p.add_argument("--sql", type=Path, default=None, metavar="FILE",
+                   help=f"write {what} as one SQL script to FILE, not run it")  # fmt: skip
+    p.add_argument("--dialect", default="duckdb", choices=DIALECTS,
+                   help="with --sql: the script's dialect (default: duckdb)")  # fmt: skip
+    p.add_argument("--original-table", default=None, metavar="NAME",
+                   help="with --sql: the table the script reads as the original data")  # fmt: skip
+    p.add_argument("--synthetic-tables", type=csv_list, default=None, metavar="NAME[,NAME...]",
+                   help="with --sql: the tables the script reads as the syntheses")  # fmt: skip
+
+
 def _add_targets_options(s: argparse.ArgumentParser) -> None:
     """disclosure_summary's per-target options (summary, sweep)."""
     s.add_argument(
@@ -312,15 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the tables' name (with {synthesis} when there are several): in "
                    "--out FILE.duckdb, or in the database of --engine postgres/spark")  # fmt: skip
     c.add_argument("--overwrite", action="store_true", help="replace existing files or tables")
-    c.add_argument("--sql", type=Path, default=None, metavar="FILE",
-                   help="write the step as one SQL script to FILE instead of running it "
-                   "(CREATE TABLE --out-table AS ...; duckdb scripts may --out files)")  # fmt: skip
-    c.add_argument("--dialect", default="duckdb", choices=DIALECTS,
-                   help="with --sql: the script's dialect (default: duckdb)")  # fmt: skip
-    c.add_argument("--original-table", default=None, metavar="NAME",
-                   help="with --sql: the table the script reads as the original data")  # fmt: skip
-    c.add_argument("--synthetic-tables", type=csv_list, default=None, metavar="NAME[,NAME...]",
-                   help="with --sql: the tables the script reads as the syntheses")  # fmt: skip
+    _add_script_options(c, "the step (CREATE TABLE --out-table AS ...; duckdb scripts may --out "
+                        "files)")  # fmt: skip
 
     s = sub.add_parser("summary", help="many targets at once (synthpop multi.disclosure())")
     _add_common(s)
@@ -361,14 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print only the K riskiest subsets per target (by --measure)")  # fmt: skip
     w.add_argument("--measure", default="DiSCO", help="the measure --worst and --plot rank by "
                    "(default DiSCO)")  # fmt: skip
-    w.add_argument("--sql", type=Path, default=None, metavar="FILE",
-                   help="write the sweep as a SQL script to FILE, not run it")  # fmt: skip
-    w.add_argument("--dialect", default="duckdb", choices=DIALECTS,
-                   help="with --sql: the script's dialect (default: duckdb)")  # fmt: skip
-    w.add_argument("--original-table", default=None, metavar="NAME",
-                   help="with --sql: the table the script reads as the original data")  # fmt: skip
-    w.add_argument("--synthetic-tables", type=csv_list, default=None, metavar="NAME[,NAME...]",
-                   help="with --sql: the tables the script reads as the syntheses")  # fmt: skip
+    _add_script_options(w, "the sweep")
     w.add_argument("--plot", type=Path, default=None, metavar="FILE.png|.svg",
                    help="save the sweep plot (risk by number of keys, key heat map)")  # fmt: skip
     return p

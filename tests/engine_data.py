@@ -95,3 +95,34 @@ def assert_value(u: Any, v: Any, where: str, rel: float = 1e-12) -> None:
     else:
         same = u == v
     assert same, f"{where}: {u!r} != {v!r}"
+
+
+def run_postgres_script(dsn: str, script: str) -> list[list[dict[str, Any]]]:
+    """Run an exported PostgreSQL script statement by statement; each query's rows."""
+    import psycopg
+    import sqlglot
+
+    results = []
+    with psycopg.connect(dsn, autocommit=True) as con:
+        for statement in sqlglot.parse(script, read="postgres"):
+            if statement is None:
+                continue
+            cur = con.execute(statement.sql("postgres"))
+            if isinstance(statement, sqlglot.exp.Query) and cur.description is not None:
+                cols = [d.name for d in cur.description]
+                results.append([dict(zip(cols, r, strict=True)) for r in cur.fetchall()])
+    return results
+
+
+def run_spark_script(spark: Any, script: str) -> list[list[dict[str, Any]]]:
+    """Run an exported Spark SQL script statement by statement; each query's rows."""
+    import sqlglot
+
+    results = []
+    for statement in sqlglot.parse(script, read="spark"):
+        if statement is None:
+            continue
+        df = spark.sql(statement.sql("spark"))
+        if isinstance(statement, sqlglot.exp.Query):
+            results.append(df.toArrow().to_pylist())
+    return results

@@ -151,17 +151,8 @@ def test_postgres_runs_its_sdc_export(pg_dsn: str) -> None:
     script = ds.sdc_to_sql(tables["orig"], [tables["syn_1"], tables["syn_2"]],
                            dialect="postgres", tables=names, out_table="sdcx.safe_{synthesis}",
                            **KW)  # fmt: skip
-    removed = []
-    with psycopg.connect(pg_dsn, autocommit=True) as con:
-        for statement in sqlglot.parse(script, read="postgres"):
-            if statement is None:
-                continue
-            cur = con.execute(statement.sql("postgres"))
-            if isinstance(statement, sqlglot.exp.Query) and cur.description is not None:
-                cols = [d.name for d in cur.description]
-                rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
-                if "reason" in cols:
-                    removed = rows
+    removed = next(r for r in engine_data.run_postgres_script(pg_dsn, script) if "reason" in r[0])
+    with psycopg.connect(pg_dsn) as con:
         written = []
         for j in (1, 2):
             cur = con.execute(f"SELECT * FROM sdcx.safe_{j}")
@@ -184,13 +175,7 @@ def test_spark_runs_its_sdc_export(spark: Any, tmp_path: Path) -> None:
     script = ds.sdc_to_sql(tables["orig"], [tables["syn_1"], tables["syn_2"]],
                            dialect="spark", tables=names, out_table="sdcx.safe_{synthesis}",
                            **KW)  # fmt: skip
-    removed: list[dict[str, Any]] = []
-    for statement in sqlglot.parse(script, read="spark"):
-        if statement is None:
-            continue
-        df = spark.sql(statement.sql("spark"))
-        if isinstance(statement, sqlglot.exp.Query) and "reason" in df.columns:
-            removed = df.toArrow().to_pylist()
+    removed = next(r for r in engine_data.run_spark_script(spark, script) if "reason" in r[0])
     ref = _api(tables)
     assert _removed(removed) == _removed(ref.removed.to_pylist())
     for j, want in enumerate(ref.synthetic, start=1):

@@ -322,28 +322,15 @@ def test_datafusion_runs_its_sweep_export(swept: ds.KeySweep, tmp_path: Path) ->
 
 
 def test_postgres_runs_its_sweep_export(pg_dsn: str, swept: ds.KeySweep) -> None:
-    import psycopg
-    import sqlglot
-
     engine_data.load_postgres(pg_dsn, engine_data.oracle_tables())
     names = {"original": "sd2011", "synthetic": ["syn_1", "syn_2"]}
     script = ds.sweep_to_sql("sd2011", ["syn_1", "syn_2"], KEYS, TARGETS, dialect="postgres",
                              tables=names, engine=pg_dsn, **OPTIONS)  # fmt: skip
-    rows: list[dict[str, Any]] = []
-    with psycopg.connect(pg_dsn, autocommit=True) as con:
-        for statement in sqlglot.parse(script, read="postgres"):
-            if statement is None:
-                continue
-            cur = con.execute(statement.sql("postgres"))
-            if isinstance(statement, sqlglot.exp.Query) and cur.description is not None:
-                cols = [d.name for d in cur.description]
-                rows = [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+    rows = engine_data.run_postgres_script(pg_dsn, script)[-1]
     _assert_script_rows(rows, swept)
 
 
 def test_spark_runs_its_sweep_export(spark: Any, tmp_path: Path, swept: ds.KeySweep) -> None:
-    import sqlglot
-
     paths = engine_data.write_parquet(tmp_path, engine_data.oracle_tables())
     spark.sql("CREATE DATABASE IF NOT EXISTS sweepx")
     for n in ("sd2011", "syn_1", "syn_2"):
@@ -351,13 +338,7 @@ def test_spark_runs_its_sweep_export(spark: Any, tmp_path: Path, swept: ds.KeySw
     names = {"original": "sweepx.sd2011", "synthetic": ["sweepx.syn_1", "sweepx.syn_2"]}
     script = ds.sweep_to_sql(paths["sd2011"], [paths["syn_1"], paths["syn_2"]], KEYS, TARGETS,
                              dialect="spark", tables=names, **OPTIONS)  # fmt: skip
-    rows: list[dict[str, Any]] = []
-    for statement in sqlglot.parse(script, read="spark"):
-        if statement is None:
-            continue
-        df = spark.sql(statement.sql("spark"))
-        if isinstance(statement, sqlglot.exp.Query):
-            rows = df.toArrow().to_pylist()
+    rows = engine_data.run_spark_script(spark, script)[-1]
     _assert_script_rows(rows, swept)
 
 
