@@ -27,6 +27,7 @@ from .errors import (
 )
 from .export import to_sql
 from .protect import SdcResult, sdc
+from .report import Report, report
 from .results import DisclosureResult
 from .sdc_export import sdc_to_sql
 from .summary import DisclosureSummary, disclosure_summary
@@ -47,6 +48,7 @@ __all__ = [
     "InputError",
     "KeySweep",
     "ReplicatedUniques",
+    "Report",
     "SchemaError",
     "SdcResult",
     "TaubTCAP",
@@ -65,6 +67,7 @@ __all__ = [
     "key_sweep",
     "postgres",
     "replicated_uniques",
+    "report",
     "sdc",
     "sdc_to_sql",
     "spark",

@@ -300,6 +300,42 @@ def _summary(args: argparse.Namespace, progress: Progress) -> None:
     _write(s.table, str(s), args.format, args.out)
 
 
+def _report(args: argparse.Namespace) -> None:
+    from .report import report
+
+    thresholds: dict[str, float] = {}
+    for item in args.threshold or []:
+        measure, sep, value = item.partition("=")
+        try:
+            thresholds[measure] = float(value)
+        except ValueError:
+            raise UsageError(f"--threshold: expected MEASURE=PERCENT, got {item!r}") from None
+        if not sep:
+            raise UsageError(f"--threshold: expected MEASURE=PERCENT, got {item!r}")
+    sdc = None
+    if args.sdc is not None:
+        sdc = {
+            f"rm_{'replicated_uniques' if args.sdc == 'replicated' else 'uniques_in_orig'}": True
+        }
+    rep = report(
+        args.original,
+        args.synthetic,
+        targets=args.targets,
+        control=args.control,
+        sweep=True if args.sweep else None,
+        sdc=sdc,
+        thresholds=thresholds or None,
+        mode=args.mode,
+        **_targets_kwargs(args),
+        **_common_kwargs(args),
+    )
+    rep.save(args.out)
+    if args.json is not None:
+        args.json.write_text(rep.to_json(), encoding="utf-8")
+    written = [str(args.out), *([str(args.json)] if args.json else [])]
+    sys.stdout.write(f"Report written: {', '.join(written)}\n")
+
+
 def _sweep(args: argparse.Namespace, progress: Progress) -> None:
     from .sweep import MEASURES, key_sweep
 
@@ -361,6 +397,7 @@ def _output_problems(args: argparse.Namespace) -> list[str]:
     for flag, path in (
         ("--out", getattr(args, "out", None)),
         ("--plot", getattr(args, "plot", None)),
+        ("--json", getattr(args, "json", None)),
     ):
         if path is None:
             continue
@@ -449,6 +486,8 @@ def _run(args: argparse.Namespace, progress: Progress) -> None:
         _sdc(args)
     elif args.command == "sweep":
         _sweep(args, progress)
+    elif args.command == "report":
+        _report(args)
     else:
         _summary(args, progress)
 

@@ -73,6 +73,13 @@ class SdcResult(AsData):
     before: DisclosureSummary | None = None
     after: DisclosureSummary | None = None
 
+    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
+        tables = [("records removed", self.removed), ("values recoded", self.recoded)]
+        if self.before is not None and self.after is not None:
+            tables += [("before", self.before.table), ("after", self.after.table)]
+        notes = [f"written: {', '.join(self.out)}"] if self.out else []
+        return f"sdc(): keys {', '.join(self.keys)}", [t for t in tables if t[1].num_rows], notes
+
     def to_dict(self) -> dict[str, Any]:
         """keys, removed and recoded as plain data (the syntheses themselves are not)."""
         return {

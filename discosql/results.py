@@ -122,7 +122,8 @@ def to_json(data: dict[str, Any], indent: int | None) -> str:
 
 
 class AsData:
-    """A result's ``to_json()``: its ``to_dict()`` as JSON text."""
+    """A result's ``to_json()`` (its ``to_dict()`` as JSON text) and its notebook view
+    (``_repr_html_``: the parts of :meth:`html_parts`, rendered by the report's macros)."""
 
     def to_dict(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -130,6 +131,16 @@ class AsData:
     def to_json(self, indent: int | None = 1) -> str:
         """:meth:`to_dict` as JSON text."""
         return to_json(self.to_dict(), indent)
+
+    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
+        """A title, captioned tables and notes for the notebook view."""
+        plain_rows = {k: v for k, v in self.to_dict().items() if not isinstance(v, dict | list)}
+        return type(self).__name__, [("", pa.Table.from_pylist([plain_rows]))], []
+
+    def _repr_html_(self) -> str:
+        from .htmlrender import fragment
+
+        return fragment(*self.html_parts())
 
 
 @dataclass(frozen=True)
@@ -164,6 +175,11 @@ class DisclosureResult(AsData):
     check_2way: pa.Table
     groupings: dict[str, Grouping] = field(default_factory=dict)
     n_original: int = 0
+
+    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
+        title = f"disclosure(): target {self.target!r}, keys {', '.join(self.keys)}"
+        tables = [(t.name, getattr(self, t.name)) for t in RESULT_TABLES]
+        return title, [(n, t) for n, t in tables if t.num_rows], [self.check1, self.check2]
 
     @property
     def m(self) -> int:

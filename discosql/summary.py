@@ -69,6 +69,10 @@ class DisclosureSummary(AsData):
             "results": {t: r.to_dict() for t, r in self.results.items()},
         }
 
+    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
+        title = f"disclosure_summary(): keys {', '.join(self.keys)}, m = {self.m}"
+        return title, [("lowest attribute risk first", self.table)], []
+
     def plot(self) -> Figure:
         """synthpop's comparison plot: original and synthetic measure per target, x 0 to 100."""
         from .plot import plot_summary

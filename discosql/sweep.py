@@ -148,6 +148,13 @@ class KeySweep(AsData):
 
         return plot_sweep(self, measure)
 
+    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
+        worst = self.worst(5)
+        names = [", ".join(k) for k in worst.column("keys").to_pylist()]
+        shown = worst.set_column(1, "keys", pa.array(names, pa.string()))
+        title = f"key_sweep(): keys {', '.join(self.keys)}"
+        return title, [("the five riskiest subsets per target by DiSCO", shown)], [repr(self)]
+
     def to_dict(self) -> dict[str, Any]:
         """keys, fixed_keys, targets and ``table`` rows as plain data (NaN is None)."""
         return {

@@ -62,6 +62,10 @@ class ReplicatedUniques(AsData):
     flags: pa.Table
     keys: tuple[str, ...]
 
+    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
+        title = f"replicated_uniques(): keys {', '.join(self.keys)}"
+        return title, [("", self.table)], [f"{self.flags.num_rows} flagged synthetic records"]
+
     def to_dict(self) -> dict[str, Any]:
         """keys, ``table`` and ``flags`` rows as plain data (NaN is None)."""
         return {

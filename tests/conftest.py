@@ -1,9 +1,10 @@
 """Session-wide engines: a PostgreSQL server and a Spark session, started once, on demand.
 
 Every test that uses the ``pg_dsn`` fixture (directly or through another fixture) is marked
-``postgres``, every test that uses ``spark`` is marked ``spark``; the default run (pyproject's
-addopts) deselects both. ``python -m pytest -m ""`` runs everything, ``-m "postgres or spark"``
-only the engine tests.
+``postgres``, every test that uses ``spark`` is marked ``spark``, every test that uses
+``chromium`` (the system's browser) is marked ``browser``; the default run (pyproject's addopts)
+deselects all three. ``python -m pytest -m ""`` runs everything, ``-m "postgres or spark or
+browser"`` only the tests that need them.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ settings.register_profile("ci", max_examples=2000, deadline=None)
 settings.load_profile("dev")
 
 # marker -> the session fixture that starts its engine
-ENGINE_MARKERS = {"postgres": "pg_dsn", "spark": "spark"}
+ENGINE_MARKERS = {"postgres": "pg_dsn", "spark": "spark", "browser": "chromium"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
@@ -46,6 +47,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pg_dsn() -> Iterator[str]:
     with servers.postgres_server() as dsn:
         yield dsn
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """The system's Chromium (Debian's package; .ci/run installs it), for the report's browser
+    test."""
+    import shutil
+
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert found, "Chromium is missing: apt-get install chromium (.ci/run installs it)"
+    return found
 
 
 @pytest.fixture(scope="session")

@@ -28,6 +28,9 @@ def test_wheel_installs_and_runs_the_demo(tmp_path: Path) -> None:
     assert templates
     assert {f"discosql/{t}" for t in templates} <= names
     assert "discosql/data/sd2011.parquet" in names
+    html = {p.relative_to(ROOT).as_posix() for p in (ROOT / "discosql" / "html").glob("*.j2")}
+    assert html
+    assert html <= names  # the report's templates
 
     # a fresh venv with the wheel, installed by this environment's pip (no ensurepip in the new
     # venv); the dependencies come from this environment via a .pth file
@@ -66,6 +69,14 @@ def test_wheel_installs_and_runs_the_demo(tmp_path: Path) -> None:
     )
     assert out.returncode == 0, out.stderr
     assert "Synthesis 1 matches all 17 published synthpop values" in out.stdout
+    report = subprocess.run(
+        [py, "-c", "import discosql as ds, pathlib; d = pathlib.Path(ds.__file__).parent / "
+         "'data'; r = ds.report(str(d / 'sd2011.parquet'), str(d / 'syn_1.parquet'), "
+         "['sex', 'age'], ['depress']); print(r.html[:15])"],
+        cwd=elsewhere, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert report.returncode == 0, report.stderr
+    assert report.stdout.startswith("<!DOCTYPE html>")
     where = subprocess.run(
         [py, "-c", "import discosql; print(discosql.__file__)"],
         cwd=elsewhere,

@@ -1,0 +1,250 @@
+"""report(): the release report. Its numbers equal the API's (in the content and in the HTML
+tables), external mode withholds level names, small counts and paths, arguments are checked
+before any data is read, the CLI writes HTML and JSON, every result has a notebook view from
+the same macros, and headless Chromium loads the page with no console error and no network
+request, takes a screenshot and prints a PDF with every section."""
+
+from __future__ import annotations
+
+import json
+import math
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+import discosql as ds
+
+DATA = Path(ds.__file__).parent / "data"
+KEYS = ["sex", "age", "region", "placesize"]
+TARGETS = ["depress", "ls", "marital", "workab"]
+SECTIONS = ["Provenance", "Labelling and structure", "Summary", "Per target", "CAP family",
+            "Key sweep", "Protection (sdc)", "Definitions", "Appendix: the SQL script"]  # fmt: skip
+
+
+def _paths() -> tuple[str, list[str]]:
+    return str(DATA / "sd2011.parquet"), [str(DATA / f"syn_{j}.parquet") for j in (1, 2)]
+
+
+@pytest.fixture(scope="module")
+def control(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A stand-in holdout: every other record of synthesis 3 (the tests need a third data set
+    from the same population, not a true holdout)."""
+    t = pq.read_table(DATA / "syn_3.parquet")
+    path = tmp_path_factory.mktemp("control") / "control.parquet"
+    pq.write_table(t.take(list(range(0, t.num_rows, 2))), path)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def rep(control: str) -> ds.Report:
+    o, syn = _paths()
+    return ds.report(o, syn, KEYS, TARGETS, control=control, sweep=True,
+                     sdc={"rm_replicated_uniques": True},
+                     thresholds={"repU": 5.0, "DiSCO": 20.0}, ngroups_targets=5)  # fmt: skip
+
+
+class _Tables(HTMLParser):
+    """The text of every table cell, per table, keyed by the table's caption."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, list[list[str]]] = {}
+        self._caption: str | None = None
+        self._in: str | None = None
+        self._rows: list[list[str]] = []
+
+    def handle_starttag(self, tag: str, attrs: Any) -> None:
+        if tag == "table":
+            self._rows, self._caption = [], ""
+        elif tag == "tr":
+            self._rows.append([])
+        elif tag in ("td", "th", "caption"):
+            self._in = tag
+            if tag != "caption":
+                self._rows[-1].append("")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self.tables[self._caption or f"table {len(self.tables)}"] = self._rows
+        if tag in ("td", "th", "caption"):
+            self._in = None
+
+    def handle_data(self, data: str) -> None:
+        if self._in == "caption":
+            self._caption = (self._caption or "") + data
+        elif self._in in ("td", "th"):
+            self._rows[-1][-1] += data
+
+
+def _tables(html: str) -> dict[str, list[list[str]]]:
+    parser = _Tables()
+    parser.feed(html)
+    return parser.tables
+
+
+def test_the_numbers_are_the_apis(rep: ds.Report, control: str) -> None:
+    o, syn = _paths()
+    summary = ds.disclosure_summary(o, syn, KEYS, TARGETS, ngroups_targets=5)
+    assert rep.content["summary"]["table"] == json.loads(json.dumps(summary.to_dict()["table"]))
+    for target, res in summary.results.items():
+        got = rep.content["targets"][target]
+        assert got["ident"] == res.to_dict()["tables"]["ident"]
+        assert got["attrib"] == res.to_dict()["tables"]["attrib"]
+    # the HTML tables show the same numbers (two decimals)
+    html_rows = _tables(rep.html)[
+        "disclosure_summary, lowest attribute risk first (means over the syntheses)"
+    ]
+    header, body = html_rows[0], html_rows[1:]
+    assert [r[header.index("target")] for r in body] == summary.table.column("target").to_pylist()
+    for row, want in zip(body, summary.table.to_pylist(), strict=True):
+        assert row[header.index("attrib_syn")] == f"{want['attrib_syn']:,.2f}"
+        assert row[header.index("ident_orig")] == f"{want['ident_orig']:,.2f}"
+    cap = ds.categorical_cap(o, syn[1], KEYS, "ls", control=control)
+    row = next(r for r in rep.content["cap"] if r["target"] == "ls" and r["synthesis"] == 2)
+    assert row["CategoricalCAP"] == cap.score
+    assert row["CategoricalCAP excess risk"] == cap.excess_risk
+    assert any(t["result"] == "fail" for t in rep.content["summary"]["thresholds"])
+    sw = rep.content["sweep"]
+    assert sw["subsets"] == 15
+    assert rep.content["sdc"]["compared"][0]["repU after"] == 0.0
+
+
+def test_the_report_has_every_part(rep: ds.Report) -> None:
+    for title in SECTIONS:
+        assert title in rep.html
+    assert rep.html.count("<svg") == 2  # the summary and sweep plots, inline
+    assert "sd2011.parquet" in rep.html  # provenance: the file and its hash
+    assert any(len(d["SHA-256"] or "") > 64 for d in rep.content["provenance"]["inputs"])
+    assert "Swiss cheese" in rep.html
+    assert "CREATE TEMPORARY TABLE" in rep.content["sql"]
+    for link in ('href="http', "src=", "url(http", "url(//", "@import"):  # nothing to fetch
+        assert link not in rep.html, link
+    assert "<script" not in rep.html
+    # check_2way fired for workab: said in plain language, with its pairs (internal mode)
+    assert rep.content["targets"]["workab"]["checks"]
+    assert rep.content["targets"]["workab"]["check_2way"]
+
+
+def test_external_mode_withholds(tmp_path: Path) -> None:
+    o, syn = _paths()
+    rep = ds.report(o, syn, KEYS, ["workab", "marital"], mode="external")
+    html = rep.html
+    assert "External report" in html
+    assert "sd2011.parquet" not in html
+    assert str(DATA) not in html
+    for level in ("MALE", "FEMALE", "SINGLE", "WIDOWED", "Slaskie"):  # level names
+        assert level not in html, level
+    assert rep.content["sql"] is None
+    for t in rep.content["targets"].values():
+        assert t["check_2way"] == []
+        assert all("max_denom" not in r for r in t["attrib"])
+        assert all(r["count"] is None or r["count"] >= 5 for r in t["exclusions"])
+    assert rep.content["withheld"]
+
+
+def test_arguments_are_checked_first() -> None:
+    cases = [
+        ({"mode": "public"}, "mode: 'public' is not one of"),
+        ({"thresholds": {"DISCO": 5}}, "thresholds: 'DISCO' is not a measure"),
+        ({"thresholds": {"repU": "low"}}, "must be a number"),
+        ({"sweep": "yes"}, "sweep: expected True"),
+        ({"sdc": 3}, "sdc: expected sdc() arguments"),
+        ({"engine": "oracle://x"}, "engine"),
+    ]
+    for kw, message in cases:
+        with pytest.raises(ds.DiscoSQLError) as e:
+            ds.report("missing.parquet", "missing.parquet", KEYS, **kw)
+        assert message in str(e.value), (kw, str(e.value))
+
+
+def test_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from discosql.cli import main
+
+    o, syn = _paths()
+    out, js = tmp_path / "r.html", tmp_path / "r.json"
+    argv = ["report", o, *syn, "--keys", ",".join(KEYS), "--targets", "depress,ls",
+            "--threshold", "repU=5", "--mode", "external",
+            "--out", str(out), "--json", str(js)]  # fmt: skip
+    assert main(argv) == 0, capsys.readouterr().err
+    assert out.read_text().startswith("<!DOCTYPE html>")
+    content = json.loads(js.read_text())
+    assert content["mode"] == "external"
+    assert [t["measure"] for t in content["summary"]["thresholds"]] == ["repU", "repU"]
+    capsys.readouterr()
+    assert main([*argv[:-4], "--out", str(out), "--threshold", "repU"]) == 2
+    err = capsys.readouterr().err
+    assert "--threshold: expected MEASURE=PERCENT" in err
+    assert "Traceback" not in err
+
+
+def test_notebook_views_come_from_the_same_macros() -> None:
+    o, syn = _paths()
+    res = ds.disclosure(o, syn, KEYS, "workab")
+    html = res._repr_html_()
+    assert "<table>" in html
+    assert "check_2way" in html
+    assert f"{res.value('DiSCO', 1):,.2f}" in html
+    summary = ds.disclosure_summary(o, syn, KEYS, ["depress", "ls"])
+    assert f"{summary.table.column('attrib_syn')[0].as_py():,.2f}" in summary._repr_html_()
+    cap = ds.categorical_cap(o, syn[0], KEYS, "depress")
+    assert f"{cap.score:,.2f}" in cap._repr_html_()
+    assert "replicated_uniques()" in ds.replicated_uniques(o, syn, KEYS)._repr_html_()
+    sw = ds.key_sweep(o, syn, ["sex", "age"], ["depress"])
+    assert "riskiest subsets" in sw._repr_html_()
+    protected = ds.sdc(o, syn, KEYS, rm_replicated_uniques=True)
+    assert "records removed" in protected._repr_html_()
+    for view in (html, summary._repr_html_(), sw._repr_html_()):
+        assert 'class="discosql-result"' in view
+
+
+def test_chromium_loads_prints_and_screenshots(
+    rep: ds.Report, tmp_path: Path, chromium: str
+) -> None:
+    """A real browser: no console error, no request but the file itself, a screenshot, and a
+    printed PDF in which every section starts and can be read."""
+    from playwright.sync_api import sync_playwright
+    from pypdf import PdfReader
+
+    page_path = tmp_path / "report.html"
+    rep.save(page_path)
+    errors: list[str] = []
+    requests: list[str] = []
+    with sync_playwright() as p:
+        flags = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync"]  # fmt: skip
+        browser = p.chromium.launch(executable_path=chromium, args=flags)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(page_path.as_uri())
+        page.wait_for_load_state("load")
+        page.screenshot(path=str(tmp_path / "report.png"), full_page=False)
+        page.pdf(path=str(tmp_path / "report.pdf"), format="A4", print_background=True)
+        browser.close()
+    assert errors == []
+    assert requests == [page_path.as_uri()]
+    assert (tmp_path / "report.png").read_bytes()[:4] == b"\x89PNG"
+    reader = PdfReader(str(tmp_path / "report.pdf"))
+    text = "\n".join(page.extract_text() or "" for page in reader.pages)
+    text = text.replace("\ufb01", "fi").replace("\ufb02", "fl")  # ligatures
+    for i, title in enumerate(SECTIONS, start=1):
+        assert f"{i}. {title}" in text, title
+    # each section starts a page: no page holds two section titles
+    for page in reader.pages:
+        page_text = (page.extract_text() or "").replace("\ufb01", "fi")
+        if "Contents" not in page_text:  # the contents list every title
+            assert sum(f"{i}. {t}" in page_text for i, t in enumerate(SECTIONS, 1)) <= 1
+    assert len(reader.pages) >= len(SECTIONS) + 1  # the title page and contents
+
+
+def test_nan_shows_as_a_dash() -> None:
+    from discosql.htmlrender import number
+
+    assert number(math.nan) == "\u2013"
+    assert number(None) == "\u2013"
+    assert number(1234.5678) == "1,234.57"
