@@ -4,6 +4,7 @@ plot, and the key sweep's risk by number of keys with its heat map of key contri
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -12,8 +13,6 @@ from .results import ATTRIB_MEASURES
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-    from .sweep import KeySweep
 
 ORIGINAL_COLOUR = "#F8766D"  # ggplot2's first two hues, as in synthpop's plot
 SYNTHETIC_COLOUR = "#00BFC4"
@@ -85,13 +84,18 @@ def plot_summary(table: pa.Table, attrib_meas: str) -> Figure:
     return fig
 
 
-def plot_sweep(sweep: KeySweep, measure: str) -> Figure:
-    """Left: ``measure`` (mean over the syntheses) of every swept subset against its number of
-    keys, one colour per target, a line through each target's worst subset per size. Right:
-    each key's mean increase of ``measure`` when it is added, per target (a heat map)."""
-    means = sweep._means(measure)
-    targets = list(sweep.targets)
-    fig = _figure(figsize=(11, 1.5 + max(3.5, 0.35 * len(sweep.keys))))
+def plot_sweep(
+    means: dict[tuple[str, tuple[str, ...]], float],
+    contribution: pa.Table,
+    keys: Sequence[str],
+    targets: Sequence[str],
+    measure: str,
+) -> Figure:
+    """A key sweep's plot. Left: ``measure`` (``means``: {(target, subset): mean over the
+    syntheses}) of every swept subset against its number of keys, one colour per target, a
+    line through each target's worst subset per size. Right: each key's mean increase of
+    ``measure`` when it is added, per target (``contribution``: the sweep's), a heat map."""
+    fig = _figure(figsize=(11, 1.5 + max(3.5, 0.35 * len(keys))))
     ax, heat = fig.subplots(1, 2, width_ratios=[3, 2])
     colours = [f"C{i % 10}" for i in range(len(targets))]
     for target, colour in zip(targets, colours, strict=True):
@@ -106,12 +110,12 @@ def plot_sweep(sweep: KeySweep, measure: str) -> Figure:
     ax.set_xticks(sorted({len(s) for _, s in means}))
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", title="target (line: worst subset)", title_fontsize="small")
-    rows = sweep.contribution.filter(pa.compute.equal(sweep.contribution["measure"], measure))
+    rows = contribution.filter(pa.compute.equal(contribution["measure"], measure))
     lookup = {(r["key"], r["target"]): r["mean_increase"] for r in rows.to_pylist()}
-    grid = [[lookup.get((k, t), math.nan) for t in targets] for k in sweep.keys]
+    grid = [[lookup.get((k, t), math.nan) for t in targets] for k in keys]
     image = heat.imshow(grid, cmap="Reds", aspect="auto")
-    heat.set_xticks(range(len(targets)), targets, rotation=45, ha="right")
-    heat.set_yticks(range(len(sweep.keys)), sweep.keys)
+    heat.set_xticks(range(len(targets)), list(targets), rotation=45, ha="right")
+    heat.set_yticks(range(len(keys)), keys)
     top = max((abs(v) for row in grid for v in row if v == v), default=0.0)
     for i, row in enumerate(grid):
         for j, v in enumerate(row):

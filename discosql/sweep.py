@@ -146,7 +146,8 @@ class KeySweep(AsData):
         each key's contribution (mean increase of ``measure``) per target."""
         from .plot import plot_sweep
 
-        return plot_sweep(self, measure)
+        return plot_sweep(self._means(measure), self.contribution, self.keys, self.targets,
+                          measure)  # fmt: skip
 
     def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
         worst = self.worst(5)

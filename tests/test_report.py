@@ -135,8 +135,9 @@ def test_external_mode_withholds(tmp_path: Path) -> None:
     assert "External report" in html
     assert "sd2011.parquet" not in html
     assert str(DATA) not in html
-    for level in ("MALE", "FEMALE", "SINGLE", "WIDOWED", "Slaskie"):  # level names
+    for level in ("MALE", "FEMALE", "SINGLE", "WIDOWED", "Slaskie", "level  NO"):  # levels
         assert level not in html, level
+    assert rep.content["summary"]["table"][-1]["check1"] == "check_1way fired"  # workab
     assert rep.content["sql"] is None
     for t in rep.content["targets"].values():
         assert t["check_2way"] == []
