@@ -114,7 +114,7 @@ def report(
     content["cap"] = sections.cap_section(original, synthetic, control, summary, engine, threads)
     swept = _sweep(original, synthetic, summary, sweep, options, engine, threads)
     content["sweep"] = None if swept is None else sections.sweep_section(swept, external)
-    protected = _sdc(original, synthetic, summary, sdc, engine, threads)
+    protected = _sdc(original, synthetic, summary, sdc, options, engine, threads)
     content["sdc"] = (
         None if protected is None else sections.sdc_section(protected, external, denom_lim)
     )
@@ -183,9 +183,12 @@ def _sdc(
     synthetic: Any,
     summary: DisclosureSummary,
     sdc: Any,
+    options: dict[str, Any],
     engine: Any,
     threads: int | None,
 ) -> SdcResult | None:
+    """sdc() with its before/after summary measured as the report's summary is (the same
+    targets and options)."""
     if sdc is None:
         return None
     if isinstance(sdc, SdcResult):
@@ -194,7 +197,7 @@ def _sdc(
 
     args = dict(sdc)
     args.setdefault("keys", list(summary.keys))
-    args.setdefault("measure", {"targets": list(summary.results)})
+    args.setdefault("measure", {"targets": list(summary.results), **options})
     return run_sdc(original, synthetic, engine=engine, threads=threads, **args)
 
 

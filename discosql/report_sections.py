@@ -21,6 +21,7 @@ from .results import DisclosureResult, json_rows
 from .summary import DisclosureSummary
 from .sweep import MEASURES as SWEEP_MEASURES
 from .sweep import KeySweep
+from .templates import render
 from .version import __version__
 
 # every measure a threshold may name, with its direction (all: lower is safer)
@@ -206,8 +207,6 @@ def structure_section(
 
 def _levels(eng: Any, inputs: Any, columns: list[str]) -> dict[tuple[int, str], set[str]]:
     """{(0 original / 1 synthetic, column): its distinct values as text}, from the engine."""
-    from .templates import render
-
     out: dict[tuple[int, str], set[str]] = {}
     for c in columns:
         sql = render("inspect/values.sql.j2", eng.dialect, sources=inputs.data_sets(), column=c)

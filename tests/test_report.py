@@ -110,6 +110,9 @@ def test_the_numbers_are_the_apis(rep: ds.Report, control: str) -> None:
     sw = rep.content["sweep"]
     assert sw["subsets"] == 15
     assert rep.content["sdc"]["compared"][0]["repU after"] == 0.0
+    # sdc's "before" is the report's summary (the same targets and options)
+    before = {r["target"]: r["DiSCO before"] for r in rep.content["sdc"]["compared"]}
+    assert before == {r["target"]: r["attrib_syn"] for r in rep.content["summary"]["table"]}
 
 
 def test_the_report_has_every_part(rep: ds.Report) -> None:

@@ -11,7 +11,18 @@ import pytest
 import sqlglot
 
 import discosql as ds
-from discosql import assumptions, plan, protect, removal, stages, sweep, templates, uniques
+from discosql import (
+    assumptions,
+    plan,
+    protect,
+    recoding,
+    removal,
+    report_sections,
+    stages,
+    sweep,
+    templates,
+    uniques,
+)
 
 from . import oracle
 
@@ -41,7 +52,8 @@ def rendered() -> dict[str, str]:
         return sql
 
     mp = pytest.MonkeyPatch()
-    for module in (plan, stages, assumptions, uniques, protect, removal, sweep):
+    for module in (plan, stages, assumptions, uniques, protect, removal, sweep, recoding,
+                   report_sections):  # fmt: skip
         mp.setattr(module, "render", spy)
     every_option: dict[str, Any] = {
         "keys": ["sex", "age", "income", "marital"],
@@ -70,6 +82,7 @@ def rendered() -> dict[str, str]:
         ds.sdc(oracle.original_path(), syn, **sdc_kw)
         ds.sdc_to_sql(oracle.original_path(), syn, out_table="t_{synthesis}", **sdc_kw)
         ds.key_sweep(oracle.original_path(), syn, ["sex", "age"], ["depress"], sizes=[1])
+        ds.report(oracle.original_path(), syn, ["sex", "age"], ["depress"])
         empty = pa.table({"k": ["a", "", "b"], "t": ["x", "y", "x"]})
         with pytest.warns(ds.DiscoSQLWarning, match="empty strings"):
             ds.disclosure(empty, empty, keys=["k"], target="t")
