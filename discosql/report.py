@@ -10,6 +10,7 @@ The content is plain data (``Report.to_dict()``); the HTML is the Jinja template
 from __future__ import annotations
 
 import datetime as dt
+import inspect
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -24,9 +25,11 @@ from .engines.factory import engine_spec
 from .errors import InputError, did_you_mean
 from .htmlrender import render_html, svg, table_rows
 from .protect import SdcResult
+from .protect import sdc as run_sdc
 from .report_sections import DEFINITIONS, DIRECTIONS
 from .results import AsData
 from .summary import DisclosureSummary, disclosure_summary
+from .sweep import OPTIONS as SWEEP_OPTIONS
 from .sweep import KeySweep, key_sweep
 
 MODES = ("internal", "external")
@@ -88,6 +91,15 @@ def report(
         problems.append(f"sdc: expected sdc() arguments or an SdcResult, got {sdc!r}")
     if isinstance(sdc, SdcResult) and sdc.before is None:
         problems.append("sdc: the SdcResult has no before/after summary; make it with measure=")
+    for arg, given, function in (("sweep", sweep, key_sweep), ("sdc", sdc, run_sdc)):
+        if isinstance(given, Mapping):
+            allowed = _arguments(function)
+            for name in given:
+                if name not in allowed:
+                    problems.append(
+                        f"{arg}: {name!r} is not an argument of {function.__name__}()"
+                        f"{did_you_mean(str(name), allowed)}; allowed: {', '.join(allowed)}"
+                    )
     key_list = [keys] if isinstance(keys, str) else list(keys)
     if problems:
         raise InputError(problems)
@@ -126,6 +138,14 @@ def report(
     plots = _plots(summary, swept)
     html = render_html("report.html.j2", c=content, plots=plots, table_rows=_rows_table)
     return Report(content, html)
+
+
+def _arguments(function: Any) -> list[str]:
+    """The keyword arguments a report may pass on to ``function`` (key_sweep: with its
+    options; not the data, engine or threads, which are the report's)."""
+    own = ("original", "synthetic", "engine", "threads", "progress", "options")
+    names = [n for n in inspect.signature(function).parameters if n not in own]
+    return names + (list(SWEEP_OPTIONS) if function is key_sweep else [])
 
 
 def _thresholds(value: Any, problems: list[str]) -> dict[str, float]:
@@ -193,8 +213,6 @@ def _sdc(
         return None
     if isinstance(sdc, SdcResult):
         return sdc
-    from .protect import sdc as run_sdc
-
     args = dict(sdc)
     args.setdefault("keys", list(summary.keys))
     args.setdefault("measure", {"targets": list(summary.results), **options})

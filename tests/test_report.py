@@ -156,6 +156,8 @@ def test_arguments_are_checked_first() -> None:
         ({"thresholds": {"repU": "low"}}, "must be a number"),
         ({"sweep": "yes"}, "sweep: expected True"),
         ({"sdc": 3}, "sdc: expected sdc() arguments"),
+        ({"sdc": {"rm_replicated_unique": True}}, "did you mean 'rm_replicated_uniques'"),
+        ({"sweep": {"size": [2]}}, "sweep: 'size' is not an argument of key_sweep()"),
         ({"engine": "oracle://x"}, "engine"),
     ]
     for kw, message in cases:
