@@ -71,7 +71,7 @@ def to_sql(
         raise InputError("target: give a target column or a list of them")
     specs = [build_spec(keys, t, **options) for t in targets]
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
-    table_names = _table_names(tables, n_syn)  # checked before any data is read
+    table_names = table_names_of(tables, n_syn)  # checked before any data is read
     with open_engine(engine, threads=threads) as eng:
         inputs = register_inputs(eng, original, synthetic)
         plans = [plan(inputs, s) for s in specs]  # every check before anything is written
@@ -81,15 +81,15 @@ def to_sql(
             for p, r in zip(plans, decide_radices(plans), strict=True)
         ]
         script = ScriptEngine(dialect)
-        sources = _script_sources(inputs, table_names, dialect)
+        sources = script_sources(inputs, table_names, dialect)
         script.comment(_header(plans, inputs, sources, dialect))
         for p in plans:
             script.comment(f"\n===== target {p.spec.target!r} =====\n{_decisions(p)}")
-            execute(_retarget(p, script, sources))
+            execute(retarget(p, script, sources))
     return "\n\n".join(script.parts) + "\n"
 
 
-def _table_names(tables: dict[str, Any] | None, n_syn: int) -> list[str | None]:
+def table_names_of(tables: dict[str, Any] | None, n_syn: int) -> list[str | None]:
     """The table names ``tables`` gives the original and each synthesis (None: not given)."""
     if tables is None:
         return [None] * (1 + n_syn)
@@ -112,7 +112,7 @@ def _table_names(tables: dict[str, Any] | None, n_syn: int) -> list[str | None]:
     return names
 
 
-def _script_sources(inputs: Inputs, names: list[str | None], dialect: str) -> list[Registered]:
+def script_sources(inputs: Inputs, names: list[str | None], dialect: str) -> list[Registered]:
     """What the script reads for each data set: files (DuckDB) or table names."""
     out: list[Registered] = []
     for reg, name in zip(inputs.sources, names, strict=True):
@@ -135,7 +135,7 @@ def _script_sources(inputs: Inputs, names: list[str | None], dialect: str) -> li
     return out
 
 
-def _retarget(p: Plan, script: ScriptEngine, sources: list[Registered]) -> Plan:
+def retarget(p: Plan, script: ScriptEngine, sources: list[Registered]) -> Plan:
     params = {k: v for k, v in p.params.items() if not k.startswith("src_")}
     for reg in sources:
         params.update(reg.params)

@@ -150,6 +150,20 @@ class Column:
     name_param: str | None = None
 
 
+@dataclass(frozen=True)
+class Coding:
+    """How records were coded for a count: the keys packed into ``n_words`` q words (with
+    their dictionaries and place value parameters ``params``), the target (None: none), and
+    the work tables made for it (the dictionaries)."""
+
+    keys: tuple[Column, ...]
+    n_words: int
+    params: dict[str, Any]
+    tables: tuple[str, ...]
+    target: Column | None = None
+    radices: tuple[int, ...] = ()  # the keys', then the target's (as Plan.radices)
+
+
 def _grouping_params(
     g: grp.Grouping | None, prefix: str, params: dict[str, Any]
 ) -> GroupingParams | None:

@@ -17,9 +17,9 @@ import pyarrow as pa
 from .engines.base import Engine
 from .errors import InputError, did_you_mean
 from .inputs import Inputs
-from .plan import Plan, as_text, plan
+from .plan import Coding, Plan, as_text, plan
 from .spec import DisclosureSpec, build_spec
-from .stages import Coding, disclosive_cells
+from .stages import disclosive_cells
 from .templates import render
 from .uniques import CELLS, unique_cells
 

@@ -21,9 +21,11 @@ from typing import Any
 import pyarrow as pa
 
 from . import report_sections as sections
+from .engines import open_engine
 from .engines.factory import engine_spec
 from .errors import InputError, did_you_mean
 from .htmlrender import render_html, svg, table_rows
+from .inputs import register_inputs
 from .protect import SdcResult
 from .protect import sdc as run_sdc
 from .report_sections import DEFINITIONS, DIRECTIONS
@@ -112,13 +114,19 @@ def report(
         "title": "Disclosure risk of the synthetic data",
         "mode": mode,
         "generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "provenance": sections.provenance_section(
-            original, synthetic, control, summary, options, engine, threads, external
-        ),
     }
-    content["structure"] = sections.structure_section(
-        original, synthetic, summary, engine, threads, external
-    )
+    syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
+    data_sets = [("original", original), *((f"synthetic {j}", s) for j, s in enumerate(syn, 1))]
+    with open_engine(engine, threads=threads) as eng:  # the inputs registered once for both
+        inputs = register_inputs(eng, original, syn)
+        regs = list(inputs.sources)
+        if control is not None:
+            data_sets.append(("control", control))
+            regs.append(eng.register(eng.classify(control, "control")))
+        content["provenance"] = sections.provenance_section(
+            data_sets, regs, eng.name, summary, options, external
+        )
+        content["structure"] = sections.structure_section(inputs, summary, external)
     content["summary"] = sections.summary_section(summary, policy, external)
     content["targets"] = {
         t: sections.target_section(r, external, denom_lim) for t, r in summary.results.items()

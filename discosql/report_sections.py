@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from .cap import categorical_cap, categorical_generalized_cap, categorical_zero_cap, taub_tcap
-from .engines import open_engine
 from .errors import InputError
-from .inputs import register_inputs
+from .inputs import Inputs
 from .protect import SdcResult
 from .results import DisclosureResult, json_rows
 from .summary import DisclosureSummary
@@ -103,27 +102,17 @@ def _files(obj: Any) -> list[Path]:
 
 
 def provenance_section(
-    original: Any,
-    synthetic: Any,
-    control: Any,
+    given: list[tuple[str, Any]],
+    regs: list[Any],
+    engine_name: str,
     summary: DisclosureSummary,
     options: dict[str, Any],
-    engine: Any,
-    threads: int | None,
     external: bool,
 ) -> dict[str, Any]:
+    """The inputs (``given``: (label, what the user passed); ``regs``: their registrations,
+    in the same order), the schema side by side, options, versions and engine."""
     from importlib.metadata import version
 
-    syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
-    given = [("original", original), *((f"synthetic {j}", s) for j, s in enumerate(syn, 1))]
-    if control is not None:
-        given.append(("control", control))
-    with open_engine(engine, threads=threads) as eng:
-        inputs = register_inputs(eng, original, syn)
-        regs = list(inputs.sources)
-        engine_name = eng.name
-        if control is not None:
-            regs.append(eng.register(eng.classify(control, "control")))
     data = []
     schema: dict[str, dict[str, Any]] = {}
     for (label, obj), reg in zip(given, regs, strict=True):
@@ -159,26 +148,16 @@ def provenance_section(
     }
 
 
-def structure_section(
-    original: Any,
-    synthetic: Any,
-    summary: DisclosureSummary,
-    engine: Any,
-    threads: int | None,
-    external: bool,
-) -> dict[str, Any]:
+def structure_section(inputs: Inputs, summary: DisclosureSummary, external: bool) -> dict[str, Any]:
     """Labelling (a flag column, as synthpop's sdc(label=) adds) and the schema differences:
     columns on one side only, types that differ, levels of the keys and targets present in
     one data set only (counts, and in internal mode the first level names)."""
-    syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
-    with open_engine(engine, threads=threads) as eng:
-        inputs = register_inputs(eng, original, syn)
-        orig_cols = inputs.sources[0].columns
-        syn_cols: dict[str, str] = {}
-        for reg in inputs.sources[1:]:
-            syn_cols.update(reg.columns)
-        columns = [c for c in [*summary.keys, *summary.results] if c in orig_cols]
-        levels = _levels(eng, inputs, columns)
+    orig_cols = inputs.sources[0].columns
+    syn_cols: dict[str, str] = {}
+    for reg in inputs.sources[1:]:
+        syn_cols.update(reg.columns)
+    columns = [c for c in [*summary.keys, *summary.results] if c in orig_cols]
+    levels = _levels(inputs, columns)
     label = [c for c in syn_cols if c.lower() in ("flag", "label") and c not in orig_cols]
     differences = []
     for c in columns:
@@ -205,10 +184,11 @@ def structure_section(
     }
 
 
-def _levels(eng: Any, inputs: Any, columns: list[str]) -> dict[tuple[int, str], set[str]]:
+def _levels(inputs: Inputs, columns: list[str]) -> dict[tuple[int, str], set[str]]:
     """{(0 original / 1 synthetic, column): its distinct values as text}, from the engine."""
     out: dict[tuple[int, str], set[str]] = {}
     for c in columns:
+        eng = inputs.engine
         sql = render("inspect/values.sql.j2", eng.dialect, sources=inputs.data_sets(), column=c)
         for row in eng.query(sql, inputs.params(), "inspect/values").to_pylist():
             side = 0 if row["src"] == 0 else 1

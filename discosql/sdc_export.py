@@ -19,7 +19,7 @@ from .engines import open_engine
 from .engines.dialects import DIALECTS
 from .engines.script import ScriptEngine
 from .errors import InputError
-from .export import _script_sources, _table_names
+from .export import script_sources, table_names_of
 from .inputs import Inputs, register_inputs
 from .output import Destination
 from .protect import Protection, _protect, decide, protection
@@ -86,11 +86,11 @@ def sdc_to_sql(
         problems.append(f"overwrite: expected True or False, got {overwrite!r}")
     if problems:
         raise InputError(problems)
-    table_names = _table_names(tables, n_syn)  # checked before any data is read
+    table_names = table_names_of(tables, n_syn)  # checked before any data is read
     prot.warn()
     with open_engine(engine, threads=threads) as eng:
         inputs = register_inputs(eng, original, synthetic)
-        sources = _script_sources(inputs, table_names, dialect)
+        sources = script_sources(inputs, table_names, dialect)
         names = prot.names(inputs)
         decided = decide(inputs, names, prot)
         script = ScriptEngine(dialect, overwrite=overwrite)

@@ -23,7 +23,7 @@ from .assumptions import GUARD, Assumption, Fits, Present, create_guard
 from .engines.base import Engine
 from .errors import DiscoSQLWarning
 from .inputs import DataSet, Inputs
-from .plan import Column, Plan, plan
+from .plan import Coding, Column, Plan, plan
 from .results import RESULT_TABLES, DisclosureResult, conform_result
 from .spec import DisclosureSpec
 from .templates import render
@@ -59,20 +59,6 @@ def pack_keys(
         params[rad] = r
         place *= r
     return tuple(packed), word + 1, params
-
-
-@dataclass(frozen=True)
-class Coding:
-    """How records were coded for a count: the keys packed into ``n_words`` q words (with
-    their dictionaries and place value parameters ``params``), the target (None: none), and
-    the work tables made for it (the dictionaries)."""
-
-    keys: tuple[Column, ...]
-    n_words: int
-    params: dict[str, Any]
-    tables: tuple[str, ...]
-    target: Column | None = None
-    radices: tuple[int, ...] = ()  # the keys', then the target's (as Plan.radices)
 
 
 def execute(p: Plan) -> DisclosureResult:
@@ -242,6 +228,12 @@ def key_radices(engine: Engine, columns: Sequence[Column]) -> list[int]:
 CODE_CAPACITY = {"smallint": 2**15, "integer": 2**31}
 
 
+def key_fits(key: Column, radix: int) -> Fits:
+    """The guard's check that a key's codes still fit the radix its q packing was fixed for."""
+    about = f"key {key.name!r} has more than the {radix - 1} levels the q packing was fixed for"
+    return Fits(key.levels, radix, about)
+
+
 def _guard_checks(
     plans: Sequence[Plan], keys: Sequence[Column], targets: Sequence[Column], radices: list[int]
 ) -> list[Assumption | Fits | Present]:
@@ -255,9 +247,7 @@ def _guard_checks(
             if id(a) not in seen:
                 seen.add(id(a))
                 checks.append(a)
-    for k, r in zip(keys, radices, strict=False):
-        about = f"key {k.name!r} has more than the {r - 1} levels the q packing was fixed for"
-        checks.append(Fits(k.levels, r, about))
+    checks.extend(key_fits(k, r) for k, r in zip(keys, radices, strict=False))
     for t in targets:
         if t.code_type in CODE_CAPACITY:
             cap = CODE_CAPACITY[t.code_type]

@@ -19,7 +19,7 @@ from .engines.base import Engine
 from .engines.dialects import DIALECTS
 from .engines.script import ScriptEngine
 from .errors import InputError
-from .export import _retarget, _script_sources, _table_names
+from .export import retarget, script_sources, table_names_of
 from .inputs import register_inputs
 from .plan import plan
 from .stages import counted, decide_radices
@@ -69,7 +69,7 @@ def sweep_to_sql(
         raise InputError(f"dialect: {dialect!r} is not one of {list(DIALECTS)}")
     key_list, _, subsets, target_list = _checked(keys, targets, sizes, fixed_keys, options)
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
-    table_names = _table_names(tables, n_syn)  # checked before any data is read
+    table_names = table_names_of(tables, n_syn)  # checked before any data is read
     with open_engine(engine, threads=threads) as eng:
         inputs = register_inputs(eng, original, synthetic)
         specs = target_specs(inputs, key_list, target_list, **options)
@@ -79,10 +79,10 @@ def sweep_to_sql(
             for p, r in zip(plans, decide_radices(plans), strict=True)
         ]
         script = ScriptEngine(dialect)
-        sources = _script_sources(inputs, table_names, dialect)
+        sources = script_sources(inputs, table_names, dialect)
         script.comment(_header(key_list, [s.target for s in specs], len(subsets), dialect))
         sink = ScriptRows()
-        for p, cells, _ in counted([_retarget(p, script, sources) for p in plans]):
+        for p, cells, _ in counted([retarget(p, script, sources) for p in plans]):
             sweep_target(p, cells, subsets, sink)
         script.execute(
             f"SELECT {', '.join(ident(c) for c in SWEEP_SCHEMA.names)} FROM {ident(ROWS)} "

@@ -10,15 +10,15 @@ from typing import Any
 
 import pyarrow as pa
 
-from .assumptions import GUARD, Fits, create_guard
+from .assumptions import GUARD, create_guard
 from .engines import open_engine
 from .engines.base import Engine
 from .errors import InputError, SchemaError
 from .inputs import DataSet, Inputs, column_kinds, register_inputs
-from .plan import Column, as_text
+from .plan import Coding, Column, as_text
 from .results import AsData, json_rows
 from .spec import column_names
-from .stages import Coding, build_dictionary, key_radices, pack_keys
+from .stages import build_dictionary, key_fits, key_radices, pack_keys
 from .templates import render
 
 CELLS = "__disco_ucells"
@@ -139,11 +139,7 @@ def unique_cells(
             build_dictionary(engine, sources, k, params, na_only_missing=True)
         guard = None
         if radices is not None:
-            fixed = "levels the q packing was fixed for"
-            checks = [
-                Fits(k.levels, r, f"key {k.name!r} has more than the {r - 1} {fixed}")
-                for k, r in zip(keys, radices, strict=True)
-            ]
+            checks = [key_fits(k, r) for k, r in zip(keys, radices, strict=True)]
             create_guard(engine, sources, params, checks)
             guard = GUARD
             made.append(GUARD)
