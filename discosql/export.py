@@ -15,6 +15,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from .dictionaries import pack_keys
 from .engines import open_engine
 from .engines.base import Registered
 from .engines.dialects import DIALECTS
@@ -24,7 +25,7 @@ from .errors import InputError
 from .inputs import Inputs, register_inputs
 from .plan import Plan, plan
 from .spec import build_spec
-from .stages import decide_radices, execute, pack_keys
+from .stages import decide_radices, execute
 from .templates import ident
 from .version import __version__
 

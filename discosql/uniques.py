@@ -11,6 +11,7 @@ from typing import Any
 import pyarrow as pa
 
 from .assumptions import GUARD, create_guard
+from .dictionaries import build_dictionary, key_fits, key_radices, pack_keys
 from .engines import open_engine
 from .engines.base import Engine
 from .errors import InputError, SchemaError
@@ -18,7 +19,6 @@ from .inputs import DataSet, Inputs, column_kinds, register_inputs
 from .plan import Coding, Column, as_text
 from .results import AsData, json_rows
 from .spec import column_names
-from .stages import build_dictionary, key_fits, key_radices, pack_keys
 from .templates import render
 
 CELLS = "__disco_ucells"

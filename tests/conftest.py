@@ -15,7 +15,12 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+from discosql import templates
+
 from . import servers
+
+# Every statement the tests render is parsed by sqlglot too (off at run time, for speed).
+templates.CHECK_PARSE = True
 
 # Property tests against the brute-force reference (test_reference_agreement.py): 60 examples in
 # the development loop, 2,000 in CI (`pytest --hypothesis-profile=ci`, as .ci/run runs it).

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from discosql import stages
+from discosql import dictionaries, stages
 from discosql.inputs import register_inputs
 from discosql.plan import plan
 from discosql.results import RESULT_TABLES, DisclosureResult
@@ -55,8 +55,11 @@ def shapes(
         shared = plans.disclosure(original, synthetic, keys, targets, **options)
         alone = [plans.disclosure(original, synthetic, keys, [t], **options)[0] for t in targets]
         assert_identical(alone, shared)
+        # two targets share an unsorted records table (three or more: sorted by q)
+        pair = plans.disclosure(original, synthetic, keys, targets[:2], **options)
+        assert_identical(alone[:2], pair)
         mp = pytest.MonkeyPatch()
-        mp.setattr(stages, "WORD_LIMIT", 4)  # about one word per key
+        mp.setattr(dictionaries, "WORD_LIMIT", 4)  # about one word per key
         try:
             words = plans.disclosure(original, synthetic, keys, targets, **options)
         finally:
@@ -150,7 +153,7 @@ def scenarios(draw: Any) -> dict[str, Any]:
         "keys": names[:nkeys],
         "targets": names[nkeys:],
         "options": options,
-        "word_limit": draw(st.sampled_from([stages.WORD_LIMIT, 100])),
+        "word_limit": draw(st.sampled_from([dictionaries.WORD_LIMIT, 100])),
     }
 
 
@@ -158,7 +161,7 @@ def scenarios(draw: Any) -> dict[str, Any]:
 @given(sc=scenarios())
 def test_hypothesis_same_in_every_shape(sc: dict[str, Any]) -> None:
     mp = pytest.MonkeyPatch()
-    mp.setattr(stages, "WORD_LIMIT", sc["word_limit"])  # 100: keys share words differently
+    mp.setattr(dictionaries, "WORD_LIMIT", sc["word_limit"])  # 100: keys share words differently
     try:
         shapes(sc["original"], sc["synthetic"], sc["keys"], sc["targets"], **sc["options"])
     finally:
@@ -195,15 +198,15 @@ def test_several_words_are_used() -> None:
     from discosql.engines import open_engine
     from discosql.spec import build_spec
 
-    for limit, words in ((stages.WORD_LIMIT, 1), (5, 3)):
+    for limit, words in ((dictionaries.WORD_LIMIT, 1), (5, 3)):
         mp = pytest.MonkeyPatch()
-        mp.setattr(stages, "WORD_LIMIT", limit)
+        mp.setattr(dictionaries, "WORD_LIMIT", limit)
         try:
             with open_engine(None) as eng:
                 inputs = register_inputs(eng, original, synthetic)
                 p = plan(inputs, build_spec(["a", "b", "c"], "t"))
                 radices = stages.decide_radices([p])[0][:-1]  # the keys' (the target's is last)
-                _, n_words, params = stages.pack_keys(p.keys_ctx, radices)
+                _, n_words, params = dictionaries.pack_keys(p.keys_ctx, radices)
         finally:
             mp.undo()
         assert n_words == words
@@ -238,7 +241,7 @@ def test_large_q_words_exact_on_sqlite(tmp_path: Any) -> None:
     original, synthetic = pa.table(o), pa.table(s)
     keys, options = ["k0", "k1", "k2", "k3", "k4"], {"thresh_2way": (0, 0)}
     mp = pytest.MonkeyPatch()
-    mp.setattr(stages, "WORD_LIMIT", 2**20)  # on DuckDB: one small word per key
+    mp.setattr(dictionaries, "WORD_LIMIT", 2**20)  # on DuckDB: one small word per key
     try:
         duck = plans.disclosure(original, synthetic, keys, ["t"], **options)
     finally:
@@ -260,7 +263,7 @@ def test_large_q_words_exact_on_sqlite(tmp_path: Any) -> None:
     with open_engine(None) as eng:
         p = plan(register_inputs(eng, original, synthetic), build_spec(keys, "t"))
         radices = stages.decide_radices([p])[0][:-1]
-    assert stages.pack_keys(p.keys_ctx, radices)[1] == 1  # SQLite: one word above 2^53
+    assert dictionaries.pack_keys(p.keys_ctx, radices)[1] == 1  # SQLite: one word above 2^53
     assert math.prod(radices) > 2**53
     assert duck[0].check_2way.num_rows > 100
     assert_identical(coded, duck)

@@ -494,11 +494,11 @@ def run_package(sc):
     syn_names = names[::-1] if sc["syn_column_order"] == "reversed" else names
     original = to_arrow(sc["original"], names, sc["types"])
     synthetic = [to_arrow(s, syn_names, sc["types"]) for s in sc["synthetics"]]
-    from discosql import stages
+    from discosql import dictionaries
 
     mp = pytest.MonkeyPatch()
     if sc.get("word_limit"):
-        mp.setattr(stages, "WORD_LIMIT", sc["word_limit"])
+        mp.setattr(dictionaries, "WORD_LIMIT", sc["word_limit"])
     try:
         with warnings.catch_warnings():
             # degenerate inputs (e.g. an empty synthesis) may warn; only the values matter

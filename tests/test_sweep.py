@@ -235,7 +235,7 @@ def test_cli_sweep(sd2011: tuple[str, list[str]], tmp_path: Path,
 def test_sweep_agrees_with_disclosure_on_hypothesis_data(sc: dict[str, Any]) -> None:
     """NULLs, unicode, quotes and SQL in names and values, one-row originals, empty syntheses,
     q over several words: each row equals disclosure() with its subset."""
-    from discosql import stages
+    from discosql import dictionaries
 
     names, keys, target, opts = sc["names"], sc["keys"], sc["target"], sc["options"]
     original = to_arrow(sc["original"], names, sc["types"])
@@ -254,7 +254,7 @@ def test_sweep_agrees_with_disclosure_on_hypothesis_data(sc: dict[str, Any]) -> 
     }
     mp = pytest.MonkeyPatch()
     if sc.get("word_limit"):
-        mp.setattr(stages, "WORD_LIMIT", sc["word_limit"])
+        mp.setattr(dictionaries, "WORD_LIMIT", sc["word_limit"])
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # degenerate inputs may warn; values matter

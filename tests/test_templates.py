@@ -13,6 +13,7 @@ import sqlglot
 import discosql as ds
 from discosql import (
     assumptions,
+    dictionaries,
     plan,
     protect,
     recoding,
@@ -23,6 +24,7 @@ from discosql import (
     templates,
     uniques,
 )
+from discosql.engines.dialects import parsed_placeholders, placeholders
 
 from . import oracle
 
@@ -68,8 +70,8 @@ def rendered() -> dict[str, str]:
         return sql
 
     mp = pytest.MonkeyPatch()
-    for module in (plan, stages, assumptions, uniques, protect, removal, sweep, recoding,
-                   report_sections):  # fmt: skip
+    for module in (plan, stages, dictionaries, assumptions, uniques, protect, removal, sweep,
+                   recoding, report_sections):  # fmt: skip
         mp.setattr(module, "render", spy)
     every_option: dict[str, Any] = {
         "keys": ["sex", "age", "income", "marital"],
@@ -133,6 +135,17 @@ def _all_templates() -> set[str]:
 
 def test_every_template_is_exercised(rendered: dict[str, str]) -> None:
     assert _all_templates() <= set(rendered)
+
+
+def test_the_placeholder_scan_finds_what_the_parse_finds(rendered: dict[str, str]) -> None:
+    """The engines bind what placeholders() scans; it must equal sqlglot's parse tree on every
+    template, and on the places where a $ is text."""
+    for template, sql in rendered.items():
+        assert placeholders(sql) == parsed_placeholders(sql), template
+    tricky = """select $a, '$b', 'it''s $c', "$d", "x""$e", $f_1 -- $g
+    /* $h
+    */ from t where v = $i"""
+    assert placeholders(tricky) == parsed_placeholders(tricky) == {"a", "f_1", "i"}
 
 
 def test_every_template_has_a_header() -> None:

@@ -43,6 +43,9 @@ class Engine:
     # from a stored table. A stored table works everywhere; inlining pays only where the engine
     # pipelines a CTE instead of evaluating it at each use.
     inline_cells: bool = False
+    # Whether the per-synthesis measure families run as one query (measures/per_synthesis):
+    # an engine returns their rows at once; a script prints each family as its own table.
+    one_measure_query: bool = True
 
     def __init__(self) -> None:
         self._n = 0

@@ -21,6 +21,7 @@ class ScriptEngine(Engine):
     """Writes statements into a script instead of running them."""
 
     name = "script"
+    one_measure_query = False  # the script prints synthpop's three tables
 
     def __init__(self, dialect: str, overwrite: bool = False) -> None:
         super().__init__()

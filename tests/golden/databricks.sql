@@ -958,58 +958,53 @@ FROM (
       COUNT(CASE WHEN src = 2 THEN 1 END) AS `s_2`
     FROM (
       SELECT
-        CAST(0 AS SMALLINT) AS src,
+        x.src,
         CAST(CAST(COALESCE(__disco_k0.code, 0) AS BIGINT) * CAST(1 AS BIGINT) + CAST(COALESCE(__disco_k1.code, 0) AS BIGINT) * CAST(3 AS BIGINT) + CAST(COALESCE(__disco_k2.code, 0) AS BIGINT) * CAST(240 AS BIGINT) + CAST(COALESCE(__disco_k3.code, 0) AS BIGINT) * CAST(4080 AS BIGINT) AS BIGINT) AS `q_0`,
         CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS `t_0`
-      FROM `survey`.`sd2011` AS __disco_x
-      /* stage 015's table: when an export-time decision no longer holds it was never created */
-      CROSS JOIN `__disco_guard`
+      FROM (
+        SELECT
+          CAST(0 AS SMALLINT) AS src,
+          __disco_x.`sex` AS __disco_k0,
+          __disco_x.`age` AS __disco_k1,
+          __disco_x.`region` AS __disco_k2,
+          __disco_x.`placesize` AS __disco_k3,
+          __disco_x.`income` AS __disco_t0
+        FROM `survey`.`sd2011` AS __disco_x
+        /* stage 015's table: when an export-time decision no longer holds it was never created */
+        CROSS JOIN `__disco_guard`
+        UNION ALL
+        SELECT
+          CAST(1 AS SMALLINT) AS src,
+          __disco_x.`sex` AS __disco_k0,
+          __disco_x.`age` AS __disco_k1,
+          __disco_x.`region` AS __disco_k2,
+          __disco_x.`placesize` AS __disco_k3,
+          __disco_x.`income` AS __disco_t0
+        FROM `survey`.`syn_1` AS __disco_x
+        /* stage 015's table: when an export-time decision no longer holds it was never created */
+        CROSS JOIN `__disco_guard`
+        UNION ALL
+        SELECT
+          CAST(2 AS SMALLINT) AS src,
+          __disco_x.`sex` AS __disco_k0,
+          __disco_x.`age` AS __disco_k1,
+          __disco_x.`region` AS __disco_k2,
+          __disco_x.`placesize` AS __disco_k3,
+          __disco_x.`income` AS __disco_t0
+        FROM `survey`.`syn_2` AS __disco_x
+        /* stage 015's table: when an export-time decision no longer holds it was never created */
+        CROSS JOIN `__disco_guard`
+      ) AS x
       LEFT JOIN `__disco_levels_k0` AS __disco_k0
-        ON __disco_k0.v = __disco_x.`sex`
+        ON __disco_k0.v = x.__disco_k0
       LEFT JOIN `__disco_levels_k1` AS __disco_k1
-        ON __disco_k1.v = __disco_x.`age`
+        ON __disco_k1.v = x.__disco_k1
       LEFT JOIN `__disco_levels_k2` AS __disco_k2
-        ON __disco_k2.v = __disco_x.`region`
+        ON __disco_k2.v = x.__disco_k2
       LEFT JOIN `__disco_levels_k3` AS __disco_k3
-        ON __disco_k3.v = __disco_x.`placesize`
+        ON __disco_k3.v = x.__disco_k3
       LEFT JOIN `__disco_levels_t0` AS __disco_t0
-        ON __disco_t0.v = __disco_x.`income`
-      UNION ALL
-      SELECT
-        CAST(1 AS SMALLINT) AS src,
-        CAST(CAST(COALESCE(__disco_k0.code, 0) AS BIGINT) * CAST(1 AS BIGINT) + CAST(COALESCE(__disco_k1.code, 0) AS BIGINT) * CAST(3 AS BIGINT) + CAST(COALESCE(__disco_k2.code, 0) AS BIGINT) * CAST(240 AS BIGINT) + CAST(COALESCE(__disco_k3.code, 0) AS BIGINT) * CAST(4080 AS BIGINT) AS BIGINT) AS `q_0`,
-        CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS `t_0`
-      FROM `survey`.`syn_1` AS __disco_x
-      /* stage 015's table: when an export-time decision no longer holds it was never created */
-      CROSS JOIN `__disco_guard`
-      LEFT JOIN `__disco_levels_k0` AS __disco_k0
-        ON __disco_k0.v = __disco_x.`sex`
-      LEFT JOIN `__disco_levels_k1` AS __disco_k1
-        ON __disco_k1.v = __disco_x.`age`
-      LEFT JOIN `__disco_levels_k2` AS __disco_k2
-        ON __disco_k2.v = __disco_x.`region`
-      LEFT JOIN `__disco_levels_k3` AS __disco_k3
-        ON __disco_k3.v = __disco_x.`placesize`
-      LEFT JOIN `__disco_levels_t0` AS __disco_t0
-        ON __disco_t0.v = __disco_x.`income`
-      UNION ALL
-      SELECT
-        CAST(2 AS SMALLINT) AS src,
-        CAST(CAST(COALESCE(__disco_k0.code, 0) AS BIGINT) * CAST(1 AS BIGINT) + CAST(COALESCE(__disco_k1.code, 0) AS BIGINT) * CAST(3 AS BIGINT) + CAST(COALESCE(__disco_k2.code, 0) AS BIGINT) * CAST(240 AS BIGINT) + CAST(COALESCE(__disco_k3.code, 0) AS BIGINT) * CAST(4080 AS BIGINT) AS BIGINT) AS `q_0`,
-        CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS `t_0`
-      FROM `survey`.`syn_2` AS __disco_x
-      /* stage 015's table: when an export-time decision no longer holds it was never created */
-      CROSS JOIN `__disco_guard`
-      LEFT JOIN `__disco_levels_k0` AS __disco_k0
-        ON __disco_k0.v = __disco_x.`sex`
-      LEFT JOIN `__disco_levels_k1` AS __disco_k1
-        ON __disco_k1.v = __disco_x.`age`
-      LEFT JOIN `__disco_levels_k2` AS __disco_k2
-        ON __disco_k2.v = __disco_x.`region`
-      LEFT JOIN `__disco_levels_k3` AS __disco_k3
-        ON __disco_k3.v = __disco_x.`placesize`
-      LEFT JOIN `__disco_levels_t0` AS __disco_t0
-        ON __disco_t0.v = __disco_x.`income`
+        ON __disco_t0.v = x.__disco_t0
     ) AS records
     GROUP BY
       `q_0`,
@@ -1565,318 +1560,154 @@ ORDER BY
 -- Params: $thresh_2way_n, $thresh_2way_pct; the key names (keys[].name_param).
 -- Context: keys = [{..., name_param}]. Only cells with original records are read: with
 --         $thresh_2way_n >= 0 (spec.py refuses a negative count) no other cell can count, and
---         they are many (skipping them saves a quarter of the time).
+--         they are many.
 -- Output: synthesis, target_key_levs ("<target level>|<key level>"), npairs, key,
 --         key_target_total, key_total, PctTargetKeyLevel
 --   npairs            = DiSCO records (after exclusions) in cells with more than $thresh_2way_n
 --                       of them, summed per (target level, key level)
 --   key_total         = original records with that key level (ALL records, before exclusions)
 --   key_target_total  = of those, records with that target level
---   PctTargetKeyLevel = 100 * key_target_total / key_total; rows kept iff > $thresh_2way_pct.
+--   PctTargetKeyLevel = 100 * key_target_total / key_total; rows kept iff npairs > 0 and
+--                       PctTargetKeyLevel > $thresh_2way_pct.
+-- How:    the cells are read once and unpivoted by key (one row per cell and key, with that
+--         key's level decoded from q); one aggregation by (key, key level, target level) then
+--         gives every key's totals and pairs at once. A big cell has d' > $thresh_2way_n >= 0,
+--         so npairs > 0 exactly where the pair has one.
 -- Order: npairs descending, then key position, then target_key_levs.  synthpop: D:530-572.
 
-WITH decoded AS (
-  /* each key's level decoded once, so that the joins below compare plain columns */
+WITH by_key AS (
   SELECT
-    j,
-    t,
-    d,
-    d_keep,
-    syn_dis,
-    (
-      CAST((
-        CAST(`q_0` AS BIGINT) DIV CAST(1 AS BIGINT)
-      ) AS BIGINT) % CAST(3 AS BIGINT)
-    ) AS `kl_0`,
-    (
-      CAST((
-        CAST(`q_0` AS BIGINT) DIV CAST(3 AS BIGINT)
-      ) AS BIGINT) % CAST(80 AS BIGINT)
-    ) AS `kl_1`,
-    (
-      CAST((
-        CAST(`q_0` AS BIGINT) DIV CAST(240 AS BIGINT)
-      ) AS BIGINT) % CAST(17 AS BIGINT)
-    ) AS `kl_2`,
-    (
-      CAST((
-        CAST(`q_0` AS BIGINT) DIV CAST(4080 AS BIGINT)
-      ) AS BIGINT) % CAST(7 AS BIGINT)
-    ) AS `kl_3`
-  FROM `__disco_cells`
+    c.j,
+    k.key_pos,
+    CASE k.key_pos
+      WHEN 0
+      THEN (
+        CAST((
+          CAST(c.`q_0` AS BIGINT) DIV CAST(1 AS BIGINT)
+        ) AS BIGINT) % CAST(3 AS BIGINT)
+      )
+      WHEN 1
+      THEN (
+        CAST((
+          CAST(c.`q_0` AS BIGINT) DIV CAST(3 AS BIGINT)
+        ) AS BIGINT) % CAST(80 AS BIGINT)
+      )
+      WHEN 2
+      THEN (
+        CAST((
+          CAST(c.`q_0` AS BIGINT) DIV CAST(240 AS BIGINT)
+        ) AS BIGINT) % CAST(17 AS BIGINT)
+      )
+      WHEN 3
+      THEN (
+        CAST((
+          CAST(c.`q_0` AS BIGINT) DIV CAST(4080 AS BIGINT)
+        ) AS BIGINT) % CAST(7 AS BIGINT)
+      )
+    END AS key_level,
+    c.t,
+    c.d,
+    CASE WHEN c.syn_dis * c.d_keep > CAST('4.0' AS DOUBLE) THEN c.d_keep ELSE 0 END AS big
+  FROM `__disco_cells` AS c
+  CROSS JOIN (
+    SELECT
+      0 AS key_pos
+    UNION ALL
+    SELECT
+      1 AS key_pos
+    UNION ALL
+    SELECT
+      2 AS key_pos
+    UNION ALL
+    SELECT
+      3 AS key_pos
+  ) AS k
   WHERE
-    d > 0
-), `key_target_0` AS (
+    c.d > 0
+), key_target AS (
   SELECT
     j,
-    `kl_0` AS key_level,
+    key_pos,
+    key_level,
     t,
-    SUM(d) AS key_target_total
-  FROM decoded
+    SUM(d) AS key_target_total,
+    SUM(big) AS npairs
+  FROM by_key
   GROUP BY
     j,
-    `kl_0`,
+    key_pos,
+    key_level,
     t
-), `key_target_1` AS (
-  SELECT
-    j,
-    `kl_1` AS key_level,
-    t,
-    SUM(d) AS key_target_total
-  FROM decoded
-  GROUP BY
-    j,
-    `kl_1`,
-    t
-), `key_target_2` AS (
-  SELECT
-    j,
-    `kl_2` AS key_level,
-    t,
-    SUM(d) AS key_target_total
-  FROM decoded
-  GROUP BY
-    j,
-    `kl_2`,
-    t
-), `key_target_3` AS (
-  SELECT
-    j,
-    `kl_3` AS key_level,
-    t,
-    SUM(d) AS key_target_total
-  FROM decoded
-  GROUP BY
-    j,
-    `kl_3`,
-    t
-), big_cells AS (
-  SELECT
-    *
-  FROM decoded
-  WHERE
-    syn_dis * d_keep > CAST('4.0' AS DOUBLE)
 ), pairs AS (
   SELECT
-    p.j,
+    j,
+    key_pos,
+    key_level,
+    t,
+    npairs,
+    key_target_total,
+    SUM(key_target_total) OVER (PARTITION BY j, key_pos, key_level) AS key_total
+  FROM key_target
+), key_names AS (
+  SELECT DISTINCT
     0 AS key_pos,
-    'sex' AS `key`,
-    nt.level AS t,
-    nk.level AS key_level,
-    p.npairs,
-    p.key_target_total,
-    p.key_total
-  FROM (
-    SELECT
-      b.j,
-      b.t,
-      b.`kl_0` AS key_level,
-      SUM(b.d_keep) AS npairs,
-      MAX(kt.key_target_total) AS key_target_total,
-      MAX(kk.key_total) AS key_total
-    FROM big_cells AS b
-    INNER JOIN `key_target_0` AS kt
-      ON kt.j = b.j AND kt.key_level = b.`kl_0` AND kt.t = b.t
-    INNER JOIN (
-      SELECT
-        j,
-        key_level,
-        SUM(key_target_total) AS key_total
-      FROM `key_target_0`
-      GROUP BY
-        j,
-        key_level
-    ) AS kk
-      ON kk.j = b.j AND kk.key_level = b.`kl_0`
-    GROUP BY
-      b.j,
-      b.t,
-      b.`kl_0`
-  ) AS p
-  INNER JOIN (
-    SELECT DISTINCT
-      code,
-      level
-    FROM `__disco_levels_t0`
-  ) AS nt
-    ON nt.code = p.t
-  INNER JOIN (
-    SELECT DISTINCT
-      code,
-      level
-    FROM `__disco_levels_k0`
-  ) AS nk
-    ON nk.code = p.key_level
+    code,
+    level
+  FROM `__disco_levels_k0`
   UNION ALL
-  SELECT
-    p.j,
+  SELECT DISTINCT
     1 AS key_pos,
-    'age' AS `key`,
-    nt.level AS t,
-    nk.level AS key_level,
-    p.npairs,
-    p.key_target_total,
-    p.key_total
-  FROM (
-    SELECT
-      b.j,
-      b.t,
-      b.`kl_1` AS key_level,
-      SUM(b.d_keep) AS npairs,
-      MAX(kt.key_target_total) AS key_target_total,
-      MAX(kk.key_total) AS key_total
-    FROM big_cells AS b
-    INNER JOIN `key_target_1` AS kt
-      ON kt.j = b.j AND kt.key_level = b.`kl_1` AND kt.t = b.t
-    INNER JOIN (
-      SELECT
-        j,
-        key_level,
-        SUM(key_target_total) AS key_total
-      FROM `key_target_1`
-      GROUP BY
-        j,
-        key_level
-    ) AS kk
-      ON kk.j = b.j AND kk.key_level = b.`kl_1`
-    GROUP BY
-      b.j,
-      b.t,
-      b.`kl_1`
-  ) AS p
-  INNER JOIN (
-    SELECT DISTINCT
-      code,
-      level
-    FROM `__disco_levels_t0`
-  ) AS nt
-    ON nt.code = p.t
-  INNER JOIN (
-    SELECT DISTINCT
-      code,
-      level
-    FROM `__disco_levels_k1`
-  ) AS nk
-    ON nk.code = p.key_level
+    code,
+    level
+  FROM `__disco_levels_k1`
   UNION ALL
-  SELECT
-    p.j,
+  SELECT DISTINCT
     2 AS key_pos,
-    'region' AS `key`,
-    nt.level AS t,
-    nk.level AS key_level,
-    p.npairs,
-    p.key_target_total,
-    p.key_total
-  FROM (
-    SELECT
-      b.j,
-      b.t,
-      b.`kl_2` AS key_level,
-      SUM(b.d_keep) AS npairs,
-      MAX(kt.key_target_total) AS key_target_total,
-      MAX(kk.key_total) AS key_total
-    FROM big_cells AS b
-    INNER JOIN `key_target_2` AS kt
-      ON kt.j = b.j AND kt.key_level = b.`kl_2` AND kt.t = b.t
-    INNER JOIN (
-      SELECT
-        j,
-        key_level,
-        SUM(key_target_total) AS key_total
-      FROM `key_target_2`
-      GROUP BY
-        j,
-        key_level
-    ) AS kk
-      ON kk.j = b.j AND kk.key_level = b.`kl_2`
-    GROUP BY
-      b.j,
-      b.t,
-      b.`kl_2`
-  ) AS p
-  INNER JOIN (
-    SELECT DISTINCT
-      code,
-      level
-    FROM `__disco_levels_t0`
-  ) AS nt
-    ON nt.code = p.t
-  INNER JOIN (
-    SELECT DISTINCT
-      code,
-      level
-    FROM `__disco_levels_k2`
-  ) AS nk
-    ON nk.code = p.key_level
+    code,
+    level
+  FROM `__disco_levels_k2`
   UNION ALL
-  SELECT
-    p.j,
+  SELECT DISTINCT
     3 AS key_pos,
-    'placesize' AS `key`,
-    nt.level AS t,
-    nk.level AS key_level,
-    p.npairs,
-    p.key_target_total,
-    p.key_total
-  FROM (
-    SELECT
-      b.j,
-      b.t,
-      b.`kl_3` AS key_level,
-      SUM(b.d_keep) AS npairs,
-      MAX(kt.key_target_total) AS key_target_total,
-      MAX(kk.key_total) AS key_total
-    FROM big_cells AS b
-    INNER JOIN `key_target_3` AS kt
-      ON kt.j = b.j AND kt.key_level = b.`kl_3` AND kt.t = b.t
-    INNER JOIN (
-      SELECT
-        j,
-        key_level,
-        SUM(key_target_total) AS key_total
-      FROM `key_target_3`
-      GROUP BY
-        j,
-        key_level
-    ) AS kk
-      ON kk.j = b.j AND kk.key_level = b.`kl_3`
-    GROUP BY
-      b.j,
-      b.t,
-      b.`kl_3`
-  ) AS p
-  INNER JOIN (
-    SELECT DISTINCT
-      code,
-      level
-    FROM `__disco_levels_t0`
-  ) AS nt
-    ON nt.code = p.t
-  INNER JOIN (
-    SELECT DISTINCT
-      code,
-      level
-    FROM `__disco_levels_k3`
-  ) AS nk
-    ON nk.code = p.key_level
+    code,
+    level
+  FROM `__disco_levels_k3`
 ), flagged AS (
   SELECT
-    j AS synthesis,
-    key_pos,
-    t || '|' || key_level AS target_key_levs,
-    CAST(npairs AS BIGINT) AS npairs,
-    `key`,
-    CAST(key_target_total AS BIGINT) AS key_target_total,
-    CAST(key_total AS BIGINT) AS key_total,
+    p.j AS synthesis,
+    p.key_pos,
+    nt.level || '|' || kn.level AS target_key_levs,
+    CAST(p.npairs AS BIGINT) AS npairs,
+    CASE p.key_pos
+      WHEN 0
+      THEN 'sex'
+      WHEN 1
+      THEN 'age'
+      WHEN 2
+      THEN 'region'
+      WHEN 3
+      THEN 'placesize'
+    END AS `key`,
+    CAST(p.key_target_total AS BIGINT) AS key_target_total,
+    CAST(p.key_total AS BIGINT) AS key_total,
     CASE
-      WHEN key_total = 0
+      WHEN p.key_total = 0
       THEN CAST('NaN' AS DOUBLE)
-      ELSE 100 * CAST(key_target_total AS DOUBLE) / CAST(key_total AS DOUBLE)
+      ELSE 100 * CAST(p.key_target_total AS DOUBLE) / CAST(p.key_total AS DOUBLE)
     END AS `PctTargetKeyLevel`
-  FROM pairs
+  FROM pairs AS p
+  INNER JOIN (
+    SELECT DISTINCT
+      code,
+      level
+    FROM `__disco_levels_t0`
+  ) AS nt
+    ON nt.code = p.t
+  INNER JOIN key_names AS kn
+    ON kn.key_pos = p.key_pos AND kn.code = p.key_level
   WHERE
-    100 * CAST(key_target_total AS DOUBLE) / CAST(key_total AS DOUBLE) > CAST('80.0' AS DOUBLE)
+    p.npairs > 0
+    AND 100 * CAST(p.key_target_total AS DOUBLE) / CAST(p.key_total AS DOUBLE) > CAST('80.0' AS DOUBLE)
 )
 SELECT
   synthesis,

@@ -1,0 +1,116 @@
+"""Stage 010's level dictionaries and what they decide: each column's radix (largest code + 1),
+the packing of the keys into BIGINT q words, and the integer type of a target's codes.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from .assumptions import Fits
+from .engines.base import Engine
+from .errors import DiscoSQLWarning
+from .inputs import DataSet
+from .plan import Column
+from .templates import render
+
+WORD_LIMIT = 2**62  # q words stay below this: sums of code * place value never overflow BIGINT
+
+
+def pack_keys(
+    keys: Sequence[Column], radices: Sequence[int], tag: str = "k"
+) -> tuple[tuple[Column, ...], int, dict[str, int]]:
+    """Pack the keys into BIGINT q words, in key order, each word's product of radices below
+    WORD_LIMIT (exact: no code * place value sum can overflow). Returns the keys with their
+    word and the names of their place value and radix parameters ({tag}mul_i, {tag}rad_i),
+    the number of words, and the parameters."""
+    params: dict[str, int] = {}
+    packed = []
+    word, place = 0, 1
+    for k, r in zip(keys, radices, strict=True):
+        if place * r >= WORD_LIMIT and place > 1:
+            word, place = word + 1, 1
+        mul, rad = f"{tag}mul_{k.pos}", f"{tag}rad_{k.pos}"
+        packed.append(replace(k, word=word, place=mul, radix=rad))
+        params[mul] = place
+        params[rad] = r
+        place *= r
+    return tuple(packed), word + 1, params
+
+
+def build_dictionary(
+    engine: Engine,
+    sources: list[DataSet],
+    column: Column,
+    params: dict[str, Any],
+    na_only_missing: bool = False,
+) -> None:
+    """Stage 010: the level dictionary of one column, from the data sets where it has values.
+    ``na_only_missing``: only NA and NaN get code 0, a text 'Missing' is a value of its own
+    (replicated uniques compare values; disclosure() follows synthpop's factor levels)."""
+    with_values = [s for s in sources if not s.empty and s.kinds[column.name] != "null"]
+    template = "stages/010_codes.sql.j2"
+    sql = render(
+        template,
+        engine.dialect,
+        column=column,
+        sources=with_values,
+        na_only_missing=na_only_missing,
+    )
+    engine.create_table(column.levels, sql, params, template)
+
+
+def warn_empty_text(
+    engine: Engine, sources: list[DataSet], columns: list[Column], params: dict[str, Any]
+) -> None:
+    """Warn when a text key or target has empty strings but no missing value: '' is then a
+    level of its own, which is right only if the data mean it (inspect/empty_text)."""
+    text = [c for c in columns if any(s.kinds[c.name] == "text" for s in sources)]
+    text = list({c.name: c for c in text}.values())  # a target may also be a key
+    if not text:
+        return
+    template = "inspect/empty_text.sql.j2"
+    ctx: dict[str, Any] = {"sources": sources, "count_missing": False}
+    row = engine.query(render(template, engine.dialect, columns=text, **ctx), params, template)
+    with_empty = [c for i, c in enumerate(text) if row.column(f"empty_{i}")[0].as_py()]
+    if not with_empty:
+        return
+    ctx["count_missing"] = True
+    sql = render(template, engine.dialect, columns=with_empty, **ctx)
+    row = engine.query(sql, params, template)
+    for i, c in enumerate(with_empty):
+        if not row.column(f"missing_{i}")[0].as_py():
+            warnings.warn(
+                f"column {c.name!r}: has empty strings ('') and no missing values in the "
+                "original and synthetic data, so '' is a level here, not 'Missing'. If they "
+                "mean missing (converting CSV to Parquet can write missing text as ''), make "
+                "them NULL first.",
+                DiscoSQLWarning,
+                stacklevel=4,
+            )
+
+
+def key_radices(engine: Engine, columns: Sequence[Column]) -> list[int]:
+    """Each column's radix (largest code + 1) from its stage 010 dictionary."""
+    sql = render("inspect/radices.sql.j2", engine.dialect, columns=columns)
+    row = engine.query(sql, {}, "inspect/radices").to_pylist()[0]
+    return [int(row[f"r_{i}"] or 1) for i in range(len(columns))]
+
+
+CODE_CAPACITY = {"smallint": 2**15, "integer": 2**31}
+
+
+def key_fits(key: Column, radix: int) -> Fits:
+    """The guard's check that a key's codes still fit the radix its q packing was fixed for."""
+    about = f"key {key.name!r} has more than the {radix - 1} levels the q packing was fixed for"
+    return Fits(key.levels, radix, about)
+
+
+def code_type(radix: int) -> str:
+    """The narrowest portable integer type for codes below ``radix`` (the shared records of a
+    summary are as wide as their columns: at 100M rows this decides how much DuckDB spills)."""
+    if radix <= 2**15:
+        return "smallint"
+    return "integer" if radix <= 2**31 else "bigint"
