@@ -8,7 +8,9 @@
    keys are packed into BIGINT q words from each dictionary's size (:func:`.pack_keys`);
 3. stage 030: the (j, q, t) cells of a target, a query that stage 040 inlines on DuckDB
    (-> temp table on the other engines);
-4. stage 040: flags -> temp table; measures, checks and exclusions are aggregates over it.
+4. stage 040: each cell's exclusion step -> temp table; stage 045: its q margins (what q as a
+   whole says: disclosiveness, counts after exclusions) -> temp table; measures, checks and
+   exclusions are aggregates over the two, with no join of margins back to the cells.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from .dictionaries import (
     pack_keys,
     warn_empty_text,
 )
+from .engines.base import Engine
 from .inputs import DataSet, Inputs
 from .plan import Coding, Column, Plan, plan
 from .results import RESULT_TABLES, DisclosureResult, conform_result
@@ -39,6 +42,9 @@ BASE_CELLS = "__disco_cells_base"
 
 
 CELLS = "__disco_cells"
+
+
+QCELLS = "__disco_qcells"
 
 
 RECORDS = "__disco_records"
@@ -63,7 +69,7 @@ def execute_many(
 
 
 def disclosive_cells(p: Plan, table: str, prefix: str) -> Coding:
-    """The DiSCO cells of a planned target (stage 040: disclosive in the synthesis, ps_tq = 1,
+    """The DiSCO cells of a planned target (stage 045: disclosive in the synthesis, ps_tq = 1,
     with original records left after the exclusions, d'_tq > 0), as ``table``: synthesis,
     q words, t, n (the synthetic records in the cell). Returns the coding they are in; its
     dictionaries (named from ``prefix``) are kept for the caller to code records with, and
@@ -72,13 +78,13 @@ def disclosive_cells(p: Plan, table: str, prefix: str) -> Coding:
     kept: list[str] = []
     try:
         for q, cells, records_ctx in counted([p], prefix=prefix, keep=kept):
-            flag_params = flag(q, cells)
             try:
+                flag_params = flag(q, cells)
                 template = "sdc/disclosive.sql.j2"
-                sql = render(template, engine.dialect, qcols=cells.qcols, cells=CELLS)
+                sql = render(template, engine.dialect, qcols=cells.qcols, qcells=QCELLS)
                 engine.create_table(table, sql, flag_params, template)
             finally:
-                engine.drop_table(CELLS)
+                drop_flagged(engine)
             coding = {k: v for k, v in q.params.items() if k.startswith(("kmul_", "krad_"))}
             keys, target = records_ctx["keys"], records_ctx["targets"][0]
     except BaseException:
@@ -276,12 +282,32 @@ def exclusion_context(p: Plan, cells: Cells) -> tuple[dict[str, Any], dict[str, 
     return context, params
 
 
+def possible_steps(context: dict[str, Any]) -> list[int]:
+    """The exclusion steps a cell can have under an exclusion context (macros/exclusions):
+    0 (kept) and each step whose option is set. Stage 045 and the exclusion table count these
+    steps only; a cell never has another."""
+    steps = [0]
+    for step, option in enumerate(EXCLUSION_OPTIONS, start=1):
+        if context[option]:
+            steps.append(step)
+    return steps
+
+
+# the option of each exclusion step 1..5, in macros/exclusions' order
+EXCLUSION_OPTIONS = (
+    "not_targetlevs", "drop_missing_target", "keys_no_na", "excludes", "exclude_ov",
+)  # fmt: skip
+
+
 def flag(p: Plan, cells: Cells) -> dict[str, Any]:
-    """Stage 040: the flagged cells of one target, as the table CELLS; returns the parameters
-    it was made with."""
+    """Stages 040 and 045 of one target: its cells with their exclusion steps (the table
+    CELLS) and its q margins (QCELLS); returns the parameters they were made with. The
+    caller drops both (drop_flagged)."""
     engine = p.inputs.engine
     context, flag_params = exclusion_context(p, cells)
+    steps = possible_steps(context)
     flags_ctx = {
+        "steps": steps,
         "cells": BASE_CELLS,
         "cells_sql": cells.sql,
         "qcols": cells.qcols,
@@ -289,19 +315,28 @@ def flag(p: Plan, cells: Cells) -> dict[str, Any]:
         "target": cells.target,
         **context,
     }
-    template = "stages/040_cell_flags.sql.j2"
+    template = "stages/040_cell_steps.sql.j2"
     sql = render(template, engine.dialect, **flags_ctx)
     engine.create_table(CELLS, sql, flag_params, template)
+    template = "stages/045_q_margins.sql.j2"
+    sql = render(template, engine.dialect, cells=CELLS, qcols=cells.qcols, steps=steps)
+    engine.create_table(QCELLS, sql, {}, template)
     return flag_params
 
 
+def drop_flagged(engine: Engine) -> None:
+    """Drop the tables of stages 040 and 045."""
+    engine.drop_table(CELLS)
+    engine.drop_table(QCELLS)
+
+
 def _measure(p: Plan, cells: Cells) -> DisclosureResult:
-    """Flag the base cells of one target and compute its measures, checks and exclusions."""
-    flag(p, cells)
+    """Stages 040 and 045 of one target, then its measures, checks and exclusions."""
     try:
+        flag(p, cells)
         tables = measure_tables(p, cells, [t.name for t in RESULT_TABLES])
     finally:
-        p.inputs.engine.drop_table(CELLS)
+        drop_flagged(p.inputs.engine)
     return DisclosureResult(
         target=p.spec.target,
         keys=p.spec.keys,
@@ -319,8 +354,8 @@ PER_SYNTHESIS_TEMPLATE = "measures/per_synthesis.sql.j2"
 
 
 def measure_tables(p: Plan, cells: Cells, names: Sequence[str]) -> dict[str, pa.Table]:
-    """The result tables ``names`` (ident, attrib, ...) of a target from its flagged cells
-    (the table CELLS, stage 040)."""
+    """The result tables ``names`` (ident, attrib, ...) of a target from its cells and q
+    margins (the tables CELLS and QCELLS, stages 040 and 045)."""
     spec, params = p.spec, p.params
     engine = p.inputs.engine
     check_params: dict[str, Any] = {
@@ -330,6 +365,7 @@ def measure_tables(p: Plan, cells: Cells, names: Sequence[str]) -> dict[str, pa.
         "thresh_2way_n": spec.thresh_2way[0],
         "thresh_2way_pct": spec.thresh_2way[1],
     }
+    steps = possible_steps(exclusion_context(p, cells)[0])
     key_names = []
     for i, kc in enumerate(cells.keys):
         check_params[f"key_name_{i}"] = kc.name
@@ -340,6 +376,8 @@ def measure_tables(p: Plan, cells: Cells, names: Sequence[str]) -> dict[str, pa.
             template,
             engine.dialect,
             cells=CELLS,
+            qcells=QCELLS,
+            steps=steps,
             keys=key_names,
             target=cells.target,
         )

@@ -41,6 +41,13 @@ def ident(name: object) -> str:
     """Quote an identifier for the template dialect (spaces, quotes, unicode, SQL words: safe)."""
     if not isinstance(name, str):
         raise TemplateError(f"identifier must be a string, got {type(name).__name__}: {name!r}")
+    return _quoted(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _quoted(name: str) -> str:
+    # the same few names are quoted thousands of times per call, and sqlglot builds a
+    # generator each time
     return exp.to_identifier(name, quoted=True).sql(DIALECT)
 
 

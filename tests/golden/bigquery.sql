@@ -1020,33 +1020,30 @@ FROM (
 WHERE
   d > 0 OR s > 0;
 
--- stages/040_cell_flags.sql.j2
--- Stage 040 cell flags: disclosiveness (decided BEFORE exclusions), the exclusion step of every
--- cell, and the counts that survive the exclusions.
+-- stages/040_cell_steps.sql.j2
+-- Stage 040 cell steps: the exclusion step of every cell of one target and the counts that
+-- survive the exclusions.
 -- Inputs:  cells (stage 030): j, q columns (qcols), t, d, s; keys and target say how to read
 --          a key's level and a named level (macros/cells). With cells_sql (engines that
 --          pipeline a CTE: Engine.inline_cells) the cells are that query, inlined as the CTE
---          `cells`: one statement counts and flags them, and the base cells are never stored.
+--          `cells`: one statement counts the cells and decides their steps, and the base cells
+--          are never stored.
 -- Context: not_targetlevs  [param names]   step 1 "excluded target"
 --          drop_missing_target (bool)       step 2 "missing target", only if the ORIGINAL has 'Missing'
 --          keys_no_na      [keys]           step 3 "missing in keys"
 --          excludes        [{key, keylev, targetlev}] step 4 "set to exclude"
 --          exclude_ov (bool)                step 5 "over denom_lim": each table's OWN count > denom_lim
+--          steps: the steps a cell can have (stages.possible_steps)
 -- Params:  $denom_lim; the levels named by not_targetlevs and excludes
--- Output:  j, q columns, t, d, s, dq = d.q, sq = s.q (before exclusions),
---          orig_dis  pd_tq = 1            (Dorig cells)
---          syn_dis   ps_tq = 1, s.q > 0   (Dsyn and DiSCO cells)
---          in_syn    s.q > 0              (iS)
---          q_syn_dis some ps_t'q = 1     (DiS)
+-- Output:  j, q columns, t, d, s, and where some exclusion can apply (steps beyond 0):
 --          step_d, step_s: 0 kept, 1..4 the first exclusion step that applies, 5 over denom_lim
 --                    (by the original resp. synthetic count)
---          d_keep, s_keep: d and s after exclusions; dq_keep, sq_keep: their q margins.
--- Types:   counts stay BIGINT (a SUM of BIGINT is a wider type in DuckDB and PostgreSQL, and
---          slower to carry through every measure).
--- How:     the exclusion step of a cell depends only on its levels and its own counts, so it is
---          decided first; then one GROUP BY q gives every margin (before and after exclusions)
---          and one join brings them back to the cells (cheaper than window functions).
--- synthpop: D:342-371 (tables), D:374-466 (tab_exclude, recomputed margins).
+--          d_keep, s_keep: d and s after exclusions.
+--          Where none can (synthpop's defaults), every step is 0 and d' = d: the table is
+--          narrower (10M records: 0.07 s less per target) and its readers read d and s.
+--          Stage 045 sums them per q; disclosiveness is decided there (on the counts before
+--          exclusions), so this table needs no margins and no join.
+-- synthpop: D:342-371 (tables), D:374-466 (tab_exclude).
 
 CREATE TEMPORARY TABLE `__disco_cells` AS
 WITH reasons AS (
@@ -1108,76 +1105,111 @@ WITH reasons AS (
     CASE WHEN step_d = 0 THEN d ELSE 0 END AS d_keep,
     CASE WHEN step_s = 0 THEN s ELSE 0 END AS s_keep
   FROM steps
-), margins AS (
-  SELECT
-    j,
-    `q_0`,
-    CAST(SUM(d) AS INT64) AS dq,
-    CAST(SUM(s) AS INT64) AS sq,
-    COUNT(CASE WHEN s > 0 THEN 1 END) AS s_levels,
-    CAST(SUM(d_keep) AS INT64) AS dq_keep,
-    CAST(SUM(s_keep) AS INT64) AS sq_keep
-  FROM kept
-  GROUP BY
-    j,
-    `q_0`
 )
 SELECT
-  c.j,
-  c.`q_0`,
-  c.t,
-  c.d,
-  c.s,
-  m.dq,
-  m.sq,
-  CASE WHEN c.d > 0 AND c.d = m.dq THEN 1 ELSE 0 END AS orig_dis,
-  CASE WHEN c.s > 0 AND c.s = m.sq THEN 1 ELSE 0 END AS syn_dis,
-  CASE WHEN m.sq > 0 THEN 1 ELSE 0 END AS in_syn,
-  CASE WHEN m.s_levels = 1 THEN 1 ELSE 0 END AS q_syn_dis,
-  c.step_d,
-  c.step_s,
-  c.d_keep,
-  c.s_keep,
-  m.dq_keep,
-  m.sq_keep
-FROM kept AS c
-INNER JOIN margins AS m
-  ON m.j = c.j AND m.`q_0` = c.`q_0`;
+  j,
+  `q_0`,
+  t,
+  d,
+  s,
+  step_d,
+  step_s,
+  d_keep,
+  s_keep
+FROM kept;
+
+-- stages/045_q_margins.sql.j2
+-- Stage 045 q margins: one row per (synthesis, q) of one target with what every measure and
+-- check needs from q as a whole, so that none of them joins margins back to the cells.
+-- Inputs:  cells (stage 040): j, q columns (qcols), t, d, s, step_d, step_s, d_keep, s_keep.
+-- Context: steps: the exclusion steps a cell can have (0, and each step the target's options
+--          can apply; Python decides, stages.possible_steps).
+-- Output:  j, q columns,
+--          dq, sq               d.q, s.q: records with key q before exclusions
+--          dq_keep, sq_keep     d'.q, s'.q: after exclusions
+--          d_levels, s_levels   cells of q with d > 0, with s > 0
+--          -- the synthetic cell: the one cell with s > 0 when s_levels = 1 (then every
+--          -- synthetic record with key q has its target level: ps_tq = 1, Dsyn and DiSCO)
+--          syn_t, syn_d, syn_d_keep, syn_s_keep, syn_step_d, syn_step_s
+--          -- the original cell: the one cell with d > 0 when d_levels = 1 (pd_tq = 1, Dorig)
+--          orig_d_keep, orig_step_d
+--          dd_keep, ss_keep, ds_keep   sums over the cells of d'^2, s'^2, d' * s' (CAP)
+--          d_step_k (k in steps)       original records of q whose cell left at step k
+-- Flags:   a cell is disclosive in the original (pd_tq = 1) iff d > 0 and d_levels = 1, in
+--          the synthesis (ps_tq = 1) iff s > 0 and s_levels = 1; both in one cell iff
+--          s_levels = 1 and syn_d = d.q > 0 (the synthetic cell holds every original record
+--          of q). Decided on the counts before exclusions.
+-- Speed:   every aggregate costs (10M records: 0.03 s each per target), so where no
+--          exclusion can apply (steps = [0]) the after-exclusion columns are written as the
+--          same aggregates as those before (d' = d), which the engine computes once, and the
+--          steps are 0.
+-- Types:   counts stay BIGINT (a SUM of BIGINT is a wider type in DuckDB and PostgreSQL).
+-- synthpop: D:342-371 (the q margins of tab_ktd / tab_kts), D:374-466 (recomputed margins).
+
+CREATE TEMPORARY TABLE `__disco_qcells` AS
+SELECT
+  j,
+  `q_0`,
+  CAST(SUM(d) AS INT64) AS dq,
+  CAST(SUM(s) AS INT64) AS sq,
+  CAST(SUM(d_keep) AS INT64) AS dq_keep,
+  CAST(SUM(s_keep) AS INT64) AS sq_keep,
+  COUNT(CASE WHEN d > 0 THEN 1 END) AS d_levels,
+  COUNT(CASE WHEN s > 0 THEN 1 END) AS s_levels,
+  MAX(CASE WHEN s > 0 THEN t END) AS syn_t,
+  CAST(SUM(CASE WHEN s > 0 THEN d ELSE 0 END) AS INT64) AS syn_d,
+  CAST(SUM(CASE WHEN s > 0 THEN d_keep ELSE 0 END) AS INT64) AS syn_d_keep,
+  CAST(SUM(CASE WHEN s > 0 THEN s_keep ELSE 0 END) AS INT64) AS syn_s_keep,
+  MAX(CASE WHEN s > 0 THEN step_d END) AS syn_step_d,
+  MAX(CASE WHEN s > 0 THEN step_s END) AS syn_step_s,
+  CAST(SUM(CASE WHEN d > 0 THEN d_keep ELSE 0 END) AS INT64) AS orig_d_keep,
+  MAX(CASE WHEN d > 0 THEN step_d END) AS orig_step_d,
+  CAST(SUM(d_keep * d_keep) AS INT64) AS dd_keep,
+  CAST(SUM(s_keep * s_keep) AS INT64) AS ss_keep,
+  CAST(SUM(d_keep * s_keep) AS INT64) AS ds_keep,
+  CAST(SUM(CASE WHEN step_d = 0 THEN d ELSE 0 END) AS INT64) AS `d_step_0`,
+  CAST(SUM(CASE WHEN step_d = 1 THEN d ELSE 0 END) AS INT64) AS `d_step_1`,
+  CAST(SUM(CASE WHEN step_d = 3 THEN d ELSE 0 END) AS INT64) AS `d_step_3`,
+  CAST(SUM(CASE WHEN step_d = 4 THEN d ELSE 0 END) AS INT64) AS `d_step_4`
+FROM `__disco_cells`
+GROUP BY
+  j,
+  `q_0`;
 
 -- measures/identity.sql.j2
 -- Identity disclosure measures, one row per synthesis (percentages).
--- Inputs: flagged cells (stage 040).  Nd = sum(d), Ns = sum(s) (before exclusions, as synthpop).
+-- Inputs: the q margins (stage 045).  Nd = sum(d.q), Ns = sum(s.q) (before exclusions, as
+-- synthpop).
 -- Output: synthesis, UiO, UiS, UiOiS, repU
 --   UiO   = 100 * #{q : d'.q = 1} / Nd                          unique in the original
 --   UiS   = 100 * #{q : s'.q = 1} / Ns                          unique in the synthesis
 --   UiOiS = 100 * #{q : d'.q = 1, s.q > 0 before exclusions} / Nd
 --   repU  = 100 * #{q : d'.q = 1 and s'.q = 1} / Nd             replicated uniques
--- (d'.q, s'.q: q margins after exclusions; a q with d'.q = 1 has exactly one cell with d' = 1,
--- so counting such cells counts the q values.)  synthpop: D:454-473.
+-- (d'.q, s'.q: q margins after exclusions.)  synthpop: D:454-473.
 
 SELECT
   j AS synthesis,
   CASE
-    WHEN SUM(d) = 0
+    WHEN SUM(dq) = 0
     THEN CAST('NaN' AS FLOAT64)
-    ELSE 100 * CAST(SUM(CASE WHEN d_keep = 1 AND dq_keep = 1 THEN 1 ELSE 0 END) AS FLOAT64) / CAST(SUM(d) AS FLOAT64)
+    ELSE 100 * CAST(SUM(CASE WHEN dq_keep = 1 THEN 1 ELSE 0 END) AS FLOAT64) / CAST(SUM(dq) AS FLOAT64)
   END AS `UiO`,
   CASE
-    WHEN SUM(s) = 0
+    WHEN SUM(sq) = 0
     THEN CAST('NaN' AS FLOAT64)
-    ELSE 100 * CAST(SUM(CASE WHEN s_keep = 1 AND sq_keep = 1 THEN 1 ELSE 0 END) AS FLOAT64) / CAST(SUM(s) AS FLOAT64)
+    ELSE 100 * CAST(SUM(CASE WHEN sq_keep = 1 THEN 1 ELSE 0 END) AS FLOAT64) / CAST(SUM(sq) AS FLOAT64)
   END AS `UiS`,
   CASE
-    WHEN SUM(d) = 0
+    WHEN SUM(dq) = 0
     THEN CAST('NaN' AS FLOAT64)
-    ELSE 100 * CAST(SUM(CASE WHEN d_keep = 1 AND dq_keep = 1 AND in_syn = 1 THEN 1 ELSE 0 END) AS FLOAT64) / CAST(SUM(d) AS FLOAT64)
+    ELSE 100 * CAST(SUM(CASE WHEN dq_keep = 1 AND sq > 0 THEN 1 ELSE 0 END) AS FLOAT64) / CAST(SUM(dq) AS FLOAT64)
   END AS `UiOiS`,
   CASE
-    WHEN SUM(d) = 0
+    WHEN SUM(dq) = 0
     THEN CAST('NaN' AS FLOAT64)
-    ELSE 100 * CAST(SUM(CASE WHEN d_keep = 1 AND dq_keep = 1 AND sq_keep = 1 THEN 1 ELSE 0 END) AS FLOAT64) / CAST(SUM(d) AS FLOAT64)
+    ELSE 100 * CAST(SUM(CASE WHEN dq_keep = 1 AND sq_keep = 1 THEN 1 ELSE 0 END) AS FLOAT64) / CAST(SUM(dq) AS FLOAT64)
   END AS `repU`
-FROM `__disco_cells`
+FROM `__disco_qcells`
 GROUP BY
   synthesis
 ORDER BY
@@ -1185,7 +1217,9 @@ ORDER BY
 
 -- measures/attribute.sql.j2
 -- Attribute disclosure measures, one row per synthesis (percentages, except the denominators).
--- Inputs: flagged cells (stage 040). Disclosive flags are pre-exclusion, counts post-exclusion.
+-- Inputs: the q margins (stage 045). Disclosive flags are pre-exclusion, counts post-exclusion:
+-- pd_tq = 1 is the one cell of q with d > 0 (d_levels = 1), ps_tq = 1 the one cell with s > 0
+-- (s_levels = 1, its d' is syn_d_keep).
 -- Output: synthesis, Dorig, Dsyn, iS, DiS, DiSCO, DiSDiO, max_denom, mean_denom
 --   Dorig  = 100 * sum(d' : pd_tq = 1) / Nd
 --   Dsyn   = 100 * sum(s' : ps_tq = 1) / Ns
@@ -1200,41 +1234,43 @@ ORDER BY
 SELECT
   j AS synthesis,
   CASE
-    WHEN SUM(d) = 0
+    WHEN SUM(dq) = 0
     THEN CAST('NaN' AS FLOAT64)
-    ELSE 100 * CAST(SUM(orig_dis * d_keep) AS FLOAT64) / CAST(SUM(d) AS FLOAT64)
+    ELSE 100 * CAST(SUM(CASE WHEN d_levels = 1 THEN orig_d_keep ELSE 0 END) AS FLOAT64) / CAST(SUM(dq) AS FLOAT64)
   END AS `Dorig`,
   CASE
-    WHEN SUM(s) = 0
+    WHEN SUM(sq) = 0
     THEN CAST('NaN' AS FLOAT64)
-    ELSE 100 * CAST(SUM(syn_dis * s_keep) AS FLOAT64) / CAST(SUM(s) AS FLOAT64)
+    ELSE 100 * CAST(SUM(CASE WHEN s_levels = 1 THEN syn_s_keep ELSE 0 END) AS FLOAT64) / CAST(SUM(sq) AS FLOAT64)
   END AS `Dsyn`,
   CASE
-    WHEN SUM(d) = 0
+    WHEN SUM(dq) = 0
     THEN CAST('NaN' AS FLOAT64)
-    ELSE 100 * CAST(SUM(in_syn * d_keep) AS FLOAT64) / CAST(SUM(d) AS FLOAT64)
+    ELSE 100 * CAST(SUM(CASE WHEN sq > 0 THEN dq_keep ELSE 0 END) AS FLOAT64) / CAST(SUM(dq) AS FLOAT64)
   END AS `iS`,
   CASE
-    WHEN SUM(d) = 0
+    WHEN SUM(dq) = 0
     THEN CAST('NaN' AS FLOAT64)
-    ELSE 100 * CAST(SUM(q_syn_dis * d_keep) AS FLOAT64) / CAST(SUM(d) AS FLOAT64)
+    ELSE 100 * CAST(SUM(CASE WHEN s_levels = 1 THEN dq_keep ELSE 0 END) AS FLOAT64) / CAST(SUM(dq) AS FLOAT64)
   END AS `DiS`,
   CASE
-    WHEN SUM(d) = 0
+    WHEN SUM(dq) = 0
     THEN CAST('NaN' AS FLOAT64)
-    ELSE 100 * CAST(SUM(syn_dis * d_keep) AS FLOAT64) / CAST(SUM(d) AS FLOAT64)
+    ELSE 100 * CAST(SUM(CASE WHEN s_levels = 1 THEN syn_d_keep ELSE 0 END) AS FLOAT64) / CAST(SUM(dq) AS FLOAT64)
   END AS `DiSCO`,
   CASE
-    WHEN SUM(d) = 0
+    WHEN SUM(dq) = 0
     THEN CAST('NaN' AS FLOAT64)
-    ELSE 100 * CAST(SUM(syn_dis * orig_dis * d_keep) AS FLOAT64) / CAST(SUM(d) AS FLOAT64)
+    ELSE 100 * CAST(SUM(
+      CASE WHEN s_levels = 1 AND d_levels = 1 AND syn_d = dq THEN syn_d_keep ELSE 0 END
+    ) AS FLOAT64) / CAST(SUM(dq) AS FLOAT64)
   END AS `DiSDiO`,
-  CAST(MAX(syn_dis * d_keep) AS FLOAT64) AS max_denom,
+  CAST(MAX(CASE WHEN s_levels = 1 THEN syn_d_keep ELSE 0 END) AS FLOAT64) AS max_denom,
   COALESCE(
-    AVG(CASE WHEN syn_dis = 1 AND d_keep > 0 THEN CAST(d_keep AS FLOAT64) END),
+    AVG(CASE WHEN s_levels = 1 AND syn_d_keep > 0 THEN CAST(syn_d_keep AS FLOAT64) END),
     CAST('NaN' AS FLOAT64)
   ) AS mean_denom
-FROM `__disco_cells`
+FROM `__disco_qcells`
 GROUP BY
   synthesis
 ORDER BY
@@ -1243,7 +1279,9 @@ ORDER BY
 -- measures/cap.sql.j2
 -- CAP (correct attribution probability) measures, one row per synthesis (percentages).
 -- Sums of fractions use exact_sum, so the numbers do not depend on thread or engine order.
--- Inputs: flagged cells (stage 040); pd'_tq = d'_tq / d'.q, ps'_tq = s'_tq / s'.q (0 if the margin is 0).
+-- Inputs: the cells (stage 040, for the target margins) and the q margins (stage 045, qcells:
+--         the sums over q of d'^2, s'^2 and d' s', so that each q is one exact term);
+--         pd'_tq = d'_tq / d'.q, ps'_tq = s'_tq / s'.q (0 if the margin is 0).
 -- Output: synthesis, baseCAPd, CAPd, CAPs, DCAP, TCAP
 --   baseCAPd = 100 * sum_t (d_t. / Nd)^2        target margins BEFORE exclusions, 'Missing' included
 --   CAPd     = 100 * sum_tq d'_tq * pd'_tq / Nd
@@ -1278,20 +1316,20 @@ WITH target_margins AS (
 ), cap AS (
   SELECT
     j,
-    SUM(d) AS nd,
-    SUM(s) AS ns,
+    SUM(dq) AS nd,
+    SUM(sq) AS ns,
     CAST(SUM(
-      CAST(CASE WHEN dq_keep > 0 THEN CAST(d_keep AS FLOAT64) * d_keep / dq_keep ELSE 0 END AS BIGNUMERIC)
+      CAST(CASE WHEN dq_keep > 0 THEN CAST(dd_keep AS FLOAT64) / dq_keep ELSE 0 END AS BIGNUMERIC)
     ) AS FLOAT64) AS capd,
     CAST(SUM(
-      CAST(CASE WHEN sq_keep > 0 THEN CAST(s_keep AS FLOAT64) * s_keep / sq_keep ELSE 0 END AS BIGNUMERIC)
+      CAST(CASE WHEN sq_keep > 0 THEN CAST(ss_keep AS FLOAT64) / sq_keep ELSE 0 END AS BIGNUMERIC)
     ) AS FLOAT64) AS caps,
     CAST(SUM(
-      CAST(CASE WHEN sq_keep > 0 THEN CAST(d_keep AS FLOAT64) * s_keep / sq_keep ELSE 0 END AS BIGNUMERIC)
+      CAST(CASE WHEN sq_keep > 0 THEN CAST(ds_keep AS FLOAT64) / sq_keep ELSE 0 END AS BIGNUMERIC)
     ) AS FLOAT64) AS dcap,
-    SUM(syn_dis * d_keep) AS disco,
-    SUM(CASE WHEN sq_keep > 0 THEN d_keep ELSE 0 END) AS tcap_den
-  FROM `__disco_cells`
+    SUM(CASE WHEN s_levels = 1 THEN syn_d_keep ELSE 0 END) AS disco,
+    SUM(CASE WHEN sq_keep > 0 THEN dq_keep ELSE 0 END) AS tcap_den
+  FROM `__disco_qcells`
   GROUP BY
     j
 )
@@ -1326,8 +1364,11 @@ ORDER BY
 
 -- measures/exclusions.sql.j2
 -- Exclusion bookkeeping: synthpop's Nexclusions, in long form.
--- Inputs: flagged cells (stage 040): step_d / step_s say at which step a cell left the original /
---         synthetic based tables (0 = kept).
+-- Inputs: the cells (stage 040): step_d / step_s say at which step a cell left the original /
+--         synthetic based tables (0 = kept); the q margins (stage 045, qcells): the one
+--         disclosive cell of q with its step (syn_*, orig_*), and the original records of q
+--         by step (d_step_k). Context: steps, the steps a cell can have (stage 045's); every
+--         other step counts 0.
 -- Output: synthesis, table, reason, count -- for each synthesis, each of the 8 tables
 --         (original, synthetic, Dorig, Dsyn, iS, DiS, DiSCO, DiSDiO) and each step
 --         (excluded target, missing target, missing in keys, set to exclude, over denom_lim,
@@ -1335,46 +1376,38 @@ ORDER BY
 -- synthpop: D:374-450 (tab_exclude applied to every table separately).
 
 WITH tables AS (
-  /* side: whether the table's records are original (by step_d) or synthetic (by step_s) */
+  /* tables 1, 3, 5-8 count original records (by step_d), 2 and 4 synthetic ones (by step_s) */
   SELECT
     1 AS tpos,
-    'original' AS tbl,
-    'd' AS side
+    'original' AS tbl
   UNION ALL
   SELECT
     2,
-    'synthetic',
-    's'
+    'synthetic'
   UNION ALL
   SELECT
     3,
-    'Dorig',
-    'd'
+    'Dorig'
   UNION ALL
   SELECT
     4,
-    'Dsyn',
-    's'
+    'Dsyn'
   UNION ALL
   SELECT
     5,
-    'iS',
-    'd'
+    'iS'
   UNION ALL
   SELECT
     6,
-    'DiS',
-    'd'
+    'DiS'
   UNION ALL
   SELECT
     7,
-    'DiSCO',
-    'd'
+    'DiSCO'
   UNION ALL
   SELECT
     8,
-    'DiSDiO',
-    'd'
+    'DiSDiO'
 ), reasons AS (
   SELECT
     1 AS step,
@@ -1405,85 +1438,161 @@ WITH tables AS (
     0,
     6,
     'remaining'
-), by_d /* one pass over the cells per side: every table's count of each step at once */ AS (
+), by_cell /* one pass over the cells and one over the q margins: every table's count of each step */ AS (
   SELECT
     j,
-    step_d AS step,
-    SUM(d) AS n_1,
-    SUM(orig_dis * d) AS n_3,
-    SUM(in_syn * d) AS n_5,
-    SUM(q_syn_dis * d) AS n_6,
-    SUM(syn_dis * d) AS n_7,
-    SUM(syn_dis * orig_dis * d) AS n_8
+    SUM(CASE WHEN step_d = 0 THEN d ELSE 0 END) AS `n_1_0`,
+    SUM(CASE WHEN step_s = 0 THEN s ELSE 0 END) AS `n_2_0`,
+    SUM(CASE WHEN step_d = 1 THEN d ELSE 0 END) AS `n_1_1`,
+    SUM(CASE WHEN step_s = 1 THEN s ELSE 0 END) AS `n_2_1`,
+    SUM(CASE WHEN step_d = 3 THEN d ELSE 0 END) AS `n_1_3`,
+    SUM(CASE WHEN step_s = 3 THEN s ELSE 0 END) AS `n_2_3`,
+    SUM(CASE WHEN step_d = 4 THEN d ELSE 0 END) AS `n_1_4`,
+    SUM(CASE WHEN step_s = 4 THEN s ELSE 0 END) AS `n_2_4`
   FROM `__disco_cells`
   GROUP BY
-    j,
-    step_d
-), by_s AS (
-  SELECT
-    j,
-    step_s AS step,
-    SUM(s) AS n_2,
-    SUM(syn_dis * s) AS n_4
-  FROM `__disco_cells`
-  GROUP BY
-    j,
-    step_s
-), counts AS (
-  SELECT
-    by_d.j,
-    tables.tpos,
-    by_d.step,
-    CASE tables.tpos
-      WHEN 1
-      THEN n_1
-      WHEN 3
-      THEN n_3
-      WHEN 5
-      THEN n_5
-      WHEN 6
-      THEN n_6
-      WHEN 7
-      THEN n_7
-      WHEN 8
-      THEN n_8
-    END AS n
-  FROM by_d
-  INNER JOIN tables
-    ON tables.side = 'd'
-  UNION ALL
-  SELECT
-    by_s.j,
-    tables.tpos,
-    by_s.step,
-    CASE tables.tpos WHEN 2 THEN n_2 WHEN 4 THEN n_4 END AS n
-  FROM by_s
-  INNER JOIN tables
-    ON tables.side = 's'
-), syntheses AS (
-  SELECT DISTINCT
     j
-  FROM by_d
+), by_q AS (
+  SELECT
+    j,
+    SUM(CASE WHEN d_levels = 1 AND orig_step_d = 0 THEN dq ELSE 0 END) AS `n_3_0`,
+    SUM(CASE WHEN s_levels = 1 AND syn_step_s = 0 THEN sq ELSE 0 END) AS `n_4_0`,
+    SUM(CASE WHEN sq > 0 THEN `d_step_0` ELSE 0 END) AS `n_5_0`,
+    SUM(CASE WHEN s_levels = 1 THEN `d_step_0` ELSE 0 END) AS `n_6_0`,
+    SUM(CASE WHEN s_levels = 1 AND syn_step_d = 0 THEN syn_d ELSE 0 END) AS `n_7_0`,
+    SUM(
+      CASE
+        WHEN s_levels = 1 AND d_levels = 1 AND syn_d = dq AND syn_step_d = 0
+        THEN syn_d
+        ELSE 0
+      END
+    ) AS `n_8_0`,
+    SUM(CASE WHEN d_levels = 1 AND orig_step_d = 1 THEN dq ELSE 0 END) AS `n_3_1`,
+    SUM(CASE WHEN s_levels = 1 AND syn_step_s = 1 THEN sq ELSE 0 END) AS `n_4_1`,
+    SUM(CASE WHEN sq > 0 THEN `d_step_1` ELSE 0 END) AS `n_5_1`,
+    SUM(CASE WHEN s_levels = 1 THEN `d_step_1` ELSE 0 END) AS `n_6_1`,
+    SUM(CASE WHEN s_levels = 1 AND syn_step_d = 1 THEN syn_d ELSE 0 END) AS `n_7_1`,
+    SUM(
+      CASE
+        WHEN s_levels = 1 AND d_levels = 1 AND syn_d = dq AND syn_step_d = 1
+        THEN syn_d
+        ELSE 0
+      END
+    ) AS `n_8_1`,
+    SUM(CASE WHEN d_levels = 1 AND orig_step_d = 3 THEN dq ELSE 0 END) AS `n_3_3`,
+    SUM(CASE WHEN s_levels = 1 AND syn_step_s = 3 THEN sq ELSE 0 END) AS `n_4_3`,
+    SUM(CASE WHEN sq > 0 THEN `d_step_3` ELSE 0 END) AS `n_5_3`,
+    SUM(CASE WHEN s_levels = 1 THEN `d_step_3` ELSE 0 END) AS `n_6_3`,
+    SUM(CASE WHEN s_levels = 1 AND syn_step_d = 3 THEN syn_d ELSE 0 END) AS `n_7_3`,
+    SUM(
+      CASE
+        WHEN s_levels = 1 AND d_levels = 1 AND syn_d = dq AND syn_step_d = 3
+        THEN syn_d
+        ELSE 0
+      END
+    ) AS `n_8_3`,
+    SUM(CASE WHEN d_levels = 1 AND orig_step_d = 4 THEN dq ELSE 0 END) AS `n_3_4`,
+    SUM(CASE WHEN s_levels = 1 AND syn_step_s = 4 THEN sq ELSE 0 END) AS `n_4_4`,
+    SUM(CASE WHEN sq > 0 THEN `d_step_4` ELSE 0 END) AS `n_5_4`,
+    SUM(CASE WHEN s_levels = 1 THEN `d_step_4` ELSE 0 END) AS `n_6_4`,
+    SUM(CASE WHEN s_levels = 1 AND syn_step_d = 4 THEN syn_d ELSE 0 END) AS `n_7_4`,
+    SUM(
+      CASE
+        WHEN s_levels = 1 AND d_levels = 1 AND syn_d = dq AND syn_step_d = 4
+        THEN syn_d
+        ELSE 0
+      END
+    ) AS `n_8_4`
+  FROM `__disco_qcells`
+  GROUP BY
+    j
 )
 SELECT
-  x.j AS synthesis,
+  by_cell.j AS synthesis,
   tables.tbl AS `table`,
   reasons.reason,
-  CAST(COALESCE(counts.n, 0) AS INT64) AS `count`
-FROM syntheses AS x
+  CAST(CASE
+    WHEN tables.tpos = 1 AND reasons.step = 0
+    THEN by_cell.`n_1_0`
+    WHEN tables.tpos = 2 AND reasons.step = 0
+    THEN by_cell.`n_2_0`
+    WHEN tables.tpos = 3 AND reasons.step = 0
+    THEN by_q.`n_3_0`
+    WHEN tables.tpos = 4 AND reasons.step = 0
+    THEN by_q.`n_4_0`
+    WHEN tables.tpos = 5 AND reasons.step = 0
+    THEN by_q.`n_5_0`
+    WHEN tables.tpos = 6 AND reasons.step = 0
+    THEN by_q.`n_6_0`
+    WHEN tables.tpos = 7 AND reasons.step = 0
+    THEN by_q.`n_7_0`
+    WHEN tables.tpos = 8 AND reasons.step = 0
+    THEN by_q.`n_8_0`
+    WHEN tables.tpos = 1 AND reasons.step = 1
+    THEN by_cell.`n_1_1`
+    WHEN tables.tpos = 2 AND reasons.step = 1
+    THEN by_cell.`n_2_1`
+    WHEN tables.tpos = 3 AND reasons.step = 1
+    THEN by_q.`n_3_1`
+    WHEN tables.tpos = 4 AND reasons.step = 1
+    THEN by_q.`n_4_1`
+    WHEN tables.tpos = 5 AND reasons.step = 1
+    THEN by_q.`n_5_1`
+    WHEN tables.tpos = 6 AND reasons.step = 1
+    THEN by_q.`n_6_1`
+    WHEN tables.tpos = 7 AND reasons.step = 1
+    THEN by_q.`n_7_1`
+    WHEN tables.tpos = 8 AND reasons.step = 1
+    THEN by_q.`n_8_1`
+    WHEN tables.tpos = 1 AND reasons.step = 3
+    THEN by_cell.`n_1_3`
+    WHEN tables.tpos = 2 AND reasons.step = 3
+    THEN by_cell.`n_2_3`
+    WHEN tables.tpos = 3 AND reasons.step = 3
+    THEN by_q.`n_3_3`
+    WHEN tables.tpos = 4 AND reasons.step = 3
+    THEN by_q.`n_4_3`
+    WHEN tables.tpos = 5 AND reasons.step = 3
+    THEN by_q.`n_5_3`
+    WHEN tables.tpos = 6 AND reasons.step = 3
+    THEN by_q.`n_6_3`
+    WHEN tables.tpos = 7 AND reasons.step = 3
+    THEN by_q.`n_7_3`
+    WHEN tables.tpos = 8 AND reasons.step = 3
+    THEN by_q.`n_8_3`
+    WHEN tables.tpos = 1 AND reasons.step = 4
+    THEN by_cell.`n_1_4`
+    WHEN tables.tpos = 2 AND reasons.step = 4
+    THEN by_cell.`n_2_4`
+    WHEN tables.tpos = 3 AND reasons.step = 4
+    THEN by_q.`n_3_4`
+    WHEN tables.tpos = 4 AND reasons.step = 4
+    THEN by_q.`n_4_4`
+    WHEN tables.tpos = 5 AND reasons.step = 4
+    THEN by_q.`n_5_4`
+    WHEN tables.tpos = 6 AND reasons.step = 4
+    THEN by_q.`n_6_4`
+    WHEN tables.tpos = 7 AND reasons.step = 4
+    THEN by_q.`n_7_4`
+    WHEN tables.tpos = 8 AND reasons.step = 4
+    THEN by_q.`n_8_4`
+    ELSE 0
+  END AS INT64) AS `count`
+FROM by_cell
+INNER JOIN by_q
+  ON by_q.j = by_cell.j
 CROSS JOIN tables
 CROSS JOIN reasons
-LEFT JOIN counts
-  ON counts.j = x.j AND counts.tpos = tables.tpos AND counts.step = reasons.step
 ORDER BY
-  x.j NULLS LAST,
+  by_cell.j NULLS LAST,
   tables.tpos NULLS LAST,
   reasons.rpos NULLS LAST;
 
 -- checks/check_1way.sql.j2
 -- check_1way: is one target level dominating the DiSCO records? One row per synthesis where it fires.
--- Inputs: flagged cells (stage 040); after exclusions. target: how to name a level (macros/cells).
--- Params: $thresh_1way_n, $thresh_1way_pct.
+-- Inputs: the cells (stage 040) and q margins (stage 045); after exclusions. target: how to name
+--         a level (macros/cells).
+-- Params: $thresh_1way_n, $thresh_1way_pct. Context: steps (stage 040: d_keep only if > [0]).
 -- Output: synthesis, Level, All, PctLevelAll, totalDisclosive, nLevelDis, PctLevelDis
 --   Level       = the level with most DiSCO records (ties: smallest level name)
 --   nLevelDis   = its DiSCO records;  totalDisclosive = all DiSCO records
@@ -1493,15 +1602,36 @@ ORDER BY
 -- synthpop: D:509-525.
 
 WITH by_level AS (
+  /* every target level of the cells, with the DiSCO records of the q whose one synthetic */
+  /* cell has that level (stage 045) */
   SELECT
-    j,
-    t,
-    SUM(d_keep) AS n_all,
-    SUM(syn_dis * d_keep) AS n_dis
-  FROM `__disco_cells`
-  GROUP BY
-    j,
-    t
+    a.j,
+    a.t,
+    a.n_all,
+    COALESCE(x.n_dis, 0) AS n_dis
+  FROM (
+    SELECT
+      j,
+      t,
+      SUM(d_keep) AS n_all
+    FROM `__disco_cells`
+    GROUP BY
+      j,
+      t
+  ) AS a
+  LEFT JOIN (
+    SELECT
+      j,
+      syn_t AS t,
+      SUM(syn_d_keep) AS n_dis
+    FROM `__disco_qcells`
+    WHERE
+      s_levels = 1
+    GROUP BY
+      j,
+      syn_t
+  ) AS x
+    ON x.j = a.j AND x.t = a.t
 ), named AS (
   SELECT
     b.j,
@@ -1555,8 +1685,8 @@ ORDER BY
 -- checks/check_2way.sql.j2
 -- check_2way: (target level, key level) pairs that carry many DiSCO records and where the key level
 -- almost determines the target in the original.
--- Inputs: flagged cells (stage 040); target and keys say how to read and name levels
---         (macros/cells).
+-- Inputs: the cells (stage 040) and q margins (stage 045, qcells: a q's one synthetic cell is
+--         its DiSCO cell); target and keys say how to read and name levels (macros/cells).
 -- Params: $thresh_2way_n, $thresh_2way_pct; the key names (keys[].name_param).
 -- Context: keys = [{..., name_param}]. Only cells with original records are read: with
 --         $thresh_2way_n >= 0 (spec.py refuses a negative count) no other cell can count, and
@@ -1570,81 +1700,153 @@ ORDER BY
 --   PctTargetKeyLevel = 100 * key_target_total / key_total; rows kept iff npairs > 0 and
 --                       PctTargetKeyLevel > $thresh_2way_pct.
 -- How:    the cells are read once and unpivoted by key (one row per cell and key, with that
---         key's level decoded from q); one aggregation by (key, key level, target level) then
---         gives every key's totals and pairs at once. A big cell has d' > $thresh_2way_n >= 0,
---         so npairs > 0 exactly where the pair has one.
+--         key's level decoded from q); one aggregation by (key, key level, target level) gives
+--         every key's totals. The big cells (DiSCO cells with d' > $thresh_2way_n) come from
+--         the q margins, unpivoted the same way, and are few.
 -- Order: npairs descending, then key position, then target_key_levs.  synthpop: D:530-572.
 
-WITH by_key AS (
-  SELECT
-    c.j,
-    k.key_pos,
-    CASE k.key_pos
-      WHEN 0
-      THEN (
-        MOD(
-          CAST((
-            DIV(CAST(c.`q_0` AS INT64), CAST(1 AS INT64))
-          ) AS INT64),
-          CAST(3 AS INT64)
-        )
-      )
-      WHEN 1
-      THEN (
-        MOD(
-          CAST((
-            DIV(CAST(c.`q_0` AS INT64), CAST(3 AS INT64))
-          ) AS INT64),
-          CAST(80 AS INT64)
-        )
-      )
-      WHEN 2
-      THEN (
-        MOD(
-          CAST((
-            DIV(CAST(c.`q_0` AS INT64), CAST(240 AS INT64))
-          ) AS INT64),
-          CAST(17 AS INT64)
-        )
-      )
-      WHEN 3
-      THEN (
-        MOD(
-          CAST((
-            DIV(CAST(c.`q_0` AS INT64), CAST(4080 AS INT64))
-          ) AS INT64),
-          CAST(7 AS INT64)
-        )
-      )
-    END AS key_level,
-    c.t,
-    c.d,
-    CASE WHEN c.syn_dis * c.d_keep > CAST('4.0' AS FLOAT64) THEN c.d_keep ELSE 0 END AS big
-  FROM `__disco_cells` AS c
-  CROSS JOIN (
-    SELECT
-      0 AS key_pos
-    UNION ALL
-    SELECT
-      1 AS key_pos
-    UNION ALL
-    SELECT
-      2 AS key_pos
-    UNION ALL
-    SELECT
-      3 AS key_pos
-  ) AS k
-  WHERE
-    c.d > 0
-), key_target AS (
+WITH key_target AS (
   SELECT
     j,
     key_pos,
     key_level,
     t,
-    SUM(d) AS key_target_total,
-    SUM(big) AS npairs
-  FROM by_key
+    SUM(n) AS key_target_total,
+    SUM(SUM(n)) OVER (PARTITION BY j, key_pos, key_level) AS key_total
+  FROM (
+    SELECT
+      c.j,
+      k.key_pos,
+      CASE k.key_pos
+        WHEN 0
+        THEN (
+          MOD(
+            CAST((
+              DIV(CAST(c.`q_0` AS INT64), CAST(1 AS INT64))
+            ) AS INT64),
+            CAST(3 AS INT64)
+          )
+        )
+        WHEN 1
+        THEN (
+          MOD(
+            CAST((
+              DIV(CAST(c.`q_0` AS INT64), CAST(3 AS INT64))
+            ) AS INT64),
+            CAST(80 AS INT64)
+          )
+        )
+        WHEN 2
+        THEN (
+          MOD(
+            CAST((
+              DIV(CAST(c.`q_0` AS INT64), CAST(240 AS INT64))
+            ) AS INT64),
+            CAST(17 AS INT64)
+          )
+        )
+        WHEN 3
+        THEN (
+          MOD(
+            CAST((
+              DIV(CAST(c.`q_0` AS INT64), CAST(4080 AS INT64))
+            ) AS INT64),
+            CAST(7 AS INT64)
+          )
+        )
+      END AS key_level,
+      c.t AS t,
+      c.d AS n
+    FROM `__disco_cells` AS c
+    CROSS JOIN (
+      SELECT
+        0 AS key_pos
+      UNION ALL
+      SELECT
+        1 AS key_pos
+      UNION ALL
+      SELECT
+        2 AS key_pos
+      UNION ALL
+      SELECT
+        3 AS key_pos
+    ) AS k
+    WHERE
+      c.d > 0
+  ) AS by_key
+  GROUP BY
+    j,
+    key_pos,
+    key_level,
+    t
+), big AS (
+  SELECT
+    j,
+    key_pos,
+    key_level,
+    t,
+    SUM(n) AS npairs
+  FROM (
+    SELECT
+      c.j,
+      k.key_pos,
+      CASE k.key_pos
+        WHEN 0
+        THEN (
+          MOD(
+            CAST((
+              DIV(CAST(c.`q_0` AS INT64), CAST(1 AS INT64))
+            ) AS INT64),
+            CAST(3 AS INT64)
+          )
+        )
+        WHEN 1
+        THEN (
+          MOD(
+            CAST((
+              DIV(CAST(c.`q_0` AS INT64), CAST(3 AS INT64))
+            ) AS INT64),
+            CAST(80 AS INT64)
+          )
+        )
+        WHEN 2
+        THEN (
+          MOD(
+            CAST((
+              DIV(CAST(c.`q_0` AS INT64), CAST(240 AS INT64))
+            ) AS INT64),
+            CAST(17 AS INT64)
+          )
+        )
+        WHEN 3
+        THEN (
+          MOD(
+            CAST((
+              DIV(CAST(c.`q_0` AS INT64), CAST(4080 AS INT64))
+            ) AS INT64),
+            CAST(7 AS INT64)
+          )
+        )
+      END AS key_level,
+      c.syn_t AS t,
+      c.syn_d_keep AS n
+    FROM `__disco_qcells` AS c
+    CROSS JOIN (
+      SELECT
+        0 AS key_pos
+      UNION ALL
+      SELECT
+        1 AS key_pos
+      UNION ALL
+      SELECT
+        2 AS key_pos
+      UNION ALL
+      SELECT
+        3 AS key_pos
+    ) AS k
+    WHERE
+      c.s_levels = 1 AND c.syn_d_keep > CAST('4.0' AS FLOAT64)
+  ) AS by_key
   GROUP BY
     j,
     key_pos,
@@ -1652,14 +1854,16 @@ WITH by_key AS (
     t
 ), pairs AS (
   SELECT
-    j,
-    key_pos,
-    key_level,
-    t,
-    npairs,
-    key_target_total,
-    SUM(key_target_total) OVER (PARTITION BY j, key_pos, key_level) AS key_total
-  FROM key_target
+    b.j,
+    b.key_pos,
+    b.key_level,
+    b.t,
+    b.npairs,
+    kt.key_target_total,
+    kt.key_total
+  FROM big AS b
+  INNER JOIN key_target AS kt
+    ON kt.j = b.j AND kt.key_pos = b.key_pos AND kt.key_level = b.key_level AND kt.t = b.t
 ), key_names AS (
   SELECT DISTINCT
     0 AS key_pos,
@@ -1718,8 +1922,7 @@ WITH by_key AS (
   INNER JOIN key_names AS kn
     ON kn.key_pos = p.key_pos AND kn.code = p.key_level
   WHERE
-    p.npairs > 0
-    AND 100 * CAST(p.key_target_total AS FLOAT64) / CAST(p.key_total AS FLOAT64) > CAST('80.0' AS FLOAT64)
+    100 * CAST(p.key_target_total AS FLOAT64) / CAST(p.key_total AS FLOAT64) > CAST('80.0' AS FLOAT64)
 )
 SELECT
   synthesis,
@@ -1737,6 +1940,8 @@ ORDER BY
   target_key_levs NULLS LAST;
 
 DROP TABLE IF EXISTS `__disco_cells`;
+
+DROP TABLE IF EXISTS `__disco_qcells`;
 
 DROP TABLE IF EXISTS `__disco_cells_base`;
 
