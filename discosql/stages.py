@@ -65,7 +65,7 @@ def execute_many(
     cells from them.
     ``progress(i, n, target)`` is called before each target's cells are counted.
     """
-    return [_measure(p, cells) for p, cells, _ in counted(plans, progress)]
+    return [_measure(p, cells) for p, cells, _ in counted(plans, progress, read_once=True)]
 
 
 def disclosive_cells(p: Plan, table: str, prefix: str) -> Coding:
@@ -77,7 +77,7 @@ def disclosive_cells(p: Plan, table: str, prefix: str) -> Coding:
     engine = p.inputs.engine
     kept: list[str] = []
     try:
-        for q, cells, records_ctx in counted([p], prefix=prefix, keep=kept):
+        for q, cells, records_ctx in counted([p], prefix=prefix, keep=kept, read_once=True):
             try:
                 flag_params = flag(q, cells)
                 template = "sdc/disclosive.sql.j2"
@@ -100,12 +100,14 @@ def counted(
     progress: Callable[[int, int, str], None] | None = None,
     prefix: str = "__disco_levels_",
     keep: list[str] | None = None,
+    read_once: bool = False,
 ) -> Iterator[tuple[Plan, Cells, dict[str, Any]]]:
     """Stages 010-030 of planned targets with the same keys and inputs: for each target, its
     plan (with the packing's parameters), its base cells, and the context of stage 020 whose
     records they count (with that target alone). The tables are dropped at the end, but for
     the dictionaries (named from ``prefix``) when ``keep`` is given: their names are added
-    to it."""
+    to it. ``read_once``: the caller is stage 040, which reads the base cells once (they are
+    inlined on every engine when it does)."""
     engine = plans[0].inputs.engine
     sources = plans[0].inputs.data_sets()
     keys, targets = _dictionaries(plans, sources, prefix)
@@ -164,11 +166,15 @@ def counted(
                 target=t,
                 qcols=qcols,
                 syntheses=list(range(1, p.inputs.m + 1)),
+                count_type=count_type(p),
             )
             params = {**p.params, **coding}
-            if not engine.inline_cells:
+            # stage 040 reads the cells once unless it looks for a missing target: then every
+            # engine can inline them (SQLite and Spark evaluate a CTE at each use)
+            inlined = engine.inline_cells or (read_once and p.spec.use_target_na)
+            if not inlined:
                 engine.create_table(BASE_CELLS, sql, params, template)
-            inline = sql if engine.inline_cells else None
+            inline = sql if inlined else None
             cells = Cells(qcols=qcols, keys=keys, target=replace(t, alias="t"), sql=inline)
             try:
                 yield replace(p, params=params), cells, {**records_ctx, "targets": [t]}
@@ -280,6 +286,15 @@ def exclusion_context(p: Plan, cells: Cells) -> tuple[dict[str, Any], dict[str, 
         "exclude_ov": spec.exclude_ov_denom_lim,
     }
     return context, params
+
+
+def count_type(p: Plan) -> str:
+    """The integer type of the cell counts (stage 030): INTEGER when no data set has 2^31
+    records (so no count can overflow it), else BIGINT; BIGINT in an exported script, which
+    may run on other data."""
+    if p.radices is not None:  # decided ahead: a script
+        return "bigint"
+    return "integer" if all(s.n_rows < 2**31 for s in p.inputs.sources) else "bigint"
 
 
 def possible_steps(context: dict[str, Any]) -> list[int]:

@@ -922,106 +922,6 @@ CROSS JOIN (
     level = 'MALE'
 ) AS "c_9";
 
--- stages/030_cells.sql.j2
--- Stage 030 cells: the (synthesis, q, t) count table of one target, original and synthetic
--- side by side.
--- Inputs:  the records of stage 020 (a table when several targets share them, else inline);
---          target = {alias} (its code column); qcols = [q_0 ..]; syntheses = [1..m].
--- Output:  j INTEGER (synthesis), q_0 .., t BIGINT (target code), d BIGINT (original count
---          d_tq), s BIGINT (synthetic count s_tq); one row per cell with d > 0 or s > 0.
--- How:     one aggregation of the records by (q, t) counts the original and every synthesis
---          at once (no join of count tables); with m > 1 the original counts are repeated for
---          every synthesis. No WITH: stage 040 inlines this query as its first CTE (the cells
---          are never stored), and T-SQL does not nest WITH. Cells are matched by level code, i.e. by level name (fixes
---          synthpop's quirk Q0).
--- synthpop: tab_ktd / tab_kts and their union of rows and columns (D:282-337).
-
-CREATE TEMPORARY TABLE "__disco_cells_base" AS
-SELECT
-  j,
-  "q_0",
-  t,
-  d,
-  s
-FROM (
-  SELECT
-    x.j,
-    c."q_0",
-    c.t,
-    c.d,
-    CASE x.j WHEN 1 THEN c."s_1" WHEN 2 THEN c."s_2" END AS s
-  FROM (
-    SELECT
-      "q_0",
-      "t_0" AS t,
-      COUNT(CASE WHEN src = 0 THEN 1 END) AS d,
-      COUNT(CASE WHEN src = 1 THEN 1 END) AS "s_1",
-      COUNT(CASE WHEN src = 2 THEN 1 END) AS "s_2"
-    FROM (
-      SELECT
-        x.src,
-        CAST(CAST(COALESCE(__disco_k0.code, 0) AS BIGINT) * CAST(1 AS BIGINT) + CAST(COALESCE(__disco_k1.code, 0) AS BIGINT) * CAST(3 AS BIGINT) + CAST(COALESCE(__disco_k2.code, 0) AS BIGINT) * CAST(240 AS BIGINT) + CAST(COALESCE(__disco_k3.code, 0) AS BIGINT) * CAST(4080 AS BIGINT) AS BIGINT) AS "q_0",
-        CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS "t_0"
-      FROM (
-        SELECT
-          CAST(0 AS SMALLINT) AS src,
-          __disco_x."sex" AS __disco_k0,
-          __disco_x."age" AS __disco_k1,
-          __disco_x."region" AS __disco_k2,
-          __disco_x."placesize" AS __disco_k3,
-          __disco_x."income" AS __disco_t0
-        FROM "survey"."sd2011" AS __disco_x
-        /* stage 015's table: when an export-time decision no longer holds it was never created */
-        CROSS JOIN "__disco_guard"
-        UNION ALL
-        SELECT
-          CAST(1 AS SMALLINT) AS src,
-          __disco_x."sex" AS __disco_k0,
-          __disco_x."age" AS __disco_k1,
-          __disco_x."region" AS __disco_k2,
-          __disco_x."placesize" AS __disco_k3,
-          __disco_x."income" AS __disco_t0
-        FROM "survey"."syn_1" AS __disco_x
-        /* stage 015's table: when an export-time decision no longer holds it was never created */
-        CROSS JOIN "__disco_guard"
-        UNION ALL
-        SELECT
-          CAST(2 AS SMALLINT) AS src,
-          __disco_x."sex" AS __disco_k0,
-          __disco_x."age" AS __disco_k1,
-          __disco_x."region" AS __disco_k2,
-          __disco_x."placesize" AS __disco_k3,
-          __disco_x."income" AS __disco_t0
-        FROM "survey"."syn_2" AS __disco_x
-        /* stage 015's table: when an export-time decision no longer holds it was never created */
-        CROSS JOIN "__disco_guard"
-      ) AS x
-      LEFT JOIN "__disco_levels_k0" AS __disco_k0
-        ON __disco_k0.v = x.__disco_k0
-      LEFT JOIN "__disco_levels_k1" AS __disco_k1
-        ON __disco_k1.v = x.__disco_k1
-      LEFT JOIN "__disco_levels_k2" AS __disco_k2
-        ON __disco_k2.v = x.__disco_k2
-      LEFT JOIN "__disco_levels_k3" AS __disco_k3
-        ON __disco_k3.v = x.__disco_k3
-      LEFT JOIN "__disco_levels_t0" AS __disco_t0
-        ON __disco_t0.v = x.__disco_t0
-    ) AS records
-    GROUP BY
-      "q_0",
-      "t_0"
-  ) AS c
-  CROSS JOIN (
-    SELECT
-      1 AS j
-    UNION ALL
-    SELECT
-      2 AS j
-  ) AS x
-) AS per_synthesis
-WHERE
-  d > 0 OR s > 0;
-
 -- stages/040_cell_steps.sql.j2
 -- Stage 040 cell steps: the exclusion step of every cell of one target and the counts that
 -- survive the exclusions.
@@ -1048,7 +948,93 @@ WHERE
 -- synthpop: D:342-371 (tables), D:374-466 (tab_exclude).
 
 CREATE TEMPORARY TABLE "__disco_cells" AS
-WITH reasons AS (
+WITH "__disco_cells_base" AS (
+  /* stages/030_cells.sql.j2: the (j, q, t) cells of this target */
+  SELECT
+    j,
+    "q_0",
+    t,
+    d,
+    s
+  FROM (
+    SELECT
+      x.j,
+      c."q_0",
+      c.t,
+      c.d,
+      CASE x.j WHEN 1 THEN c."s_1" WHEN 2 THEN c."s_2" END AS s
+    FROM (
+      SELECT
+        "q_0",
+        "t_0" AS t,
+        CAST(COUNT(CASE WHEN src = 0 THEN 1 END) AS BIGINT) AS d,
+        CAST(COUNT(CASE WHEN src = 1 THEN 1 END) AS BIGINT) AS "s_1",
+        CAST(COUNT(CASE WHEN src = 2 THEN 1 END) AS BIGINT) AS "s_2"
+      FROM (
+        SELECT
+          x.src,
+          CAST(CAST(COALESCE(__disco_k0.code, 0) AS BIGINT) * CAST(1 AS BIGINT) + CAST(COALESCE(__disco_k1.code, 0) AS BIGINT) * CAST(3 AS BIGINT) + CAST(COALESCE(__disco_k2.code, 0) AS BIGINT) * CAST(240 AS BIGINT) + CAST(COALESCE(__disco_k3.code, 0) AS BIGINT) * CAST(4080 AS BIGINT) AS BIGINT) AS "q_0",
+          CAST(COALESCE(__disco_t0.code, 0) AS SMALLINT) AS "t_0"
+        FROM (
+          SELECT
+            CAST(0 AS SMALLINT) AS src,
+            __disco_x."sex" AS __disco_k0,
+            __disco_x."age" AS __disco_k1,
+            __disco_x."region" AS __disco_k2,
+            __disco_x."placesize" AS __disco_k3,
+            __disco_x."income" AS __disco_t0
+          FROM "survey"."sd2011" AS __disco_x
+          /* stage 015's table: when an export-time decision no longer holds it was never created */
+          CROSS JOIN "__disco_guard"
+          UNION ALL
+          SELECT
+            CAST(1 AS SMALLINT) AS src,
+            __disco_x."sex" AS __disco_k0,
+            __disco_x."age" AS __disco_k1,
+            __disco_x."region" AS __disco_k2,
+            __disco_x."placesize" AS __disco_k3,
+            __disco_x."income" AS __disco_t0
+          FROM "survey"."syn_1" AS __disco_x
+          /* stage 015's table: when an export-time decision no longer holds it was never created */
+          CROSS JOIN "__disco_guard"
+          UNION ALL
+          SELECT
+            CAST(2 AS SMALLINT) AS src,
+            __disco_x."sex" AS __disco_k0,
+            __disco_x."age" AS __disco_k1,
+            __disco_x."region" AS __disco_k2,
+            __disco_x."placesize" AS __disco_k3,
+            __disco_x."income" AS __disco_t0
+          FROM "survey"."syn_2" AS __disco_x
+          /* stage 015's table: when an export-time decision no longer holds it was never created */
+          CROSS JOIN "__disco_guard"
+        ) AS x
+        LEFT JOIN "__disco_levels_k0" AS __disco_k0
+          ON __disco_k0.v = x.__disco_k0
+        LEFT JOIN "__disco_levels_k1" AS __disco_k1
+          ON __disco_k1.v = x.__disco_k1
+        LEFT JOIN "__disco_levels_k2" AS __disco_k2
+          ON __disco_k2.v = x.__disco_k2
+        LEFT JOIN "__disco_levels_k3" AS __disco_k3
+          ON __disco_k3.v = x.__disco_k3
+        LEFT JOIN "__disco_levels_t0" AS __disco_t0
+          ON __disco_t0.v = x.__disco_t0
+      ) AS records
+      GROUP BY
+        "q_0",
+        "t_0"
+    ) AS c
+    CROSS JOIN (
+      SELECT
+        1 AS j
+      UNION ALL
+      SELECT
+        2 AS j
+    ) AS x
+  ) AS per_synthesis
+  WHERE
+    d > 0 OR s > 0
+), reasons AS (
   SELECT
     j,
     "q_0",
@@ -1142,7 +1128,7 @@ FROM kept;
 --          exclusion can apply (steps = [0]) the after-exclusion columns are written as the
 --          same aggregates as those before (d' = d), which the engine computes once, and the
 --          steps are 0.
--- Types:   counts stay BIGINT (a SUM of BIGINT is a wider type in DuckDB and PostgreSQL).
+-- Types:   sums are cast to BIGINT (a SUM of BIGINT is a wider type in DuckDB and PostgreSQL).
 -- synthpop: D:342-371 (the q margins of tab_ktd / tab_kts), D:374-466 (recomputed margins).
 
 CREATE TEMPORARY TABLE "__disco_qcells" AS
@@ -1163,9 +1149,9 @@ SELECT
   MAX(CASE WHEN s > 0 THEN step_s END) AS syn_step_s,
   CAST(SUM(CASE WHEN d > 0 THEN d_keep ELSE 0 END) AS BIGINT) AS orig_d_keep,
   MAX(CASE WHEN d > 0 THEN step_d END) AS orig_step_d,
-  CAST(SUM(d_keep * d_keep) AS BIGINT) AS dd_keep,
-  CAST(SUM(s_keep * s_keep) AS BIGINT) AS ss_keep,
-  CAST(SUM(d_keep * s_keep) AS BIGINT) AS ds_keep,
+  CAST(SUM(CAST(d_keep AS BIGINT) * d_keep) AS BIGINT) AS dd_keep, /* products of BIGINT (counts may be INTEGER, whose square overflows) */
+  CAST(SUM(CAST(s_keep AS BIGINT) * s_keep) AS BIGINT) AS ss_keep,
+  CAST(SUM(CAST(d_keep AS BIGINT) * s_keep) AS BIGINT) AS ds_keep,
   CAST(SUM(CASE WHEN step_d = 0 THEN d ELSE 0 END) AS BIGINT) AS "d_step_0",
   CAST(SUM(CASE WHEN step_d = 1 THEN d ELSE 0 END) AS BIGINT) AS "d_step_1",
   CAST(SUM(CASE WHEN step_d = 3 THEN d ELSE 0 END) AS BIGINT) AS "d_step_3",
@@ -1917,8 +1903,6 @@ ORDER BY
 DROP TABLE IF EXISTS "__disco_cells";
 
 DROP TABLE IF EXISTS "__disco_qcells";
-
-DROP TABLE IF EXISTS "__disco_cells_base";
 
 DROP TABLE IF EXISTS "__disco_levels_k0";
 

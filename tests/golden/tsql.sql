@@ -920,24 +920,33 @@ FROM (
   ) AS [c_9]
 ) AS temp;
 
--- stages/030_cells.sql.j2
--- Stage 030 cells: the (synthesis, q, t) count table of one target, original and synthetic
--- side by side.
--- Inputs:  the records of stage 020 (a table when several targets share them, else inline);
---          target = {alias} (its code column); qcols = [q_0 ..]; syntheses = [1..m].
--- Output:  j INTEGER (synthesis), q_0 .., t BIGINT (target code), d BIGINT (original count
---          d_tq), s BIGINT (synthetic count s_tq); one row per cell with d > 0 or s > 0.
--- How:     one aggregation of the records by (q, t) counts the original and every synthesis
---          at once (no join of count tables); with m > 1 the original counts are repeated for
---          every synthesis. No WITH: stage 040 inlines this query as its first CTE (the cells
---          are never stored), and T-SQL does not nest WITH. Cells are matched by level code, i.e. by level name (fixes
---          synthpop's quirk Q0).
--- synthpop: tab_ktd / tab_kts and their union of rows and columns (D:282-337).
+-- stages/040_cell_steps.sql.j2
+-- Stage 040 cell steps: the exclusion step of every cell of one target and the counts that
+-- survive the exclusions.
+-- Inputs:  cells (stage 030): j, q columns (qcols), t, d, s; keys and target say how to read
+--          a key's level and a named level (macros/cells). With cells_sql (engines that
+--          pipeline a CTE: Engine.inline_cells) the cells are that query, inlined as the CTE
+--          `cells`: one statement counts the cells and decides their steps, and the base cells
+--          are never stored.
+-- Context: not_targetlevs  [param names]   step 1 "excluded target"
+--          drop_missing_target (bool)       step 2 "missing target", only if the ORIGINAL has 'Missing'
+--          keys_no_na      [keys]           step 3 "missing in keys"
+--          excludes        [{key, keylev, targetlev}] step 4 "set to exclude"
+--          exclude_ov (bool)                step 5 "over denom_lim": each table's OWN count > denom_lim
+--          steps: the steps a cell can have (stages.possible_steps)
+-- Params:  $denom_lim; the levels named by not_targetlevs and excludes
+-- Output:  j, q columns, t, d, s, and where some exclusion can apply (steps beyond 0):
+--          step_d, step_s: 0 kept, 1..4 the first exclusion step that applies, 5 over denom_lim
+--                    (by the original resp. synthetic count)
+--          d_keep, s_keep: d and s after exclusions.
+--          Where none can (synthpop's defaults), every step is 0 and d' = d: the table is
+--          narrower (10M records: 0.07 s less per target) and its readers read d and s.
+--          Stage 045 sums them per q; disclosiveness is decided there (on the counts before
+--          exclusions), so this table needs no margins and no join.
+-- synthpop: D:342-371 (tables), D:374-466 (tab_exclude).
 
-SELECT
-  *
-INTO [#__disco_cells_base]
-FROM (
+WITH [#__disco_cells_base] AS (
+  /* stages/030_cells.sql.j2: the (j, q, t) cells of this target */
   SELECT
     j AS j,
     [q_0] AS [q_0],
@@ -955,9 +964,9 @@ FROM (
       SELECT
         [q_0] AS [q_0],
         [t_0] AS t,
-        COUNT_BIG(CASE WHEN src = 0 THEN 1 END) AS d,
-        COUNT_BIG(CASE WHEN src = 1 THEN 1 END) AS [s_1],
-        COUNT_BIG(CASE WHEN src = 2 THEN 1 END) AS [s_2]
+        CAST(COUNT_BIG(CASE WHEN src = 0 THEN 1 END) AS BIGINT) AS d,
+        CAST(COUNT_BIG(CASE WHEN src = 1 THEN 1 END) AS BIGINT) AS [s_1],
+        CAST(COUNT_BIG(CASE WHEN src = 2 THEN 1 END) AS BIGINT) AS [s_2]
       FROM (
         SELECT
           x.src AS src,
@@ -1022,34 +1031,7 @@ FROM (
   ) AS per_synthesis
   WHERE
     d > 0 OR s > 0
-) AS temp;
-
--- stages/040_cell_steps.sql.j2
--- Stage 040 cell steps: the exclusion step of every cell of one target and the counts that
--- survive the exclusions.
--- Inputs:  cells (stage 030): j, q columns (qcols), t, d, s; keys and target say how to read
---          a key's level and a named level (macros/cells). With cells_sql (engines that
---          pipeline a CTE: Engine.inline_cells) the cells are that query, inlined as the CTE
---          `cells`: one statement counts the cells and decides their steps, and the base cells
---          are never stored.
--- Context: not_targetlevs  [param names]   step 1 "excluded target"
---          drop_missing_target (bool)       step 2 "missing target", only if the ORIGINAL has 'Missing'
---          keys_no_na      [keys]           step 3 "missing in keys"
---          excludes        [{key, keylev, targetlev}] step 4 "set to exclude"
---          exclude_ov (bool)                step 5 "over denom_lim": each table's OWN count > denom_lim
---          steps: the steps a cell can have (stages.possible_steps)
--- Params:  $denom_lim; the levels named by not_targetlevs and excludes
--- Output:  j, q columns, t, d, s, and where some exclusion can apply (steps beyond 0):
---          step_d, step_s: 0 kept, 1..4 the first exclusion step that applies, 5 over denom_lim
---                    (by the original resp. synthetic count)
---          d_keep, s_keep: d and s after exclusions.
---          Where none can (synthpop's defaults), every step is 0 and d' = d: the table is
---          narrower (10M records: 0.07 s less per target) and its readers read d and s.
---          Stage 045 sums them per q; disclosiveness is decided there (on the counts before
---          exclusions), so this table needs no margins and no join.
--- synthpop: D:342-371 (tables), D:374-466 (tab_exclude).
-
-WITH reasons AS (
+), reasons AS (
   SELECT
     j AS j,
     [q_0] AS [q_0],
@@ -1148,7 +1130,7 @@ FROM (
 --          exclusion can apply (steps = [0]) the after-exclusion columns are written as the
 --          same aggregates as those before (d' = d), which the engine computes once, and the
 --          steps are 0.
--- Types:   counts stay BIGINT (a SUM of BIGINT is a wider type in DuckDB and PostgreSQL).
+-- Types:   sums are cast to BIGINT (a SUM of BIGINT is a wider type in DuckDB and PostgreSQL).
 -- synthpop: D:342-371 (the q margins of tab_ktd / tab_kts), D:374-466 (recomputed margins).
 
 SELECT
@@ -1172,9 +1154,9 @@ FROM (
     MAX(CASE WHEN s > 0 THEN step_s END) AS syn_step_s,
     CAST(SUM(CASE WHEN d > 0 THEN d_keep ELSE 0 END) AS BIGINT) AS orig_d_keep,
     MAX(CASE WHEN d > 0 THEN step_d END) AS orig_step_d,
-    CAST(SUM(d_keep * d_keep) AS BIGINT) AS dd_keep,
-    CAST(SUM(s_keep * s_keep) AS BIGINT) AS ss_keep,
-    CAST(SUM(d_keep * s_keep) AS BIGINT) AS ds_keep,
+    CAST(SUM(CAST(d_keep AS BIGINT) * d_keep) AS BIGINT) AS dd_keep, /* products of BIGINT (counts may be INTEGER, whose square overflows) */
+    CAST(SUM(CAST(s_keep AS BIGINT) * s_keep) AS BIGINT) AS ss_keep,
+    CAST(SUM(CAST(d_keep AS BIGINT) * s_keep) AS BIGINT) AS ds_keep,
     CAST(SUM(CASE WHEN step_d = 0 THEN d ELSE 0 END) AS BIGINT) AS [d_step_0],
     CAST(SUM(CASE WHEN step_d = 1 THEN d ELSE 0 END) AS BIGINT) AS [d_step_1],
     CAST(SUM(CASE WHEN step_d = 3 THEN d ELSE 0 END) AS BIGINT) AS [d_step_3],
@@ -1927,8 +1909,6 @@ ORDER BY
 DROP TABLE IF EXISTS [#__disco_cells];
 
 DROP TABLE IF EXISTS [#__disco_qcells];
-
-DROP TABLE IF EXISTS [#__disco_cells_base];
 
 DROP TABLE IF EXISTS [#__disco_levels_k0];
 
