@@ -6,8 +6,8 @@
 2. stage 020: every record as integer codes (q words, one code per target): inline for one
    target, a table shared by the targets of a summary (sorted by q from three targets on); the
    keys are packed into BIGINT q words from each dictionary's size (:func:`.pack_keys`);
-3. stage 030: the (j, q, t) cells of a target, a query that stage 040 inlines on DuckDB
-   (-> temp table on the other engines);
+3. stage 030: the (j, q, t) cells of a target, a query that stage 040 inlines (-> a temp
+   table where 040 reads it twice, on an engine that evaluates a CTE at each use);
 4. stage 040: each cell's exclusion step -> temp table; stage 045: its q margins (what q as a
    whole says: disclosiveness, counts after exclusions) -> temp table; measures, checks and
    exclusions are aggregates over the two, with no join of margins back to the cells.

@@ -329,8 +329,9 @@ def sweep_target(p: Plan, cells: Cells, subsets: list[tuple[str, ...]], sink: Si
 def _parents(subs: list[dict[str, Any]], keys: Sequence[Column], params: dict[str, Any]) -> None:
     """Each subset's cells are aggregated from a swept superset with one key more (fewer
     cells to read than the full key set's), the one whose extra key has the fewest levels;
-    from the full cells when there is none. Sets ``parent`` (a CTE name or None) and orders
-    ``subs`` so that parents come first."""
+    from the full cells when there is none. Sets ``parent`` (a CTE name or None) and
+    ``is_parent`` (another subset is aggregated from it), and orders ``subs`` so that parents
+    come first."""
     radix = {2**k.pos: int(params[k.radix]) for k in keys if k.radix}
     swept = {s["sid"] for s in subs}
     subs.sort(key=lambda s: -bin(s["sid"]).count("1"))  # supersets first (stable)
@@ -339,3 +340,6 @@ def _parents(subs: list[dict[str, Any]], keys: Sequence[Column], params: dict[st
             (r, bit) for bit, r in radix.items() if not s["sid"] & bit and s["sid"] | bit in swept
         ]
         s["parent"] = f"__disco_c{s['sid'] | min(options)[1]}" if options else None
+    parents = {s["parent"] for s in subs}
+    for s in subs:  # a subset no other is aggregated from is read once
+        s["is_parent"] = f"__disco_c{s['sid']}" in parents
