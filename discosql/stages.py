@@ -79,7 +79,7 @@ def disclosive_cells(p: Plan, table: str, prefix: str) -> Coding:
     try:
         for q, cells, records_ctx in counted([p], prefix=prefix, keep=kept, read_once=True):
             try:
-                flag_params = flag(q, cells)
+                flag_params, _ = flag(q, cells)
                 template = "sdc/disclosive.sql.j2"
                 sql = render(template, engine.dialect, qcols=cells.qcols, qcells=QCELLS)
                 engine.create_table(table, sql, flag_params, template)
@@ -264,8 +264,10 @@ class Cells:
 
 def exclusion_context(p: Plan, cells: Cells) -> tuple[dict[str, Any], dict[str, Any]]:
     """The exclusion context of macros/exclusions for a planned target whose cells are
-    ``cells`` (not_targetlevs, drop_missing_target, keys_no_na, excludes, exclude_ov), and
-    the parameters it needs (the plan's, denom_lim, the levels named)."""
+    ``cells`` (not_targetlevs, drop_missing_target, keys_no_na, excludes, exclude_ov, and
+    steps: the exclusion steps a cell can have, 0 (kept) and each step whose option is set;
+    stages 040 and 045, the exclusion table and the sweep count these only), and the
+    parameters it needs (the plan's, denom_lim, the levels named)."""
     spec = p.spec
     params: dict[str, Any] = {**p.params, "denom_lim": spec.denom_lim}
     ntl = []
@@ -285,6 +287,8 @@ def exclusion_context(p: Plan, cells: Cells) -> tuple[dict[str, Any], dict[str, 
         "excludes": excludes,
         "exclude_ov": spec.exclude_ov_denom_lim,
     }
+    options = ("not_targetlevs", "drop_missing_target", "keys_no_na", "excludes", "exclude_ov")
+    context["steps"] = [0, *(step for step, o in enumerate(options, start=1) if context[o])]
     return context, params
 
 
@@ -297,32 +301,14 @@ def count_type(p: Plan) -> str:
     return "integer" if all(s.n_rows < 2**31 for s in p.inputs.sources) else "bigint"
 
 
-def possible_steps(context: dict[str, Any]) -> list[int]:
-    """The exclusion steps a cell can have under an exclusion context (macros/exclusions):
-    0 (kept) and each step whose option is set. Stage 045 and the exclusion table count these
-    steps only; a cell never has another."""
-    steps = [0]
-    for step, option in enumerate(EXCLUSION_OPTIONS, start=1):
-        if context[option]:
-            steps.append(step)
-    return steps
-
-
-# the option of each exclusion step 1..5, in macros/exclusions' order
-EXCLUSION_OPTIONS = (
-    "not_targetlevs", "drop_missing_target", "keys_no_na", "excludes", "exclude_ov",
-)  # fmt: skip
-
-
-def flag(p: Plan, cells: Cells) -> dict[str, Any]:
+def flag(p: Plan, cells: Cells) -> tuple[dict[str, Any], list[int]]:
     """Stages 040 and 045 of one target: its cells with their exclusion steps (the table
-    CELLS) and its q margins (QCELLS); returns the parameters they were made with. The
-    caller drops both (drop_flagged)."""
+    CELLS) and its q margins (QCELLS); returns the parameters they were made with and the
+    exclusion steps a cell can have. The caller drops both tables (drop_flagged)."""
     engine = p.inputs.engine
     context, flag_params = exclusion_context(p, cells)
-    steps = possible_steps(context)
+    steps = context["steps"]
     flags_ctx = {
-        "steps": steps,
         "cells": BASE_CELLS,
         "cells_sql": cells.sql,
         "qcols": cells.qcols,
@@ -336,7 +322,7 @@ def flag(p: Plan, cells: Cells) -> dict[str, Any]:
     template = "stages/045_q_margins.sql.j2"
     sql = render(template, engine.dialect, cells=CELLS, qcols=cells.qcols, steps=steps)
     engine.create_table(QCELLS, sql, {}, template)
-    return flag_params
+    return flag_params, steps
 
 
 def drop_flagged(engine: Engine) -> None:
@@ -348,8 +334,8 @@ def drop_flagged(engine: Engine) -> None:
 def _measure(p: Plan, cells: Cells) -> DisclosureResult:
     """Stages 040 and 045 of one target, then its measures, checks and exclusions."""
     try:
-        flag(p, cells)
-        tables = measure_tables(p, cells, [t.name for t in RESULT_TABLES])
+        _, steps = flag(p, cells)
+        tables = measure_tables(p, cells, steps, [t.name for t in RESULT_TABLES])
     finally:
         drop_flagged(p.inputs.engine)
     return DisclosureResult(
@@ -368,9 +354,11 @@ PER_SYNTHESIS = ("ident", "attrib", "allcaps")
 PER_SYNTHESIS_TEMPLATE = "measures/per_synthesis.sql.j2"
 
 
-def measure_tables(p: Plan, cells: Cells, names: Sequence[str]) -> dict[str, pa.Table]:
+def measure_tables(
+    p: Plan, cells: Cells, steps: list[int], names: Sequence[str]
+) -> dict[str, pa.Table]:
     """The result tables ``names`` (ident, attrib, ...) of a target from its cells and q
-    margins (the tables CELLS and QCELLS, stages 040 and 045)."""
+    margins (the tables CELLS and QCELLS, stages 040 and 045, made with exclusion ``steps``)."""
     spec, params = p.spec, p.params
     engine = p.inputs.engine
     check_params: dict[str, Any] = {
@@ -380,7 +368,6 @@ def measure_tables(p: Plan, cells: Cells, names: Sequence[str]) -> dict[str, pa.
         "thresh_2way_n": spec.thresh_2way[0],
         "thresh_2way_pct": spec.thresh_2way[1],
     }
-    steps = possible_steps(exclusion_context(p, cells)[0])
     key_names = []
     for i, kc in enumerate(cells.keys):
         check_params[f"key_name_{i}"] = kc.name

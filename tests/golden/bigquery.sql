@@ -933,7 +933,7 @@ CROSS JOIN (
 --          keys_no_na      [keys]           step 3 "missing in keys"
 --          excludes        [{key, keylev, targetlev}] step 4 "set to exclude"
 --          exclude_ov (bool)                step 5 "over denom_lim": each table's OWN count > denom_lim
---          steps: the steps a cell can have (stages.possible_steps)
+--          steps: the steps a cell can have (stages.exclusion_context)
 -- Params:  $denom_lim; the levels named by not_targetlevs and excludes
 -- Output:  j, q columns, t, d, s, and where some exclusion can apply (steps beyond 0):
 --          step_d, step_s: 0 kept, 1..4 the first exclusion step that applies, 5 over denom_lim
@@ -1107,9 +1107,10 @@ FROM kept;
 -- stages/045_q_margins.sql.j2
 -- Stage 045 q margins: one row per (synthesis, q) of one target with what every measure and
 -- check needs from q as a whole, so that none of them joins margins back to the cells.
--- Inputs:  cells (stage 040): j, q columns (qcols), t, d, s, step_d, step_s, d_keep, s_keep.
+-- Inputs:  cells (stage 040): j, q columns (qcols), t, d, s, and where some exclusion can apply
+--          step_d, step_s, d_keep, s_keep.
 -- Context: steps: the exclusion steps a cell can have (0, and each step the target's options
---          can apply; Python decides, stages.possible_steps).
+--          can apply; Python decides, stages.exclusion_context).
 -- Output:  j, q columns,
 --          dq, sq               d.q, s.q: records with key q before exclusions
 --          dq_keep, sq_keep     d'.q, s'.q: after exclusions
@@ -1127,7 +1128,7 @@ FROM kept;
 --          of q). Decided on the counts before exclusions.
 -- Speed:   every aggregate costs (10M records: 0.03 s each per target), so where no
 --          exclusion can apply (steps = [0]) the after-exclusion columns are written as the
---          same aggregates as those before (d' = d), which the engine computes once, and the
+--          same aggregates as those before (d' = d), which DuckDB and PostgreSQL compute once, and the
 --          steps are 0.
 -- Types:   sums are cast to BIGINT (a SUM of BIGINT is a wider type in DuckDB and PostgreSQL).
 -- synthpop: D:342-371 (the q margins of tab_ktd / tab_kts), D:374-466 (recomputed margins).
