@@ -65,7 +65,7 @@ def execute_many(
     cells from them.
     ``progress(i, n, target)`` is called before each target's cells are counted.
     """
-    return [_measure(p, cells) for p, cells, _ in counted(plans, progress, read_once=True)]
+    return [measure_target(p, cells) for p, cells, _ in counted(plans, progress, read_once=True)]
 
 
 def disclosive_cells(p: Plan, table: str, prefix: str) -> Coding:
@@ -101,13 +101,16 @@ def counted(
     prefix: str = "__disco_levels_",
     keep: list[str] | None = None,
     read_once: bool = False,
+    all_at_once: bool = False,
 ) -> Iterator[tuple[Plan, Cells, dict[str, Any]]]:
     """Stages 010-030 of planned targets with the same keys and inputs: for each target, its
     plan (with the packing's parameters), its base cells, and the context of stage 020 whose
     records they count (with that target alone). The tables are dropped at the end, but for
     the dictionaries (named from ``prefix``) when ``keep`` is given: their names are added
     to it. ``read_once``: the caller is stage 040, which reads the base cells once (they are
-    inlined on every engine when it does)."""
+    inlined on every engine when it does). ``all_at_once``: the caller keeps every target's
+    cells until the end (stacked targets): a stored base cell table is named per target and
+    dropped at the end."""
     engine = plans[0].inputs.engine
     sources = plans[0].inputs.data_sets()
     keys, targets = _dictionaries(plans, sources, prefix)
@@ -172,15 +175,19 @@ def counted(
             # stage 040 reads the cells once unless it looks for a missing target: then every
             # engine can inline them (SQLite and Spark evaluate a CTE at each use)
             inlined = engine.inline_cells or (read_once and p.spec.use_target_na)
+            base = f"{BASE_CELLS}_{i}" if all_at_once else BASE_CELLS
             if not inlined:
-                engine.create_table(BASE_CELLS, sql, params, template)
+                if all_at_once:
+                    created.append(base)
+                engine.create_table(base, sql, params, template)
             inline = sql if inlined else None
-            cells = Cells(qcols=qcols, keys=keys, target=replace(t, alias="t"), sql=inline)
+            target = replace(t, alias="t")
+            cells = Cells(qcols=qcols, keys=keys, target=target, sql=inline, table=base)
             try:
                 yield replace(p, params=params), cells, {**records_ctx, "targets": [t]}
             finally:
-                if inline is None:
-                    engine.drop_table(BASE_CELLS)
+                if inline is None and not all_at_once:
+                    engine.drop_table(base)
     finally:
         for name in created:
             engine.drop_table(name)
@@ -258,28 +265,33 @@ class Cells:
     qcols: list[str]
     keys: tuple[Column, ...]
     target: Column
-    # the query of the base cells, inlined into stage 040; None: they are the table BASE_CELLS
+    # the query of the base cells, inlined into stage 040; None: they are the table ``table``
     sql: str | None = None
+    table: str = BASE_CELLS
 
 
-def exclusion_context(p: Plan, cells: Cells) -> tuple[dict[str, Any], dict[str, Any]]:
+def exclusion_context(
+    p: Plan, cells: Cells, prefix: str = ""
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The exclusion context of macros/exclusions for a planned target whose cells are
     ``cells`` (not_targetlevs, drop_missing_target, keys_no_na, excludes, exclude_ov, and
     steps: the exclusion steps a cell can have, 0 (kept) and each step whose option is set;
     stages 040 and 045, the exclusion table and the sweep count these only), and the
-    parameters it needs (the plan's, denom_lim, the levels named)."""
+    parameters it needs (the plan's, denom_lim, the levels named; their names start with
+    ``prefix``, so that the targets of one statement do not share them)."""
     spec = p.spec
     params: dict[str, Any] = {**p.params, "denom_lim": spec.denom_lim}
     ntl = []
     for i, lev in enumerate(spec.not_targetlev):
-        params[f"ntl_{i}"] = lev
-        ntl.append(f"ntl_{i}")
+        params[f"{prefix}ntl_{i}"] = lev
+        ntl.append(f"{prefix}ntl_{i}")
     excludes = []
     by_name = {k.name: k for k in cells.keys}
     for i, ex in enumerate(spec.exclusions):
-        params[f"ex_k{i}"] = ex.keylev
-        params[f"ex_t{i}"] = ex.targetlev
-        excludes.append({"key": by_name[ex.key], "keylev": f"ex_k{i}", "targetlev": f"ex_t{i}"})
+        keylev, targetlev = f"{prefix}ex_k{i}", f"{prefix}ex_t{i}"
+        params[keylev] = ex.keylev
+        params[targetlev] = ex.targetlev
+        excludes.append({"key": by_name[ex.key], "keylev": keylev, "targetlev": targetlev})
     context = {
         "not_targetlevs": ntl,
         "drop_missing_target": not spec.use_target_na,
@@ -309,7 +321,7 @@ def flag(p: Plan, cells: Cells) -> tuple[dict[str, Any], list[int]]:
     context, flag_params = exclusion_context(p, cells)
     steps = context["steps"]
     flags_ctx = {
-        "cells": BASE_CELLS,
+        "cells": cells.table,
         "cells_sql": cells.sql,
         "qcols": cells.qcols,
         "keys": cells.keys,
@@ -331,7 +343,7 @@ def drop_flagged(engine: Engine) -> None:
     engine.drop_table(QCELLS)
 
 
-def _measure(p: Plan, cells: Cells) -> DisclosureResult:
+def measure_target(p: Plan, cells: Cells) -> DisclosureResult:
     """Stages 040 and 045 of one target, then its measures, checks and exclusions."""
     try:
         _, steps = flag(p, cells)
@@ -355,10 +367,12 @@ PER_SYNTHESIS_TEMPLATE = "measures/per_synthesis.sql.j2"
 
 
 def measure_tables(
-    p: Plan, cells: Cells, steps: list[int], names: Sequence[str]
+    p: Plan, cells: Cells, steps: list[int], names: Sequence[str], tid: bool = False
 ) -> dict[str, pa.Table]:
     """The result tables ``names`` (ident, attrib, ...) of a target from its cells and q
-    margins (the tables CELLS and QCELLS, stages 040 and 045, made with exclusion ``steps``)."""
+    margins (the tables CELLS and QCELLS, stages 040 and 045, made with exclusion ``steps``).
+    With ``tid`` the tables hold stacked targets: each result table has the target id first,
+    and is returned as the engine gave it (the caller splits and conforms it)."""
     spec, params = p.spec, p.params
     engine = p.inputs.engine
     check_params: dict[str, Any] = {
@@ -382,8 +396,12 @@ def measure_tables(
             steps=steps,
             keys=key_names,
             target=cells.target,
+            tid=tid,
         )
         return engine.query(sql, check_params, template)
+
+    def conformed(template: str, table: pa.Table) -> pa.Table:
+        return table if tid else conform_result(template, table)
 
     by_name = {t.name: t for t in RESULT_TABLES}
     tables: dict[str, pa.Table] = {}
@@ -392,11 +410,12 @@ def measure_tables(
         rows = measure(PER_SYNTHESIS_TEMPLATE)
         for name in together:
             t = by_name[name]
-            tables[name] = conform_result(t.template, rows.select(t.schema.names))
+            columns = ["tid", *t.schema.names] if tid else t.schema.names
+            tables[name] = conformed(t.template, rows.select(columns))
     for name in names:
         if name not in tables:
             t = by_name[name]
-            tables[name] = conform_result(t.template, measure(t.template))
+            tables[name] = conformed(t.template, measure(t.template))
     return {name: tables[name] for name in names}
 
 

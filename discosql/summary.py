@@ -19,7 +19,7 @@ from .inputs import Inputs, column_kind, register_inputs
 from .plan import plan
 from .results import ATTRIB_MEASURES, IDENT_MEASURES, AsData, DisclosureResult, json_rows
 from .spec import DisclosureSpec, build_spec
-from .stages import execute_many
+from .stacked import execute_stacked
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -297,7 +297,7 @@ def disclosure_summary(
         plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
         results = {
             p.spec.target: r
-            for p, r in zip(plans, execute_many(plans, progress=progress), strict=True)
+            for p, r in zip(plans, execute_stacked(plans, progress=progress), strict=True)
         }
 
     return DisclosureSummary(

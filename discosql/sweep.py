@@ -28,7 +28,7 @@ from .inputs import register_inputs
 from .plan import Column, Plan, plan
 from .results import AsData, json_rows
 from .spec import column_names
-from .stages import BASE_CELLS, Cells, counted, exclusion_context
+from .stages import Cells, counted, exclusion_context
 from .summary import target_specs
 from .templates import ident, render
 
@@ -303,7 +303,7 @@ def sweep_target(p: Plan, cells: Cells, subsets: list[tuple[str, ...]], sink: Si
     params, subsets)``): the target's full cells kept as FULL, every subset measured from them
     in one statement (sweep/measures)."""
     engine = p.inputs.engine
-    source = cells.sql or f"select * from {ident(BASE_CELLS)}"
+    source = cells.sql or f"select * from {ident(cells.table)}"
     engine.create_table(FULL, source, p.params, "stages/030_cells.sql.j2")
     try:
         context, params = exclusion_context(p, cells)

@@ -1,11 +1,12 @@
 """Run the stages of several targets directly: their records shared (as disclosure_summary) or
-inline (one target), so that tests can compare the shapes a plan takes."""
+inline (one target), one target at a time or stacked (discosql.stacked), so that tests can
+compare the shapes a plan takes."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from discosql import stages
+from discosql import stacked, stages
 from discosql.engines import open_engine
 from discosql.inputs import register_inputs
 from discosql.plan import plan
@@ -20,11 +21,26 @@ def disclosure(
     targets: list[str],
     *,
     engine: Any = None,
+    stack: bool = False,
+    options_of: dict[str, dict[str, Any]] | None = None,
     **options: Any,
 ) -> list[DisclosureResult]:
     """disclosure() of each target on one engine; several targets share their records, as in
-    disclosure_summary, one target reads them inline."""
+    disclosure_summary, one target reads them inline. ``stack``: the targets measured together
+    in one batch (stacked.execute_stacked, whatever the data's size), else one at a time.
+    ``options_of``: a target's own options, over ``options``."""
     with open_engine(engine, threads=2 if engine is None else None) as eng:
         inputs = register_inputs(eng, original, synthetic)
-        plans = [plan(inputs, build_spec(keys, t, **options)) for t in targets]
-        return stages.execute_many(plans)
+        plans = [
+            plan(inputs, build_spec(keys, t, **{**options, **(options_of or {}).get(t, {})}))
+            for t in targets
+        ]
+        if not stack:
+            return stages.execute_many(plans)
+        budget = eng.stack_budget
+        eng.stack_budget = 2**62  # every target in one batch
+        try:
+            assert stacked.batch_size(plans) == len(plans)
+            return stacked.execute_stacked(plans)
+        finally:
+            eng.stack_budget = budget

@@ -1,6 +1,7 @@
 """The coded plan (integer level codes, q packed into BIGINT words, records shared by targets)
 gives the same results whatever shape it takes: q in one word or spread over several, the
-records of several targets shared (sorted by q) or each target's read inline, q words above
+records of several targets shared (sorted by q) or each target's read inline, the targets
+measured one at a time or stacked in one batch (each with its own options), q words above
 2^53 on SQLite (exact integer division) or small words on DuckDB.
 
 Checked on hypothesis data with awkward values and types (floats incl. -0.0, NaN and
@@ -47,14 +48,24 @@ def assert_identical(got: list[DisclosureResult], want: list[DisclosureResult]) 
 
 
 def shapes(
-    original: Any, synthetic: Any, keys: list[str], targets: list[str], **options: Any
+    original: Any,
+    synthetic: Any,
+    keys: list[str],
+    targets: list[str],
+    options_of: dict[str, dict[str, Any]] | None = None,
+    **options: Any,
 ) -> list[DisclosureResult]:
-    """The results of every shape of the plan, checked identical; returns one of them."""
+    """The results of every shape of the plan, checked identical; returns one of them.
+    ``options_of``: a target's own options (over ``options``)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # degenerate inputs warn; only the values matter here
+        options = {**options, "options_of": options_of}
         shared = plans.disclosure(original, synthetic, keys, targets, **options)
         alone = [plans.disclosure(original, synthetic, keys, [t], **options)[0] for t in targets]
         assert_identical(alone, shared)
+        # the targets stacked in one batch, each with its own options
+        together = plans.disclosure(original, synthetic, keys, targets, stack=True, **options)
+        assert_identical(alone, together)
         # two targets share an unsorted records table (three or more: sorted by q)
         pair = plans.disclosure(original, synthetic, keys, targets[:2], **options)
         assert_identical(alone[:2], pair)
@@ -72,8 +83,25 @@ def test_sd2011_summary_in_every_shape() -> None:
     keys = ["sex", "age", "region", "placesize"]
     targets = ["depress", "ls", "income", "marital", "workab"]
     original, synthetic = oracle.original_path(), oracle.synthetic_paths("s5")[:2]
-    got = shapes(original, synthetic, keys, targets, ngroups_keys=[0, 5, 0, 0])
+    # each target with options of its own: stacked, every one is applied to its target only
+    options_of: dict[str, dict[str, Any]] = {
+        "depress": {"use_target_na": False, "not_targetlev": ["0"]},
+        "ls": {"not_targetlev": ["TERRIBLE"]},  # the same option as depress, another level
+        "income": {"ngroups_target": 5, "exclude_ov_denom_lim": True},
+        "marital": {
+            "exclude_keys": ["sex"],
+            "exclude_keylevs": ["MALE"],
+            "exclude_targetlevs": ["SINGLE"],
+        },
+    }
+    got = shapes(original, synthetic, keys, targets, options_of, ngroups_keys=[0, 5, 0, 0])
     assert sum(r.check_2way.num_rows for r in got) > 0  # the decoded key levels are compared
+    assert sum(r.check_1way.num_rows for r in got) > 0
+    for r in got:  # the options took effect where given, and only there
+        removed = sum(n for n, why in zip(r.exclusions["count"].to_pylist(),
+                                          r.exclusions["reason"].to_pylist(), strict=True)
+                      if why != "remaining")  # fmt: skip
+        assert (removed > 0) == (r.target in options_of), r.target
 
 
 # --- hypothesis: awkward values and types -----------------------------------------------------
@@ -139,7 +167,10 @@ def scenarios(draw: Any) -> dict[str, Any]:
             cols[c] = pa.array(vals, type=typ)
         return pa.table(cols)
 
+    # the second target's own missing-target option (each target of a stack has its own)
+    options_of = {names[-1]: {"use_target_na": draw(st.booleans())}} if ntargets > 1 else None
     options: dict[str, Any] = {
+        "options_of": options_of,
         "use_target_na": draw(st.sampled_from([True, True, False])),
         "use_keys_na": draw(st.sampled_from([True, True, False])),
         "exclude_ov_denom_lim": draw(st.booleans()),

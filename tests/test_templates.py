@@ -19,6 +19,7 @@ from discosql import (
     recoding,
     removal,
     report_sections,
+    stacked,
     stages,
     sweep,
     templates,
@@ -70,8 +71,8 @@ def rendered() -> dict[str, str]:
         return sql
 
     mp = pytest.MonkeyPatch()
-    for module in (plan, stages, dictionaries, assumptions, uniques, protect, removal, sweep,
-                   recoding, report_sections):  # fmt: skip
+    for module in (plan, stages, stacked, dictionaries, assumptions, uniques, protect, removal,
+                   sweep, recoding, report_sections):  # fmt: skip
         mp.setattr(module, "render", spy)
     every_option: dict[str, Any] = {
         "keys": ["sex", "age", "income", "marital"],

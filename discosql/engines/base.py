@@ -46,6 +46,9 @@ class Engine:
     # Whether the per-synthesis measure families run as one query (measures/per_synthesis):
     # an engine returns their rows at once; a script prints each family as its own table.
     one_measure_query: bool = True
+    # Stacked targets (discosql.stacked): a summary measures its targets together while
+    # (records read per target) x (targets) stays within this; 0: one target at a time.
+    stack_budget: int = 0
 
     def __init__(self) -> None:
         self._n = 0

@@ -66,6 +66,8 @@ class DuckDBEngine(Engine):
     # DuckDB pipelines the CTE (10M rows, 10 targets: 11.5 s -> 9.7 s); SQLite and Spark
     # evaluate a CTE at each use, which made SQLite many times slower.
     inline_cells = True
+    # stacked targets up to 2^25 records x targets (1M + 1M rows: 16 targets together)
+    stack_budget = 2**25
 
     def __init__(
         self,

@@ -40,6 +40,9 @@ SPARK_TYPES = {
 
 class SparkEngine(Engine):
     dialect = "spark"
+    # every statement is a Spark job: stacked targets up to 2^28 records x targets (10M + 10M
+    # rows: 13 targets together)
+    stack_budget = 2**28
     name = "Spark"
     # row positions: the order of the partitions, and of the rows within each
     position_order = "monotonically_increasing_id()"

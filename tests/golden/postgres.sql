@@ -1092,7 +1092,7 @@ FROM kept;
 --          step_d, step_s, d_keep, s_keep.
 -- Context: steps: the exclusion steps a cell can have (0, and each step the target's options
 --          can apply; Python decides, stages.exclusion_context).
--- Output:  j, q columns,
+-- Output:  [tid,] j, q columns,
 --          dq, sq               d.q, s.q: records with key q before exclusions
 --          dq_keep, sq_keep     d'.q, s'.q: after exclusions
 --          d_levels, s_levels   cells of q with d > 0, with s > 0
@@ -1111,6 +1111,8 @@ FROM kept;
 --          exclusion can apply (steps = [0]) the after-exclusion columns are written as the
 --          same aggregates as those before (d' = d), which DuckDB and PostgreSQL compute once, and the
 --          steps are 0.
+-- Stacked: with tid, the cells of several targets in one table (stacked 040), each row with its
+--          target id: tid leads the grouping and the output (macros/cells by).
 -- Types:   sums are cast to BIGINT (a SUM of BIGINT is a wider type in DuckDB and PostgreSQL).
 -- synthpop: D:342-371 (the q margins of tab_ktd / tab_kts), D:374-466 (recomputed margins).
 
@@ -1153,7 +1155,8 @@ GROUP BY
 --   UiS   = 100 * #{q : s'.q = 1} / Ns                          unique in the synthesis
 --   UiOiS = 100 * #{q : d'.q = 1, s.q > 0 before exclusions} / Nd
 --   repU  = 100 * #{q : d'.q = 1 and s'.q = 1} / Nd             replicated uniques
--- (d'.q, s'.q: q margins after exclusions.)  synthpop: D:454-473.
+-- (d'.q, s'.q: q margins after exclusions.)  With tid (stacked targets): one row per target
+-- and synthesis, tid first (macros/cells by).  synthpop: D:454-473.
 
 SELECT
   j AS synthesis,
@@ -1197,6 +1200,7 @@ ORDER BY
 --   DiSDiO = 100 * sum(d' : ps_tq = 1 and pd_tq = 1) / Nd
 --   max_denom  = max d' over DiSCO cells (0 if none)
 --   mean_denom = mean d' over DiSCO cells with d' > 0 (NaN if none)
+-- With tid (stacked targets): one row per target and synthesis, tid first (macros/cells by).
 -- synthpop: D:477-484.
 
 SELECT
@@ -1261,6 +1265,7 @@ ORDER BY
 --   CAPs     = 100 * sum_tq s'_tq * ps'_tq / Ns
 --   DCAP     = 100 * sum_tq d'_tq * ps'_tq / Nd
 --   TCAP     = 100 * sum(d' : ps_tq = 1) / sum_{q : s'.q > 0} d'.q   (= DiSCO / iS; NaN if 0/0)
+-- With tid (stacked targets): one row per target and synthesis, tid first (macros/cells by).
 -- synthpop: D:489-502.
 
 WITH target_margins AS (
@@ -1346,6 +1351,7 @@ ORDER BY
 --         (original, synthetic, Dorig, Dsyn, iS, DiS, DiSCO, DiSDiO) and each step
 --         (excluded target, missing target, missing in keys, set to exclude, over denom_lim,
 --         remaining): the records of that table removed at that step, or kept ("remaining").
+-- With tid (stacked targets): tid first, the rows of each target in turn (macros/cells by).
 -- synthpop: D:374-450 (tab_exclude applied to every table separately).
 
 WITH tables AS (
@@ -1572,6 +1578,8 @@ ORDER BY
 --   PctLevelDis = 100 * nLevelDis / totalDisclosive
 --   All         = original records after exclusions; PctLevelAll = 100 * (records of Level) / All
 -- Fires iff nLevelDis > $thresh_1way_n and PctLevelDis > $thresh_1way_pct (both strict).
+-- With tid (stacked targets): tid first, target by target (macros/cells by; the level names from
+-- the stacked dictionary of the targets).
 -- synthpop: D:509-525.
 
 WITH by_level AS (
@@ -1676,6 +1684,8 @@ ORDER BY
 --         key's level decoded from q); one aggregation by (key, key level, target level) gives
 --         every key's totals. The big cells (DiSCO cells with d' > $thresh_2way_n) come from
 --         the q margins, unpivoted the same way, and are few.
+-- With tid (stacked targets): tid first, target by target (macros/cells by; the target's level
+-- names from the stacked dictionary of the targets).
 -- Order: npairs descending, then key position, then target_key_levs.  synthpop: D:530-572.
 
 WITH key_target AS (
