@@ -102,7 +102,10 @@ def _measure_batch(batch: list[tuple[Plan, Cells]]) -> list[DisclosureResult]:
 
 def _of_target(table: pa.Table, tid: int, template: str) -> pa.Table:
     """The rows of target ``tid`` of a stacked result table, as one target's result."""
-    own = table.filter(pc.equal(table.column("tid"), tid)).drop_columns(["tid"])
+    # SQLite's driver types a column by its values, and some engines' small integers arrive
+    # as text or decimals: the ids are compared as integers
+    tids = table.column("tid").cast(pa.int32())
+    own = table.filter(pc.equal(tids, tid)).drop_columns(["tid"])
     return conform_result(template, own.select(BY_TEMPLATE[template].schema.names))
 
 

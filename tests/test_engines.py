@@ -182,6 +182,9 @@ SUMMARY_KW: dict[str, Any] = {
     "targets": ["depress", "income", "workab"],
     "ngroups_targets": {"income": 10},
     "not_targetlevs": {"workab": "NO"},
+    # stacked targets (small data), each with exclusions of its own
+    "use_targets_na": {"income": False},
+    "exclude": {"depress": [("sex", "MALE", "0")]},
 }
 SUMMARY_SYN = ["syn_1", "syn_2"]
 
@@ -200,6 +203,11 @@ def _assert_same_summary(got: ds.DisclosureSummary, ref: ds.DisclosureSummary) -
 
 def test_summary_on_postgres(pg: str, summary_ref: ds.DisclosureSummary) -> None:
     got = ds.disclosure_summary("sd2011", SUMMARY_SYN, engine=ds.postgres(pg), **SUMMARY_KW)
+    _assert_same_summary(got, summary_ref)
+
+
+def test_summary_on_sqlite(sqlite_db: str, summary_ref: ds.DisclosureSummary) -> None:
+    got = ds.disclosure_summary("sd2011", SUMMARY_SYN, engine=ds.sqlite(sqlite_db), **SUMMARY_KW)
     _assert_same_summary(got, summary_ref)
 
 
