@@ -95,8 +95,8 @@ def warn_empty_text(
 def key_radices(engine: Engine, columns: Sequence[Column]) -> list[int]:
     """Each column's radix (largest code + 1) from its stage 010 dictionary."""
     sql = render("inspect/radices.sql.j2", engine.dialect, columns=columns)
-    row = engine.query(sql, {}, "inspect/radices").to_pylist()[0]
-    return [int(row[f"r_{i}"] or 1) for i in range(len(columns))]
+    by_column = {int(r["i"]): r["r"] for r in engine.query(sql, {}, "inspect/radices").to_pylist()}
+    return [int(by_column[i] or 1) for i in range(len(columns))]
 
 
 CODE_CAPACITY = {"smallint": 2**15, "integer": 2**31}

@@ -53,7 +53,7 @@ ARROW_TYPES = {
 
 class PostgresEngine(Engine):
     dialect = "postgres"
-    stack_budget = 2**25  # stacked targets (discosql.stacked), as DuckDB
+    stack_budget = 2**21  # stacked targets (discosql.stacked), as DuckDB
     name = "PostgreSQL"
     position_order = "ctid"  # row positions: physical order: a table's rows have no other
 

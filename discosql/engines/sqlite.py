@@ -37,7 +37,7 @@ def _duck_type(declared: str) -> str:
 
 class SQLiteEngine(Engine):
     dialect = "sqlite"
-    stack_budget = 2**25  # stacked targets (discosql.stacked), as DuckDB
+    stack_budget = 2**21  # stacked targets (discosql.stacked), as DuckDB
     name = "SQLite"
     position_order = "rowid"  # row positions: insertion order
 
