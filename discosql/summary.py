@@ -1,7 +1,8 @@
 """disclosure_summary(): synthpop's multi.disclosure(), every target in one call.
 
 The inputs are registered (and files read) once; the grouping of each numeric column is decided
-once; each target then runs the stages of :func:`discosql.disclosure` on the same engine.
+once; the targets then run the stages of :func:`discosql.disclosure` on the same engine, one at
+a time or, where the data are small, in batches measured together (:mod:`discosql.stacked`).
 """
 
 from __future__ import annotations
