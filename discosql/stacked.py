@@ -36,20 +36,24 @@ from .stages import (
     exclusion_context,
     measure_tables,
     measure_target,
+    result_of,
 )
 from .templates import render
 
 STACKED_LEVELS = "__disco_levels_stacked"
+# at most this many targets in one statement (its text grows with each target's stage 040)
+MAX_BATCH = 64
 
 
 def batch_size(plans: Sequence[Plan]) -> int:
     """How many targets run together: as many as keep (records per target) x (targets) within
-    the engine's stack_budget; 1 (each alone) for an exported script or above the budget."""
+    the engine's stack_budget, and at most MAX_BATCH; 1 (each alone) for an exported script or
+    above the budget."""
     engine = plans[0].inputs.engine
     if plans[0].radices is not None or not engine.stack_budget:  # a script
         return 1
     records = max(1, sum(s.n_rows for s in plans[0].inputs.sources))
-    return max(1, min(len(plans), engine.stack_budget // records))
+    return max(1, min(len(plans), MAX_BATCH, engine.stack_budget // records))
 
 
 def execute_stacked(
@@ -60,13 +64,14 @@ def execute_stacked(
     size = batch_size(plans)
     results: list[DisclosureResult] = []
     batch: list[tuple[Plan, Cells]] = []
-    for p, cells, _ in counted(plans, progress, read_once=True, all_at_once=size > 1):
+    cells_of = counted(plans, progress, read_once=True, all_at_once=size > 1)
+    for i, (p, cells, _) in enumerate(cells_of):
         batch.append((p, cells))
-        if len(batch) == size:
+        # a batch is measured while the generator holds the records and dictionaries (it drops
+        # them once it is exhausted), the last one too
+        if len(batch) == size or i == len(plans) - 1:
             results += _measure_batch(batch)
             batch = []
-    if batch:
-        results += _measure_batch(batch)
     return results
 
 
@@ -83,21 +88,11 @@ def _measure_batch(batch: list[tuple[Plan, Cells]]) -> list[DisclosureResult]:
     finally:
         drop_flagged(engine)
         engine.drop_table(STACKED_LEVELS)
-    results = []
     templates = {t.name: t.template for t in RESULT_TABLES}
-    for tid, (p, _) in enumerate(batch):
-        own = {n: _of_target(tables[n], tid, templates[n]) for n in names}
-        results.append(
-            DisclosureResult(
-                target=p.spec.target,
-                keys=p.spec.keys,
-                spec=p.spec,
-                n_original=p.inputs.sources[0].n_rows,
-                groupings=p.groupings,
-                **own,
-            )
-        )
-    return results
+    return [
+        result_of(p, {n: _of_target(tables[n], tid, templates[n]) for n in names})
+        for tid, (p, _) in enumerate(batch)
+    ]
 
 
 def _of_target(table: pa.Table, tid: int, template: str) -> pa.Table:

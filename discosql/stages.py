@@ -350,6 +350,11 @@ def measure_target(p: Plan, cells: Cells) -> DisclosureResult:
         tables = measure_tables(p, cells, steps, [t.name for t in RESULT_TABLES])
     finally:
         drop_flagged(p.inputs.engine)
+    return result_of(p, tables)
+
+
+def result_of(p: Plan, tables: dict[str, pa.Table]) -> DisclosureResult:
+    """The DisclosureResult of a planned target from its result tables."""
     return DisclosureResult(
         target=p.spec.target,
         keys=p.spec.keys,

@@ -21,13 +21,14 @@ def disclosure(
     targets: list[str],
     *,
     engine: Any = None,
-    stack: bool = False,
+    stack: int = 0,
     options_of: dict[str, dict[str, Any]] | None = None,
     **options: Any,
 ) -> list[DisclosureResult]:
     """disclosure() of each target on one engine; several targets share their records, as in
     disclosure_summary, one target reads them inline. ``stack``: the targets measured together
-    in one batch (stacked.execute_stacked, whatever the data's size), else one at a time.
+    in batches of ``stack`` (stacked.execute_stacked, whatever the data's size), else one at a
+    time.
     ``options_of``: a target's own options, over ``options``."""
     with open_engine(engine, threads=2 if engine is None else None) as eng:
         inputs = register_inputs(eng, original, synthetic)
@@ -37,10 +38,10 @@ def disclosure(
         ]
         if not stack:
             return stages.execute_many(plans)
-        budget = eng.stack_budget
-        eng.stack_budget = 2**62  # every target in one batch
+        budget, most = eng.stack_budget, stacked.MAX_BATCH
+        eng.stack_budget, stacked.MAX_BATCH = 2**62, stack  # batches of `stack`, whatever the size
         try:
-            assert stacked.batch_size(plans) == len(plans)
+            assert stacked.batch_size(plans) == min(stack, len(plans))
             return stacked.execute_stacked(plans)
         finally:
-            eng.stack_budget = budget
+            eng.stack_budget, stacked.MAX_BATCH = budget, most

@@ -63,9 +63,11 @@ def shapes(
         shared = plans.disclosure(original, synthetic, keys, targets, **options)
         alone = [plans.disclosure(original, synthetic, keys, [t], **options)[0] for t in targets]
         assert_identical(alone, shared)
-        # the targets stacked in one batch, each with its own options
-        together = plans.disclosure(original, synthetic, keys, targets, stack=True, **options)
-        assert_identical(alone, together)
+        # the targets stacked in one batch, each with its own options; and in batches of two
+        # (with five targets the last batch has one, measured alone)
+        for size in {len(targets), 2}:
+            together = plans.disclosure(original, synthetic, keys, targets, stack=size, **options)
+            assert_identical(alone, together)
         # two targets share an unsorted records table (three or more: sorted by q)
         pair = plans.disclosure(original, synthetic, keys, targets[:2], **options)
         assert_identical(alone[:2], pair)
