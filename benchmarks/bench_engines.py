@@ -140,7 +140,12 @@ def paired_workers(
                 cmd.append(str(Path(tmp) / f"{kind}.parquet"))
             if limit:
                 cmd[2:2] = ["--memory-limit", limit]
-            run[kind] = measure(cmd)
+            try:
+                run[kind] = measure(cmd)
+            except SystemExit as e:  # recorded, and the other measurements go on
+                run["failed"] = f"{kind}: {str(e).strip().splitlines()[-1]}"
+                print(f"  {kind} N={rows:>11,}: FAILED {run['failed']}", flush=True)
+                return run
     run["ratio"] = run[kinds[1]]["wall"] / run[kinds[0]]["wall"]
     print(f"  {kinds[1]} / {kinds[0]} N={rows:>11,}: {run[kinds[1]]['wall']:.2f} / "
           f"{run[kinds[0]]['wall']:.2f} s = {run['ratio']:.2f}", flush=True)  # fmt: skip

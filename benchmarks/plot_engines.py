@@ -101,6 +101,8 @@ def print_tables(out: Path, engines: list[str]) -> None:
                 table([*head, f"{kind} peak RSS MB"],
                       [[f"{x['rows']:,}", f"{x[base]['wall']:.2f}", f"{x[kind]['wall']:.2f}",
                         f"{x['ratio']:.2f}", f"{x[kind]['rss_mb']:.0f}"]
+                       if "failed" not in x else
+                       [f"{x['rows']:,}", "", "", f"failed: {x['failed']}", ""]
                        for x in r[flag]])  # fmt: skip
         if r.get("small"):
             sm = r["small"]
