@@ -59,7 +59,8 @@ def execute_many(
     plans: Sequence[Plan],
     progress: Callable[[int, int, str], None] | None = None,
 ) -> list[DisclosureResult]:
-    """Every measure of several planned targets with the same keys and inputs (a summary).
+    """Every measure of several planned targets with the same keys and inputs, one target at a
+    time (a summary may also measure them in batches: :mod:`discosql.stacked`).
 
     The key dictionaries and the integer records are built once; each target then counts its
     cells from them.
