@@ -143,7 +143,9 @@ def paired_workers(
             try:
                 run[kind] = measure(cmd)
             except SystemExit as e:  # recorded, and the other measurements go on
-                run["failed"] = f"{kind}: {str(e).strip().splitlines()[-1]}"
+                lines = str(e).strip().splitlines()
+                error = [x for x in lines if "Error" in x] or lines  # the exception's own line
+                run["failed"] = f"{kind}: {error[-1]}"
                 print(f"  {kind} N={rows:>11,}: FAILED {run['failed']}", flush=True)
                 return run
     run["ratio"] = run[kinds[1]]["wall"] / run[kinds[0]]["wall"]
