@@ -31,6 +31,7 @@ from .stages import (
     CELLS,
     QCELLS,
     Cells,
+    cell_steps_sql,
     counted,
     drop_flagged,
     exclusion_context,
@@ -114,16 +115,8 @@ def _stack(batch: list[tuple[Plan, Cells]]) -> list[int]:
     params: dict[str, Any] = {}
     parts = []
     for tid, ((_, cells), (context, own)) in enumerate(zip(batch, contexts, strict=True)):
-        sql = render(
-            "stages/040_cell_steps.sql.j2",
-            engine.dialect,
-            cells=cells.table,
-            cells_sql=cells.sql,
-            qcols=cells.qcols,
-            keys=cells.keys,
-            target=cells.target,
-            **{**context, "steps": steps},
-        )
+        # every part has the columns of the steps of all the targets
+        sql = cell_steps_sql(engine, cells, {**context, "steps": steps})
         for name in placeholders(sql):  # the targets' parameters meet in one statement
             if name in params and params[name] != own[name]:
                 raise TemplateError(f"stacked targets: parameter {name!r} differs between them")

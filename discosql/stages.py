@@ -321,21 +321,27 @@ def flag(p: Plan, cells: Cells) -> tuple[dict[str, Any], list[int]]:
     engine = p.inputs.engine
     context, flag_params = exclusion_context(p, cells)
     steps = context["steps"]
-    flags_ctx = {
-        "cells": cells.table,
-        "cells_sql": cells.sql,
-        "qcols": cells.qcols,
-        "keys": cells.keys,
-        "target": cells.target,
-        **context,
-    }
     template = "stages/040_cell_steps.sql.j2"
-    sql = render(template, engine.dialect, **flags_ctx)
-    engine.create_table(CELLS, sql, flag_params, template)
+    engine.create_table(CELLS, cell_steps_sql(engine, cells, context), flag_params, template)
     template = "stages/045_q_margins.sql.j2"
     sql = render(template, engine.dialect, cells=CELLS, qcols=cells.qcols, steps=steps)
     engine.create_table(QCELLS, sql, {}, template)
     return flag_params, steps
+
+
+def cell_steps_sql(engine: Engine, cells: Cells, context: dict[str, Any]) -> str:
+    """Stage 040's query over ``cells`` with an exclusion context (exclusion_context's; its
+    ``steps`` decide the columns)."""
+    return render(
+        "stages/040_cell_steps.sql.j2",
+        engine.dialect,
+        cells=cells.table,
+        cells_sql=cells.sql,
+        qcols=cells.qcols,
+        keys=cells.keys,
+        target=cells.target,
+        **context,
+    )
 
 
 def drop_flagged(engine: Engine) -> None:
