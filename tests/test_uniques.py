@@ -295,7 +295,9 @@ def test_flags_positions_for_every_input_kind(tmp_path: Path) -> None:
     o = pa.table({"k": ["a", "b", "c", "c"]})
     s = pa.table({"k": ["c", "z", "b", "y", "a"]})  # b (row 3) and a (row 5) replicate
     pq.write_table(s.slice(0, 2), tmp_path / "part-0.parquet")
-    pq.write_table(s.slice(2), tmp_path / "part-1.parquet")
+    pq.write_table(s.slice(0, 0), tmp_path / "part-1.parquet")  # a file with no rows
+    pq.write_table(s.slice(2, 1), tmp_path / "part-2.parquet")
+    pq.write_table(s.slice(3), tmp_path / "part-3.parquet")
     s.to_pandas().to_csv(tmp_path / "s.csv", index=False)
     inputs = [s, s.to_pandas(), str(tmp_path / "part-*.parquet"), str(tmp_path / "s.csv"),
               s.to_reader()]  # fmt: skip

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from sqlglot import exp
 
 from ..errors import EngineError, InputError
-from ..templates import ident
+from ..templates import ident, lit
 from .base import CSV_SUFFIXES, PARQUET_SUFFIXES, Engine, Registered, Source
 
 _DATABASES: dict[tuple[int | None, str | None, str | None], duckdb.DuckDBPyConnection] = {}
@@ -163,14 +163,27 @@ class DuckDBEngine(Engine):
         second registration (the input is not changed)."""
         kind = reg.source.kind
         if kind == "parquet":
-            starts = (
-                f"(SELECT file_index, sum(count(*)) OVER (ORDER BY file_index) - count(*) AS start"
-                f" FROM {reg.sql} GROUP BY file_index)"
+            # Each file's first position is counted here, once, and enters the relation as a
+            # list of integers: joined to the per-file counts in SQL, DuckDB 2.0.1 built the
+            # join's hash table on the records (sdc at 100M rows ran out of a 4 GB limit).
+            counts = self.query(
+                f"SELECT file_index, count(*) AS n FROM {reg.sql} GROUP BY file_index",
+                reg.params,
+                "positions",
+            ).to_pylist()
+            rows = {int(r["file_index"]): int(r["n"]) for r in counts}
+            starts = list(itertools.accumulate(
+                (rows.get(i, 0) for i in range(max(rows, default=0))), initial=0
+            ))  # fmt: skip
+            first = (
+                "0"
+                if len(starts) == 1
+                else f"cast([{', '.join(lit(s) for s in starts)}] as bigint[])"
+                "[cast(__disco_f.file_index as bigint) + 1]"
             )
             return (
-                f"(SELECT __disco_f.*, __disco_f.file_row_number + __disco_o.start + 1 AS "
-                f"__disco_pos FROM {reg.sql} AS __disco_f JOIN {starts} AS __disco_o "
-                "ON __disco_o.file_index = __disco_f.file_index)"
+                f"(SELECT __disco_f.*, cast(__disco_f.file_row_number as bigint) + cast({first} "
+                f"as bigint) + 1 AS __disco_pos FROM {reg.sql} AS __disco_f)"
             )
         if kind in ("arrow", "pandas"):
             obj = reg.source.obj
