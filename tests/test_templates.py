@@ -364,3 +364,50 @@ def test_line_breaks_in_names_stay_in_the_names() -> None:
         assert getattr(got.results[names["t"]], table) == getattr(want.results["t"], table)
     one = ds.disclosure(odd, odd, keys=[names["k"], names["j"]], target=names["t"])
     assert one.attrib == want.results["t"].attrib
+
+
+def test_compiled_templates_cache_never_fails_a_render(tmp_path: Path) -> None:
+    """The cache of compiled templates is skipped when it cannot be written or read, and its
+    files are named by the environment's options (code compiled under other options is never
+    read)."""
+    import jinja2
+
+    from discosql import templates
+
+    env = templates.environment()
+    expected = templates.render(
+        "inspect/radices.sql.j2", columns=[{"levels": "a"}, {"levels": "b"}]
+    )
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("")
+    broken = templates._BytecodeCache(directory=str(not_a_dir))
+    fresh = jinja2.Environment(loader=env.loader, bytecode_cache=broken, trim_blocks=True,
+                               lstrip_blocks=True, keep_trailing_newline=True)  # fmt: skip
+    fresh.filters.update(env.filters)
+    fresh.globals.update(env.globals)
+    assert (
+        fresh.get_template("inspect/radices.sql.j2").render(
+            columns=[{"levels": "a"}, {"levels": "b"}]
+        )
+        == expected
+    )
+    # a corrupt cached file is compiled again
+    cache = templates._BytecodeCache(directory=str(tmp_path))
+    for _ in range(2):
+        other = jinja2.Environment(loader=env.loader, bytecode_cache=cache, trim_blocks=True,
+                                   lstrip_blocks=True, keep_trailing_newline=True)  # fmt: skip
+        other.filters.update(env.filters)
+        other.globals.update(env.globals)
+        assert (
+            other.get_template("inspect/radices.sql.j2").render(
+                columns=[{"levels": "a"}, {"levels": "b"}]
+            )
+            == expected
+        )
+        for f in tmp_path.glob("__jinja2_*"):
+            f.write_bytes(b"not bytecode")
+    plain = jinja2.Environment(loader=env.loader)
+    cached = templates._bytecode_cache(plain)
+    assert isinstance(cached, templates._BytecodeCache)
+    assert isinstance(env.bytecode_cache, templates._BytecodeCache)
+    assert cached.pattern != env.bytecode_cache.pattern
