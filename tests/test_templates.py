@@ -375,35 +375,25 @@ def test_compiled_templates_cache_never_fails_a_render(tmp_path: Path) -> None:
     from discosql import templates
 
     env = templates.environment()
-    expected = templates.render(
-        "inspect/radices.sql.j2", columns=[{"levels": "a"}, {"levels": "b"}]
-    )
+    columns = [{"levels": "a"}, {"levels": "b"}]
+    expected = templates.render("inspect/radices.sql.j2", columns=columns)
+
+    def rendered(cache: jinja2.BytecodeCache) -> str:
+        # a new environment (no templates loaded yet) with the options of discosql's
+        return (
+            env.overlay(bytecode_cache=cache)
+            .get_template("inspect/radices.sql.j2")
+            .render(columns=columns)
+        )
+
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("")
-    broken = templates._BytecodeCache(directory=str(not_a_dir))
-    fresh = jinja2.Environment(loader=env.loader, bytecode_cache=broken, trim_blocks=True,
-                               lstrip_blocks=True, keep_trailing_newline=True)  # fmt: skip
-    fresh.filters.update(env.filters)
-    fresh.globals.update(env.globals)
-    assert (
-        fresh.get_template("inspect/radices.sql.j2").render(
-            columns=[{"levels": "a"}, {"levels": "b"}]
-        )
-        == expected
-    )
-    # a corrupt cached file is compiled again
+    assert rendered(templates._BytecodeCache(directory=str(not_a_dir))) == expected
+    # a cached file is read, and a corrupt one compiled again
     cache = templates._BytecodeCache(directory=str(tmp_path))
     for _ in range(2):
-        other = jinja2.Environment(loader=env.loader, bytecode_cache=cache, trim_blocks=True,
-                                   lstrip_blocks=True, keep_trailing_newline=True)  # fmt: skip
-        other.filters.update(env.filters)
-        other.globals.update(env.globals)
-        assert (
-            other.get_template("inspect/radices.sql.j2").render(
-                columns=[{"levels": "a"}, {"levels": "b"}]
-            )
-            == expected
-        )
+        assert rendered(cache) == expected
+        assert list(tmp_path.glob("__jinja2_*"))  # written
         for f in tmp_path.glob("__jinja2_*"):
             f.write_bytes(b"not bytecode")
     plain = jinja2.Environment(loader=env.loader)
