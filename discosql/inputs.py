@@ -120,7 +120,7 @@ def register_inputs(engine: Engine, original: Any, synthetic: Any) -> Inputs:
         engine.classify(s, f"synthetic {i}" if len(syns) > 1 else "synthetic")
         for i, s in enumerate(syns, start=1)
     ]
-    registered = [engine.register(s) for s in sources]
+    registered = engine.register_all(sources)
     if registered[0].n_rows == 0:
         raise InputError("original: the data set has no rows; nothing can be measured")
     for reg in registered[1:]:

