@@ -170,13 +170,13 @@ def test_bad_input(kwargs: dict[str, Any], message: str) -> None:
 def test_inputs_are_registered_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """One registration per data set for all targets (CSV is parsed once, when registered)."""
     registered: list[str] = []
-    real_register = base.Engine.register
+    real_register = base.Engine.register_all
 
-    def register(self: base.Engine, source: Any) -> Any:
-        registered.append(source.label)
-        return real_register(self, source)
+    def register_all(self: base.Engine, sources: list[Any]) -> Any:
+        registered.extend(source.label for source in sources)
+        return real_register(self, sources)
 
-    monkeypatch.setattr(base.Engine, "register", register)
+    monkeypatch.setattr(base.Engine, "register_all", register_all)
     ds.disclosure_summary(oracle.original_path(), oracle.synthetic_paths("s5")[:2], KEYS)
     assert registered == ["original", "synthetic 1", "synthetic 2"]
     registered.clear()
