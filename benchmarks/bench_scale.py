@@ -71,6 +71,18 @@ def digest(results: dict[str, Any]) -> str:
     return h.hexdigest()[:16]
 
 
+def pyarrow_pandas_import() -> float:
+    """Seconds of pyarrow's import of pandas (where installed), made now. pyarrow makes it at
+    its first conversion of Python values, which discosql's result tables make and a floor's
+    fetchall() does not: a library import like the others, which the workers make before the
+    clock and report apart (0.2 s on the test machine)."""
+    t0 = time.perf_counter()
+    import pyarrow as pa
+
+    pa.array([0])
+    return time.perf_counter() - t0
+
+
 def worker(kind: str, rows: int, threads: int, memory_limit: str | None, temp: str | None) -> dict:
     from datagen import KEYS, TARGETS  # type: ignore[import-not-found]
 
@@ -81,15 +93,7 @@ def worker(kind: str, rows: int, threads: int, memory_limit: str | None, temp: s
 
     import discosql as ds
 
-    out: dict[str, Any] = {}
-    # pyarrow imports pandas (where installed) at its first conversion of Python values, which
-    # discosql's result tables make and the floor's fetchall() does not: a library import like
-    # those above (0.2 s here), made before the clock and reported apart
-    t0 = time.perf_counter()
-    import pyarrow as pa
-
-    pa.array([0])
-    out["pyarrow_pandas_import_seconds"] = time.perf_counter() - t0
+    out: dict[str, Any] = {"pyarrow_pandas_import_seconds": pyarrow_pandas_import()}
     t0 = time.perf_counter()
     if kind == "floor":
         con = duckdb.connect()
