@@ -62,24 +62,41 @@ def build_dictionary(
     engine.create_table(column.levels, sql, params, template)
 
 
+def dictionary_facts(engine: Engine, columns: Sequence[Column]) -> tuple[list[int], set[str]]:
+    """What stage 010's dictionaries tell, in one query (inspect/radices): each column's radix
+    (largest code + 1) and the names of the columns with the level '' (an empty string)."""
+    sql = render("inspect/radices.sql.j2", engine.dialect, columns=columns)
+    rows = {
+        int(r["i"]): r for r in engine.query(sql, {}, "inspect/radices", small=True).to_pylist()
+    }
+    radices = [int(rows[i]["r"] or 1) for i in range(len(columns))]
+    return radices, {c.name for i, c in enumerate(columns) if rows[i]["n_empty"]}
+
+
+def key_radices(engine: Engine, columns: Sequence[Column]) -> list[int]:
+    """Each column's radix (largest code + 1) from its stage 010 dictionary."""
+    return dictionary_facts(engine, columns)[0]
+
+
 def warn_empty_text(
-    engine: Engine, sources: list[DataSet], columns: list[Column], params: dict[str, Any]
+    engine: Engine,
+    sources: list[DataSet],
+    columns: list[Column],
+    params: dict[str, Any],
+    empty: set[str],
 ) -> None:
     """Warn when a text key or target has empty strings but no missing value: '' is then a
-    level of its own, which is right only if the data mean it (inspect/empty_text)."""
-    text = [c for c in columns if any(s.kinds[c.name] == "text" for s in sources)]
-    text = list({c.name: c for c in text}.values())  # a target may also be a key
-    if not text:
-        return
-    template = "inspect/empty_text.sql.j2"
-    ctx: dict[str, Any] = {"sources": sources, "count_missing": False}
-    row = engine.query(render(template, engine.dialect, columns=text, **ctx), params, template)
-    with_empty = [c for i, c in enumerate(text) if row.column(f"empty_{i}")[0].as_py()]
+    level of its own, which is right only if the data mean it (inspect/empty_text).
+    ``empty``: the columns whose dictionary has the level '' (:func:`dictionary_facts`)."""
+    text = [
+        c for c in columns if c.name in empty and any(s.kinds[c.name] == "text" for s in sources)
+    ]
+    with_empty = list({c.name: c for c in text}.values())  # a target may also be a key
     if not with_empty:
         return
-    ctx["count_missing"] = True
-    sql = render(template, engine.dialect, columns=with_empty, **ctx)
-    row = engine.query(sql, params, template)
+    template = "inspect/empty_text.sql.j2"
+    sql = render(template, engine.dialect, columns=with_empty, sources=sources)
+    row = engine.query(sql, params, template, small=True)
     for i, c in enumerate(with_empty):
         if not row.column(f"missing_{i}")[0].as_py():
             warnings.warn(
@@ -90,13 +107,6 @@ def warn_empty_text(
                 DiscoSQLWarning,
                 stacklevel=4,
             )
-
-
-def key_radices(engine: Engine, columns: Sequence[Column]) -> list[int]:
-    """Each column's radix (largest code + 1) from its stage 010 dictionary."""
-    sql = render("inspect/radices.sql.j2", engine.dialect, columns=columns)
-    by_column = {int(r["i"]): r["r"] for r in engine.query(sql, {}, "inspect/radices").to_pylist()}
-    return [int(by_column[i] or 1) for i in range(len(columns))]
 
 
 CODE_CAPACITY = {"smallint": 2**15, "integer": 2**31}

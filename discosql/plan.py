@@ -301,7 +301,7 @@ def _check_levels(p: Plan) -> None:
         sources=p.inputs.data_sets(),
         columns=columns,
     )
-    table = p.inputs.engine.query(sql, params, "inspect/levels").to_pylist()
+    table = p.inputs.engine.query(sql, params, "inspect/levels", small=True).to_pylist()
     levels: dict[str, list[str]] = {}
     for row in table:
         levels.setdefault(row["column"], []).append(row["level"])

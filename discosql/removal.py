@@ -207,7 +207,7 @@ def counts(engine: Engine, steps: list[Step]) -> dict[tuple[int, int], int]:
     reasons = {f"reason_{i}": s.reason for i, s in enumerate(steps)}
     sql = render("sdc/removed.sql.j2", engine.dialect, removed=[s.context() for s in steps],
                  reasons=list(reasons))  # fmt: skip
-    rows = engine.query(sql, reasons, "sdc/removed").to_pylist()
+    rows = engine.query(sql, reasons, "sdc/removed", small=True).to_pylist()
     return {(int(r["synthesis"]), int(r["step"])): int(r["n"]) for r in rows}
 
 

@@ -26,6 +26,7 @@ from .dictionaries import (
     CODE_CAPACITY,
     build_dictionary,
     code_type,
+    dictionary_facts,
     key_fits,
     key_radices,
     pack_keys,
@@ -120,12 +121,12 @@ def counted(
         keep.extend(dictionaries)
     created = [] if keep is not None else dictionaries
     try:
-        if plans[0].radices is None:  # not a script, which cannot warn
-            warn_empty_text(engine, sources, [*keys, *targets], plans[0].params)
         if all(p.radices for p in plans):  # decided when the script was written
             radices = [*plans[0].radices[:-1], *(p.radices[-1] for p in plans)]  # type: ignore[index]
         else:
-            radices = key_radices(engine, [*keys, *targets])
+            radices, empty = dictionary_facts(engine, [*keys, *targets])
+            if plans[0].radices is None:  # not a script, which cannot warn
+                warn_empty_text(engine, sources, [*keys, *targets], plans[0].params, empty)
         keys, n_words, coding = pack_keys(keys, radices[: len(keys)])
         targets = [
             replace(t, code_type=code_type(r))
@@ -410,7 +411,7 @@ def measure_tables(
             target=cells.target,
             tid=tid,
         )
-        return engine.query(sql, check_params, template)
+        return engine.query(sql, check_params, template, small=True)
 
     def conformed(template: str, table: pa.Table) -> pa.Table:
         return table if tid else conform_result(template, table)

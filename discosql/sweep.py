@@ -290,7 +290,7 @@ class Rows:
     ) -> None:
         """The rows of one target; ``subsets``: {sid: its keys}, in the sweep's order."""
         rank = {sid: i for i, sid in enumerate(subsets)}
-        got = engine.query(sql, params, MEASURES_TEMPLATE).to_pylist()
+        got = engine.query(sql, params, MEASURES_TEMPLATE, small=True).to_pylist()
         got.sort(key=lambda r: (rank[int(r["sid"])], r["synthesis"]))
         for row in got:
             # a NULL measure is NaN (SQLite has no NaN), as in every result table

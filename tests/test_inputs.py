@@ -356,7 +356,7 @@ def test_a_count_that_fails_names_its_data_set(
 
     o = pa.table({"k": ["a", "b"], "t": ["x", "y"]})
     pq.write_table(o, tmp_path / "s2.parquet")
-    query = DuckDBEngine._query
+    query = DuckDBEngine._query_small
     seen: list[str] = []
 
     def failing(self: DuckDBEngine, sql: str, params: dict[str, Any]) -> pa.Table:
@@ -366,7 +366,7 @@ def test_a_count_that_fails_names_its_data_set(
                 raise EngineError("unreadable")
         return query(self, sql, params)
 
-    monkeypatch.setattr(DuckDBEngine, "_query", failing)
+    monkeypatch.setattr(DuckDBEngine, "_query_small", failing)
     with pytest.raises(ds.InputError, match=r"^synthetic 2: cannot read the data: .*unreadable"):
         ds.disclosure(o, [o, str(tmp_path / "s2.parquet"), o], "k", "t")
     assert "UNION ALL" in seen[0]  # one statement first, then one per data set

@@ -91,12 +91,17 @@ class Engine:
         ]
         params = {k: v for reg in regs for k, v in reg.params.items()}
         try:
-            rows = self.query("\nUNION ALL\n".join(counts), params, "register").to_pylist()
+            union = "\nUNION ALL\n".join(counts)
+            rows = self.query(union, params, "register", small=True).to_pylist()
         except EngineError:
             rows = []
             for i, reg in enumerate(regs):
                 try:
-                    n = self.query(counts[i], reg.params, "register").column("n")[0].as_py()
+                    n = (
+                        self.query(counts[i], reg.params, "register", small=True)
+                        .column("n")[0]
+                        .as_py()
+                    )
                 except EngineError as e:
                     raise InputError(f"{reg.source.label}: cannot read the data: {e}") from e
                 rows.append({"i": i, "n": n})
@@ -115,9 +120,16 @@ class Engine:
         """Run a statement (DuckDB dialect, ``$name`` parameters) for its effect."""
         self._guarded(stage, lambda: self._execute(*self.translate(sql, params)))
 
-    def query(self, sql: str, params: dict[str, Any], stage: str) -> pa.Table:
-        """Run a query (DuckDB dialect, ``$name`` parameters); the result as an Arrow table."""
-        table = self._guarded(stage, lambda: self._query(*self.translate(sql, params)))
+    def query(
+        self, sql: str, params: dict[str, Any], stage: str, *, small: bool = False
+    ) -> pa.Table:
+        """Run a query (DuckDB dialect, ``$name`` parameters); the result as an Arrow table.
+
+        ``small``: the caller knows the result is a few rows (a measure, a check, facts about
+        the dictionaries), which an engine may fetch in a way that costs less per statement
+        and more per row (DuckDB: :meth:`_query_small`)."""
+        run = self._query_small if small else self._query
+        table = self._guarded(stage, lambda: run(*self.translate(sql, params)))
         return conform(table)
 
     def stream(
@@ -215,6 +227,9 @@ class Engine:
 
     def _query(self, sql: str, params: dict[str, Any]) -> pa.Table:
         raise NotImplementedError
+
+    def _query_small(self, sql: str, params: dict[str, Any]) -> pa.Table:
+        return self._query(sql, params)
 
 
 def conform(table: pa.Table) -> pa.Table:

@@ -28,6 +28,7 @@ from .base import CSV_SUFFIXES, PARQUET_SUFFIXES, Engine, Registered, Source
 _DATABASES: dict[tuple[int | None, str | None, str | None], duckdb.DuckDBPyConnection] = {}
 _LOCK = threading.Lock()
 _TAGS = itertools.count()
+SMALL_RESULT = "__disco_small_result"  # DuckDBEngine._query_small's table
 
 
 def _database(
@@ -102,8 +103,27 @@ class DuckDBEngine(Engine):
     def _execute(self, sql: str, params: dict[str, Any]) -> None:
         self.con.execute(sql, params)
 
+    def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
+        """One statement, not a DROP and a CREATE (a small disclosure() makes seven tables)."""
+        self.execute(f"CREATE OR REPLACE TEMP TABLE {ident(name)} AS\n{sql}", params, stage)
+
     def _query(self, sql: str, params: dict[str, Any]) -> pa.Table:
         return self.con.sql(sql, params=params).to_arrow_table()
+
+    def _query_small(self, sql: str, params: dict[str, Any]) -> pa.Table:
+        """The result stored in a temporary table of the connection's, then read whole.
+
+        ``con.sql()`` binds a query to describe it and binds it again to run it (about a
+        fifth of a small query's time: SD2011's per-synthesis measures, 15.1 ms -> 12.8 ms);
+        a statement run by ``execute()`` binds once. Its Arrow output warns that the rows
+        are copied (a UserWarning, which would reach a caller's warning filters), a table's
+        does not. The rows are written once more, which only a small result affords. The
+        table stays until the next small query replaces it: it goes with the connection.
+        The rows keep the query's order: the database keeps insertion order (DuckDB's
+        default, which discosql never changes).
+        """
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE {ident(SMALL_RESULT)} AS\n{sql}", params)
+        return self.con.table(ident(SMALL_RESULT)).to_arrow_table()
 
     def copy_to(self, sql: str, params: dict[str, Any], path: str, stage: str) -> int:
         """DuckDB's COPY: streamed from the query to the file, within memory_limit."""

@@ -45,7 +45,9 @@ class ScriptEngine(Engine):
             sql = sql.replace('"__disco_', '"#__disco_')
         self.parts.append(inline_params(sql, params, self.dialect, file_format) + ";")
 
-    def query(self, sql: str, params: dict[str, Any], stage: str) -> pa.Table:
+    def query(
+        self, sql: str, params: dict[str, Any], stage: str, *, small: bool = False
+    ) -> pa.Table:
         """The statement is written; its result is read where the script runs."""
         self.execute(sql, params, stage)
         if stage in BY_TEMPLATE:
