@@ -1,9 +1,14 @@
 """Where disclosure_summary spends its time: seconds per stage (template), summed over targets.
 
     python benchmarks/profile_stages.py --rows 10000000 --threads 2
+    python benchmarks/profile_stages.py --rows 1000000 --engine postgres
 
 Uses the seeded data of bench_scale.py (benchmarks/data/, generated on first use) and times
-every statement discosql runs, in-process, by its stage name.
+every statement discosql runs, in-process, by its stage name, with how many statements each
+stage ran. ``--engine postgres``: the server, settings and tables of bench_engines.py (a
+throw-away server on loopback, the files COPYed into UNLOGGED tables, load time apart); the
+floor (bench_engines.floor_sql, warm) is timed in the same session, and each target's cells
+are counted (the rows every stage after 030 reads).
 """
 
 from __future__ import annotations
@@ -23,16 +28,30 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--rows", type=int, default=10_000_000)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--engine", choices=("duckdb", "postgres"), default="duckdb")
     a = p.parse_args()
     sys.path.insert(0, str(HERE))
     from bench_disclosure import data  # type: ignore[import-not-found]
+
+    if a.engine == "postgres":
+        postgres(a)
+        return
+    d = data(a.rows)
+    import discosql as ds
+
+    files = (str(d / "original.parquet"), str(d / "synthetic.parquet"))
+    profile(ds.duckdb(threads=a.threads), files, a.rows)
+
+
+def profile(engine: Any, data: tuple[Any, Any], rows: int) -> None:
+    """Print the seconds and statements of each stage of one disclosure_summary."""
     from datagen import KEYS, TARGETS  # type: ignore[import-not-found]
 
     import discosql as ds
     from discosql.engines.base import Engine
 
-    d = data(a.rows)
     seconds: dict[str, float] = collections.defaultdict(float)
+    statements: collections.Counter[str] = collections.Counter()
     guarded = Engine._guarded
 
     def timed(self: Engine, stage: str, run: Callable[[], Any]) -> Any:
@@ -41,17 +60,48 @@ def main() -> None:
             return guarded(self, stage, run)
         finally:
             seconds[stage] += time.perf_counter() - t0
+            statements[stage] += 1
 
     Engine._guarded = timed  # type: ignore[method-assign]
-    t0 = time.perf_counter()
-    ds.disclosure_summary(
-        str(d / "original.parquet"), str(d / "synthetic.parquet"), KEYS, TARGETS,
-        engine=ds.duckdb(threads=a.threads),
-    )  # fmt: skip
-    total = time.perf_counter() - t0
+    try:
+        t0 = time.perf_counter()
+        ds.disclosure_summary(*data, KEYS, TARGETS, engine=engine)
+        total = time.perf_counter() - t0
+    finally:
+        Engine._guarded = guarded  # type: ignore[method-assign]
     for stage, s in sorted(seconds.items(), key=lambda x: -x[1]):
-        print(f"{s:8.2f} s  {stage}")
-    print(f"{total:8.2f} s  in all ({len(TARGETS)} targets, N = {a.rows:,})")
+        print(f"{s:8.2f} s  {statements[stage]:4d}  {stage}")
+    n = sum(statements.values())
+    print(f"{total:8.2f} s  {n:4d}  in all ({len(TARGETS)} targets, N = {rows:,})")
+
+
+def postgres(a: argparse.Namespace) -> None:
+    """The profile on bench_engines.py's PostgreSQL, with its floor and the cells per target."""
+    import psycopg
+    from bench_engines import PG_TABLES, floor_sql, pg_load, pg_server  # type: ignore[import-not-found]
+    from bench_scale import _files  # type: ignore[import-not-found]
+    from datagen import KEYS, TARGETS
+
+    import discosql as ds
+
+    a.pg_dsn = None
+    with pg_server(a) as dsn, psycopg.connect(dsn, autocommit=True) as con:
+        con.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+        pg_load(con, _files(a.rows))
+        for warm in (True, False):
+            t0 = time.perf_counter()
+            for target in TARGETS:
+                for table in PG_TABLES:
+                    con.execute(floor_sql(table, target, '"')).fetchall()
+            if not warm:
+                print(f"{time.perf_counter() - t0:8.2f} s  the floor (warm)")
+        keys = ", ".join(f'"{k}"' for k in KEYS)
+        for target in TARGETS:  # the cells: the (j, q, t) with records, as stage 030 counts them
+            both = f"SELECT * FROM {PG_TABLES[0]} UNION ALL SELECT * FROM {PG_TABLES[1]}"
+            sql = f'SELECT count(*) FROM (SELECT DISTINCT {keys}, "{target}" FROM ({both}) x) y'
+            n = con.execute(sql).fetchall()[0][0]
+            print(f"  {target}: {n:,} cells from {2 * a.rows:,} records")
+        profile(ds.postgres(dsn), PG_TABLES, a.rows)
 
 
 if __name__ == "__main__":
