@@ -228,6 +228,35 @@ def test_engine_argument_errors() -> None:
                       engine="postgresql://nobody@127.0.0.1:1/none")  # fmt: skip
 
 
+def test_small_results_on_duckdb() -> None:
+    """DuckDB reads a small result through a table of its own (one bind, not two): the same
+    rows in the same order and the same types as the relation path, no warning (the DB-API's
+    Arrow output warns, which a caller's ``-W error`` would turn into a failure), and a
+    second small query replaces the first one's table."""
+    import warnings
+
+    from discosql.engines.duckdb import DuckDBEngine
+
+    engine = DuckDBEngine()
+    sql = (
+        "SELECT * FROM (VALUES (3, 'c', 1.5::DOUBLE, 10::BIGINT, 2::DECIMAL(38, 0)), "
+        "(1, 'a', NULL, 2, NULL), (2, NULL, -0.0, NULL, 7)) AS t(i, s, f, b, d) "
+        "ORDER BY i DESC"
+    )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            small = engine.query(sql, {}, "test", small=True)
+            again = engine.query("SELECT $x AS x", {"x": 5}, "test", small=True)
+        assert small.equals(engine.query(sql, {}, "test"))
+        assert small.column("i").to_pylist() == [3, 2, 1]
+        assert again.to_pylist() == [{"x": 5}]
+        with pytest.raises(ds.EngineError, match="stage bad failed on DuckDB"):
+            engine.query("SELECT nope FROM (SELECT 1 AS x) AS t", {}, "bad", small=True)
+    finally:
+        engine.close()
+
+
 def test_engine_arguments_once_the_engine_modules_are_loaded() -> None:
     """A DSN, a 'sqlite:///' path and a SparkSession name their engine also after a first run
     on it has imported discosql.engines.postgres / .sqlite / .spark (those submodules must not
