@@ -113,14 +113,13 @@ class DuckDBEngine(Engine):
     def _query_small(self, sql: str, params: dict[str, Any]) -> pa.Table:
         """The result stored in a temporary table of the connection's, then read whole.
 
-        ``con.sql()`` binds a query to describe it and binds it again to run it (about a
-        fifth of a small query's time: SD2011's per-synthesis measures, 15.1 ms -> 12.8 ms);
-        a statement run by ``execute()`` binds once. Its Arrow output warns that the rows
-        are copied (a UserWarning, which would reach a caller's warning filters), a table's
-        does not. The rows are written once more, which only a small result affords. The
-        table stays until the next small query replaces it: it goes with the connection.
-        The rows keep the query's order: the database keeps insertion order (DuckDB's
-        default, which discosql never changes).
+        ``con.sql()`` binds a query to describe it and binds it again to run it; a statement
+        run by ``execute()`` binds once (SD2011's per-synthesis measures: 15.1 ms -> 12.8 ms).
+        Its Arrow output warns that the rows are copied (a UserWarning, which would reach a
+        caller's warning filters), a table's does not. The rows are written once more, which
+        only a small result affords. The table stays until the next small query replaces it:
+        it goes with the connection. The rows keep the query's order: the database keeps
+        insertion order (DuckDB's default, which discosql never changes).
         """
         self.con.execute(f"CREATE OR REPLACE TEMP TABLE {ident(SMALL_RESULT)} AS\n{sql}", params)
         return self.con.table(ident(SMALL_RESULT)).to_arrow_table()
