@@ -31,11 +31,11 @@ def main() -> None:
     p.add_argument("--engine", choices=("duckdb", "postgres"), default="duckdb")
     a = p.parse_args()
     sys.path.insert(0, str(HERE))
-    from bench_disclosure import data  # type: ignore[import-not-found]
-
     if a.engine == "postgres":
         postgres(a)
         return
+    from bench_disclosure import data  # type: ignore[import-not-found]
+
     d = data(a.rows)
     import discosql as ds
 

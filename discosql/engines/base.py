@@ -95,16 +95,11 @@ class Engine:
             rows = self.query(union, params, "register", small=True).to_pylist()
         except EngineError:
             rows = []
-            for i, reg in enumerate(regs):
+            for count, reg in zip(counts, regs, strict=True):
                 try:
-                    n = (
-                        self.query(counts[i], reg.params, "register", small=True)
-                        .column("n")[0]
-                        .as_py()
-                    )
+                    rows += self.query(count, reg.params, "register", small=True).to_pylist()
                 except EngineError as e:
                     raise InputError(f"{reg.source.label}: cannot read the data: {e}") from e
-                rows.append({"i": i, "n": n})
         for r in rows:
             regs[int(r["i"])].n_rows = int(r["n"])
         return regs
