@@ -28,7 +28,7 @@ from bench_disclosure import data  # type: ignore[import-not-found]
 from datagen import KEYS  # type: ignore[import-not-found]
 
 import discosql as ds
-from discosql import cap
+from discosql.measure import cap
 
 
 def timed(fn: Callable[[], object], repeat: int) -> tuple[float, float]:

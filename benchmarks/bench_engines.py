@@ -159,8 +159,8 @@ def small(threads: int, repeat: int = 7) -> dict[str, Any]:
     import pyarrow.parquet as pq
 
     import discosql as ds
-    from discosql.demo import KEYS as SD_KEYS
-    from discosql.demo import demo_paths
+    from discosql.cli.demo import KEYS as SD_KEYS
+    from discosql.cli.demo import demo_paths
 
     o, syns = demo_paths()
     targets = [c for c in pq.read_schema(o).names if c not in SD_KEYS]
@@ -355,7 +355,7 @@ def duckdb_results(rows: int, a: argparse.Namespace) -> dict[str, Any]:
 def against(results: dict[str, Any], ref: dict[str, Any]) -> dict[str, Any]:
     """Every result table of every target against ``ref``'s: the same schemas, rows and values
     but floats, and the largest relative difference of a float (engines sum in other orders)."""
-    from discosql.results import RESULT_TABLES
+    from discosql.core.results import RESULT_TABLES
 
     same, worst = results.keys() == ref.keys(), 0.0
     for target, r in ref.items():

@@ -57,7 +57,7 @@ def _files(rows: int) -> tuple[str, str]:
 
 def digest(results: dict[str, Any]) -> str:
     """A digest of every result table of every target (NaN made comparable)."""
-    from discosql.results import RESULT_TABLES  # the workers import discosql themselves
+    from discosql.core.results import RESULT_TABLES  # the workers import discosql themselves
 
     h = hashlib.sha256()
     for target in sorted(results):

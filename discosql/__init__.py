@@ -1,7 +1,18 @@
 """discosql: disclosure risk measures for synthetic data, computed inside a SQL engine."""
 
-from .api import disclosure
-from .cap import (
+from .core.results import DisclosureResult
+from .engines.duckdb import duckdb_table
+from .engines.factory import duckdb_engine as duckdb
+from .engines.factory import postgres, spark, sqlite
+from .errors import (
+    DiscoSQLError,
+    DiscoSQLWarning,
+    EngineError,
+    InputError,
+    SchemaError,
+    TemplateError,
+)
+from .measure.cap import (
     CapScore,
     CapSummary,
     DisclosureProtectionScore,
@@ -14,26 +25,15 @@ from .cap import (
     disclosure_protection,
     taub_tcap,
 )
-from .engines.duckdb import duckdb_table
-from .engines.factory import duckdb_engine as duckdb
-from .engines.factory import postgres, spark, sqlite
-from .errors import (
-    DiscoSQLError,
-    DiscoSQLWarning,
-    EngineError,
-    InputError,
-    SchemaError,
-    TemplateError,
-)
-from .export import to_sql
-from .protect import SdcResult, sdc
-from .report import Report, report
-from .results import DisclosureResult
-from .sdc_export import sdc_to_sql
-from .summary import DisclosureSummary, disclosure_summary
-from .sweep import KeySweep, key_sweep
-from .sweep_export import sweep_to_sql
-from .uniques import ReplicatedUniques, replicated_uniques
+from .measure.disclosure import disclosure
+from .measure.export import to_sql
+from .measure.summary import DisclosureSummary, disclosure_summary
+from .protect.export import sdc_to_sql
+from .protect.sdc import SdcResult, sdc
+from .protect.uniques import ReplicatedUniques, replicated_uniques
+from .report.build import Report, report
+from .sweep.export import sweep_to_sql
+from .sweep.key_sweep import KeySweep, key_sweep
 from .version import __version__
 
 __all__ = [

@@ -1,5 +1,5 @@
 """``python -m discosql`` is the same as the ``discosql`` command."""
 
-from .cli import main
+from .cli.main import main
 
 raise SystemExit(main())

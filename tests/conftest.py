@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from discosql import templates
+from discosql.sql import templates
 
 from . import servers
 

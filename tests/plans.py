@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from discosql import stacked, stages
+from discosql.core import stacked, stages
+from discosql.core.inputs import register_inputs
+from discosql.core.plan import plan
+from discosql.core.results import DisclosureResult
+from discosql.core.spec import build_spec
 from discosql.engines import open_engine
-from discosql.inputs import register_inputs
-from discosql.plan import plan
-from discosql.results import DisclosureResult
-from discosql.spec import build_spec
 
 
 def disclosure(

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import discosql as ds
-from discosql.cli import main
+from discosql.cli.main import main
 
 from . import oracle
 
@@ -224,7 +224,7 @@ def test_warnings_and_internal_errors_are_one_line(
     def broken(*args: object, **kwargs: object) -> None:
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr("discosql.api.disclosure", broken)
+    monkeypatch.setattr("discosql.measure.disclosure.disclosure", broken)
     out = run("disclosure", str(full), str(full), "--keys", "a", "--target", "t")
     assert out.returncode == 1
     (line,) = out.stderr.strip().splitlines()

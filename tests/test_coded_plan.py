@@ -21,10 +21,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from discosql import dictionaries, stages
-from discosql.inputs import register_inputs
-from discosql.plan import plan
-from discosql.results import RESULT_TABLES, DisclosureResult
+from discosql.core import dictionaries, stages
+from discosql.core.inputs import register_inputs
+from discosql.core.plan import plan
+from discosql.core.results import RESULT_TABLES, DisclosureResult
 
 from . import oracle, plans
 
@@ -228,8 +228,8 @@ def test_several_words_are_used() -> None:
         {"a": ["x", "y", "z"], "b": [1, 2, 3], "c": [True, False, None], "t": ["u", "v", "u"]}
     )
     synthetic = original.slice(0, 2)
+    from discosql.core.spec import build_spec
     from discosql.engines import open_engine
-    from discosql.spec import build_spec
 
     for limit, words in ((dictionaries.WORD_LIMIT, 1), (5, 3)):
         mp = pytest.MonkeyPatch()
@@ -290,8 +290,8 @@ def test_large_q_words_exact_on_sqlite(tmp_path: Any) -> None:
             engine=f"sqlite:///{db}",
             **options,
         )
+    from discosql.core.spec import build_spec
     from discosql.engines import open_engine
-    from discosql.spec import build_spec
 
     with open_engine(None) as eng:
         p = plan(register_inputs(eng, original, synthetic), build_spec(keys, "t"))

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import discosql as ds
-from discosql.results import RESULT_TABLES
+from discosql.core.results import RESULT_TABLES
 
 from . import engine_data, oracle
 from .test_oracle import CALLS
@@ -382,7 +382,7 @@ def test_cli_and_export_on_postgres(
 
     import psycopg
 
-    from discosql.cli import main
+    from discosql.cli.main import main
 
     ref = duckdb_run("sd_depress_default", "depress")
     out = tmp_path / "ident.json"
@@ -447,11 +447,11 @@ def test_q_above_32_bits_on_spark(spark: Any, tmp_path: Path) -> None:
     kw: dict[str, Any] = {"keys": ["k0", "k1", "k2"], "target": "t", "thresh_2way": (0, 0)}
     want = ds.disclosure(path, path, **kw)
     got = ds.disclosure(path, path, engine=ds.spark(spark), **kw)
-    from discosql import stages
+    from discosql.core import stages
+    from discosql.core.inputs import register_inputs
+    from discosql.core.plan import plan
+    from discosql.core.spec import build_spec
     from discosql.engines import open_engine
-    from discosql.inputs import register_inputs
-    from discosql.plan import plan
-    from discosql.spec import build_spec
 
     with open_engine(None) as eng:
         p = plan(register_inputs(eng, path, path), build_spec(kw["keys"], "t"))

@@ -21,7 +21,7 @@ import pytest
 import sqlglot
 
 import discosql as ds
-from discosql.results import RESULT_TABLES as REGISTERED
+from discosql.core.results import RESULT_TABLES as REGISTERED
 
 from . import engine_data
 from .test_engines import _kwargs
@@ -100,7 +100,7 @@ def run_datafusion(script: str, tables: dict[str, str], ctx: Any = None) -> list
     order."""
     import datafusion
 
-    from discosql.engines.dialects import writer
+    from discosql.sql.dialects import writer
 
     ctx = ctx or datafusion.SessionContext()
     for name, path in tables.items():
@@ -292,7 +292,7 @@ def _plain(v: Any) -> Any:
 def test_cli_sql_subcommand(
     parquet: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from discosql.cli import main
+    from discosql.cli.main import main
 
     out = tmp_path / "m.sql"
     argv = ["sql", parquet["sd2011"], parquet["syn_1"],

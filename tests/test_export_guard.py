@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import sqlglot
 
 import discosql as ds
-from discosql.results import RESULT_TABLES
+from discosql.core.results import RESULT_TABLES
 
 from . import engine_data
 from .test_export import _duckdb_cli, run_datafusion

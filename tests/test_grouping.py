@@ -7,7 +7,7 @@ from collections import defaultdict
 
 import pytest
 
-from discosql import grouping as grp
+from discosql.core import grouping as grp
 
 from . import oracle
 from .test_oracle import _run
@@ -84,7 +84,7 @@ def test_number_labels_agree_with_sql() -> None:
     """Level names given as numbers (Python) must equal the level names SQL makes of the data."""
     import duckdb
 
-    from discosql.templates import environment
+    from discosql.sql.templates import environment
 
     values = [57.0, -8.0, 0.5, -0.0, 1e15 - 1, 1e15, 1e16, 123456.789, 1e-7, 2.5e20, 0.1 + 0.2]
     macro = environment().from_string(

@@ -28,9 +28,9 @@ def test_wheel_installs_and_runs_the_demo(tmp_path: Path) -> None:
     assert templates
     assert {f"discosql/{t}" for t in templates} <= names
     assert "discosql/data/sd2011.parquet" in names
-    html = {p.relative_to(ROOT).as_posix() for p in (ROOT / "discosql" / "html").glob("*.j2")}
-    assert html
-    assert html <= names  # the report's templates
+    html = {p.relative_to(ROOT).as_posix() for p in (ROOT / "discosql").rglob("html/*.j2")}
+    assert {"discosql/core/html/macros.html.j2", "discosql/report/html/report.html.j2"} <= html
+    assert html <= names  # the views' and the report's templates
 
     # a fresh venv with the wheel, installed by this environment's pip (no ensurepip in the new
     # venv); the dependencies come from this environment via a .pth file

@@ -494,7 +494,7 @@ def run_package(sc):
     syn_names = names[::-1] if sc["syn_column_order"] == "reversed" else names
     original = to_arrow(sc["original"], names, sc["types"])
     synthetic = [to_arrow(s, syn_names, sc["types"]) for s in sc["synthetics"]]
-    from discosql import dictionaries
+    from discosql.core import dictionaries
 
     mp = pytest.MonkeyPatch()
     if sc.get("word_limit"):

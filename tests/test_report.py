@@ -167,7 +167,7 @@ def test_arguments_are_checked_first() -> None:
 
 
 def test_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from discosql.cli import main
+    from discosql.cli.main import main
 
     o, syn = _paths()
     out, js = tmp_path / "r.html", tmp_path / "r.json"
@@ -249,7 +249,7 @@ def test_chromium_loads_prints_and_screenshots(
 
 
 def test_nan_shows_as_a_dash() -> None:
-    from discosql.htmlrender import number
+    from discosql.core.view import number
 
     assert number(math.nan) == "\u2013"
     assert number(None) == "\u2013"

@@ -12,8 +12,8 @@ import pyarrow as pa
 import pytest
 
 import discosql as ds
-from discosql.cli import main
-from discosql.results import TABLE_NAMES
+from discosql.cli.main import main
+from discosql.core.results import TABLE_NAMES
 
 KEYS = ["sex", "age", "region"]
 

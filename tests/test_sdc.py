@@ -14,7 +14,7 @@ import pyarrow as pa
 import pytest
 
 import discosql as ds
-from discosql.protect import sdc
+from discosql.protect.sdc import sdc
 
 from . import oracle
 
@@ -232,7 +232,7 @@ def test_sdc_out_is_checked_before_reading() -> None:
 def test_cli_sdc(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     import pyarrow.parquet as pq
 
-    from discosql.cli import main
+    from discosql.cli.main import main
 
     original = str(oracle.ORACLE / "sd2011.csv")
     syn = [str(oracle.ORACLE / f"syn_{i}.csv") for i in (1, 2)]
@@ -338,7 +338,7 @@ def test_rm_disclosive_bad_input() -> None:
 
 
 def test_cli_rm_disclosive_and_measure(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
-    from discosql.cli import main
+    from discosql.cli.main import main
 
     original = str(oracle.ORACLE / "sd2011.csv")
     syn = str(oracle.ORACLE / "syn_1.csv")

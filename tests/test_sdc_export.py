@@ -225,7 +225,7 @@ def test_the_sdc_script_stops_or_gives_the_api_result(
 
 def test_the_last_check_stops_when_the_counts_do_not_add_up() -> None:
     """sdc/check_written on tables whose counts disagree: 10 given, 8 written, 1 removed."""
-    from discosql.templates import render
+    from discosql.sql.templates import render
 
     con = duckdb.connect()
     con.execute("CREATE TABLE given AS SELECT range AS x FROM range(10)")
@@ -270,7 +270,7 @@ def test_sdc_to_sql_checks_its_arguments_first() -> None:
 
 def test_cli_sdc_sql(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """discosql sdc ... --sql FILE writes the script; the shell runs it to the API's files."""
-    from discosql.cli import main
+    from discosql.cli.main import main
 
     tables = _tables()
     paths = _files(tmp_path, tables)

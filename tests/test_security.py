@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import discosql as ds
-from discosql.results import RESULT_TABLES
+from discosql.core.results import RESULT_TABLES
 
 from . import engine_data
 

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 import discosql as ds
-from discosql.demo import demo_paths
+from discosql.cli.demo import demo_paths
+from discosql.core.results import RESULT_TABLES
 from discosql.engines import base
-from discosql.results import RESULT_TABLES
 
 from . import oracle
 from .test_oracle import _run as duckdb_run

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import discosql as ds
-from discosql.sweep import MEASURES, key_sweep
+from discosql.sweep.key_sweep import MEASURES, key_sweep
 
 from . import engine_data, oracle
 from .test_reference_agreement import scenarios, to_arrow
@@ -202,7 +202,7 @@ def test_cli_sweep(sd2011: tuple[str, list[str]], tmp_path: Path,
                    capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     import json
 
-    from discosql.cli import main
+    from discosql.cli.main import main
 
     o, syn = sd2011
     base = ["sweep", o, *syn, "--keys", "sex,age,region", "--targets", "depress,ls"]
@@ -235,7 +235,7 @@ def test_cli_sweep(sd2011: tuple[str, list[str]], tmp_path: Path,
 def test_sweep_agrees_with_disclosure_on_hypothesis_data(sc: dict[str, Any]) -> None:
     """NULLs, unicode, quotes and SQL in names and values, one-row originals, empty syntheses,
     q over several words: each row equals disclosure() with its subset."""
-    from discosql import dictionaries
+    from discosql.core import dictionaries
 
     names, keys, target, opts = sc["names"], sc["keys"], sc["target"], sc["options"]
     original = to_arrow(sc["original"], names, sc["types"])

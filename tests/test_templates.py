@@ -11,21 +11,13 @@ import pytest
 import sqlglot
 
 import discosql as ds
-from discosql import (
-    assumptions,
-    dictionaries,
-    plan,
-    protect,
-    recoding,
-    removal,
-    report_sections,
-    stacked,
-    stages,
-    sweep,
-    templates,
-    uniques,
-)
-from discosql.engines.dialects import parsed_placeholders, placeholders
+from discosql.core import assumptions, dictionaries, plan, stacked, stages
+from discosql.protect import recoding, removal, uniques
+from discosql.protect import sdc as protect
+from discosql.report import sections as report_sections
+from discosql.sql import templates
+from discosql.sql.dialects import parsed_placeholders, placeholders
+from discosql.sweep import key_sweep as sweep
 
 from . import oracle
 
@@ -218,7 +210,7 @@ def test_the_division_lint_catches_offenders() -> None:
 def test_integer_division_is_exact_on_every_dialect(dialect: str) -> None:
     """int_div as each dialect receives it: never a division of doubles (inexact above 2^53)
     and never NUMERIC (PostgreSQL's DIV)."""
-    from discosql.engines.dialects import transpile
+    from discosql.sql.dialects import transpile
 
     env = templates.environment(dialect)
     macro = env.from_string(
@@ -293,7 +285,7 @@ def test_odd_column_names_and_values() -> None:
 
 def test_cap_templates_render_parse_transpile_and_stay_portable() -> None:
     """The CAP family's templates (sql_templates/cap), rendered by runs that use every option."""
-    from discosql.cap import cells
+    from discosql.measure.cap import cells
 
     seen: dict[str, str] = {}
     original_render = cells.render
@@ -372,7 +364,7 @@ def test_compiled_templates_cache_never_fails_a_render(tmp_path: Path) -> None:
     read)."""
     import jinja2
 
-    from discosql import templates
+    from discosql.sql import templates
 
     env = templates.environment()
     columns = [{"levels": "a"}, {"levels": "b"}]

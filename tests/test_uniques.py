@@ -234,7 +234,7 @@ def test_replicated_uniques_on_spark(spark: Any, tmp_path: Path) -> None:
 
 
 def test_cli_uniques(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from discosql.cli import main
+    from discosql.cli.main import main
 
     original, syn, keys = _inputs("sd_ru_s5_vkeys")
     assert keys is not None

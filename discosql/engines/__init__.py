@@ -4,9 +4,9 @@
 ``None``/``"duckdb"`` (in-process DuckDB, :mod:`.duckdb`), a PostgreSQL DSN or :func:`postgres`
 (:mod:`.postgres`), a SparkSession or :func:`spark` (:mod:`.spark`), ``"sqlite:///file"`` or
 :func:`sqlite` (:mod:`.sqlite`). Exported scripts are written by :mod:`.script`. The generic
-interface is :mod:`.base`, dialect helpers are :mod:`.dialects`; only the factory imports the
-engine modules (:mod:`.factory`), and those other than DuckDB only when asked for (their
-drivers are optional).
+interface is :mod:`.base` (dialect helpers: :mod:`discosql.sql.dialects`); only the factory
+imports the engine modules (:mod:`.factory`), and those other than DuckDB only when asked for
+(their drivers are optional).
 """
 
 from .factory import (

@@ -2,10 +2,10 @@
 engine reads it (:class:`Source`) and once it has (:class:`Registered`).
 
 Every template renders DuckDB-dialect SQL with ``$name`` parameters. An engine runs it in its
-own dialect (:meth:`Engine.translate`, through :mod:`.dialects`), binds the values, and returns
-Arrow tables whose types do not depend on the engine (:func:`conform`). Temporary relations go
-through :meth:`Engine.create_table` / :meth:`Engine.drop_table` because engines make them
-differently. Nothing here knows a particular engine: each lives in its own module.
+own dialect (:meth:`Engine.translate`, through :mod:`discosql.sql.dialects`), binds the values,
+and returns Arrow tables whose types do not depend on the engine (:func:`conform`). Temporary
+relations go through :meth:`Engine.create_table` / :meth:`Engine.drop_table` because engines
+make them differently. Nothing here knows a particular engine: each lives in its own module.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import EngineError, InputError
-from ..templates import DIALECT as TEMPLATE_DIALECT
-from ..templates import ident, lit
-from .dialects import placeholders, transpile
+from ..sql.dialects import placeholders, transpile
+from ..sql.templates import DIALECT as TEMPLATE_DIALECT
+from ..sql.templates import ident, lit
 
 
 @dataclass

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from sqlglot import exp
 
 from ..errors import EngineError, InputError
-from ..templates import ident, lit
+from ..sql.templates import ident, lit
 from .base import CSV_SUFFIXES, PARQUET_SUFFIXES, Engine, Registered, Source
 
 _DATABASES: dict[tuple[int | None, str | None, str | None], duckdb.DuckDBPyConnection] = {}

@@ -14,9 +14,9 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import EngineError, InputError
-from ..templates import ident
+from ..sql.dialects import inline_params, placeholders
+from ..sql.templates import ident
 from .base import Engine, Registered, Source
-from .dialects import inline_params, placeholders
 
 # PostgreSQL type OIDs -> the DuckDB type names that inputs.column_kind understands.
 PG_TYPES = {

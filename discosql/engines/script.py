@@ -10,11 +10,10 @@ from typing import Any
 import pyarrow as pa
 from sqlglot import exp
 
-from ..engines.base import Engine
-from ..engines.dialects import inline_params
 from ..errors import EngineError
-from ..results import BY_TEMPLATE
-from ..templates import ident, template_dir
+from ..sql.dialects import inline_params
+from ..sql.templates import ident, template_dir
+from .base import Engine
 
 
 class ScriptEngine(Engine):
@@ -48,10 +47,9 @@ class ScriptEngine(Engine):
     def query(
         self, sql: str, params: dict[str, Any], stage: str, *, small: bool = False
     ) -> pa.Table:
-        """The statement is written; its result is read where the script runs."""
+        """The statement is written; its result is read where the script runs (here: a table
+        with no columns, which the result registry conforms to the template's empty table)."""
         self.execute(sql, params, stage)
-        if stage in BY_TEMPLATE:
-            return BY_TEMPLATE[stage].schema.empty_table()
         return pa.table({})
 
     def copy_to(self, sql: str, params: dict[str, Any], path: str, stage: str) -> int:

@@ -15,7 +15,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from ..errors import EngineError, InputError
-from ..templates import ident
+from ..sql.templates import ident
 from .base import PARQUET_SUFFIXES, Engine, Registered, Source
 
 # Spark type names (DataType.typeName()) -> DuckDB type names for inputs.column_kind.

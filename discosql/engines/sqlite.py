@@ -15,7 +15,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import EngineError, InputError
-from ..templates import ident
+from ..sql.templates import ident
 from .base import Engine, Registered, Source
 
 

@@ -1,0 +1,1 @@
+"""The ``discosql`` command: argument parsing, one handler per subcommand, the demo."""

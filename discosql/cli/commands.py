@@ -1,0 +1,310 @@
+"""The ``discosql`` subcommands, one function each, calling the Python API: disclosure, summary,
+sql, uniques, sdc, sweep, report (how their tables print: :mod:`.output`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import pyarrow as pa
+
+from ..errors import InputError
+from .output import Progress, text_table, write
+from .parser import UsageError, boolean, csv_list, parse_cont_na, target_map
+
+
+def _common_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "keys": args.keys,
+        "denom_lim": args.denom_lim,
+        "exclude_ov_denom_lim": args.exclude_ov_denom_lim,
+        "use_keys_na": args.use_keys_na,
+        "ngroups_keys": args.ngroups_keys,
+        "cont_na": parse_cont_na(args.cont_na),
+        "thresh_1way": args.thresh_1way,
+        "thresh_2way": args.thresh_2way,
+        "threads": args.threads,
+        "engine": _engine(args),
+    }
+
+
+def _engine(args: argparse.Namespace) -> Any:
+    if args.memory_limit is None and args.temp_dir is None:
+        return args.engine
+    if args.engine not in (None, "duckdb"):
+        raise InputError("--memory-limit and --temp-dir apply to DuckDB, not to --engine DSN")
+    from ..engines.factory import duckdb_engine
+
+    return duckdb_engine(memory_limit=args.memory_limit, temp_directory=args.temp_dir)
+
+
+def disclosure_command(args: argparse.Namespace, progress: Progress) -> None:
+    from ..measure.disclosure import disclosure
+
+    progress.current = f"target {args.target}"
+    res = disclosure(
+        args.original,
+        args.synthetic,
+        target=args.target,
+        **_target_kwargs(args),
+        **_common_kwargs(args),
+    )
+    table = getattr(res, args.table)
+    text = f"{res}\n\n{text_table(res.measures.drop_columns(['target']))}"
+    if args.table != "measures":
+        text = f"{res}\n\n{text_table(table)}"
+    write(table, text, args.format, args.out)
+
+
+def _target_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    ex = args.exclude or []
+    return {
+        "not_targetlev": args.not_targetlev,
+        "use_target_na": args.use_target_na,
+        "exclude_keys": [e[0] for e in ex] or None,
+        "exclude_keylevs": [e[1] for e in ex] or None,
+        "exclude_targetlevs": [e[2] for e in ex] or None,
+        "ngroups_target": args.ngroups_target,
+    }
+
+
+def _script_tables(args: argparse.Namespace) -> dict[str, Any] | None:
+    """What an exported script reads, from --original-table/--synthetic-tables."""
+    tables: dict[str, Any] = {}
+    if args.original_table:
+        tables["original"] = args.original_table
+    if args.synthetic_tables:
+        tables["synthetic"] = args.synthetic_tables
+    return tables or None
+
+
+def sql_command(args: argparse.Namespace) -> None:
+    from ..measure.export import to_sql
+
+    script = to_sql(
+        args.original,
+        args.synthetic,
+        target=csv_list(args.target),
+        dialect=args.dialect,
+        tables=_script_tables(args),
+        **_target_kwargs(args),
+        **_common_kwargs(args),
+    )
+    if args.out is None:
+        sys.stdout.write(script)
+    else:
+        args.out.write_text(script)
+
+
+def uniques_command(args: argparse.Namespace) -> None:
+    from ..protect.uniques import replicated_uniques
+
+    res = replicated_uniques(
+        args.original, args.synthetic, keys=args.keys, engine=_engine(args), threads=args.threads
+    )
+    keys = ", ".join(res.keys)
+    write(res.table, f"Uniques over the keys {keys}\n\n{text_table(res.table)}", args.format,
+           args.out)  # fmt: skip
+
+
+def _codes(text: str, flag: str) -> list[float | None]:
+    try:
+        return [float(x) if x.strip() else None for x in text.split(",")]
+    except ValueError:
+        raise UsageError(f"{flag}: codes must be numbers, got {text!r}") from None
+
+
+def sdc_command(args: argparse.Namespace) -> None:
+    from ..protect.sdc import sdc
+
+    recode_vars, coding, exclude = [], [], {}
+    for item in args.recode or []:
+        var, sep, codes = item.partition("=")
+        pair = _codes(codes, "--recode")
+        if not sep or len(pair) != 2:
+            raise UsageError(
+                f"--recode: expected VAR=BOTTOM,TOP (either may be empty), got {item!r}"
+            )
+        recode_vars.append(var)
+        coding.append(tuple(pair))
+    for item in args.recode_exclude or []:
+        var, sep, codes = item.partition("=")
+        if not sep or var not in recode_vars:
+            raise UsageError(
+                f"--recode-exclude: expected VAR=CODE[,CODE] for a --recode VAR, got {item!r}"
+            )
+        exclude[var] = _codes(codes, "--recode-exclude")
+    if args.out is None and args.out_table is None:
+        raise UsageError("sdc: give --out (files, or FILE.duckdb) or --out-table (a table)")
+    if args.sql is None and (args.original_table or args.synthetic_tables
+                             or args.dialect != "duckdb"):  # fmt: skip
+        raise UsageError("--dialect/--original-table/--synthetic-tables: only with --sql")
+    if args.sql is not None and args.measure is not None:
+        raise UsageError("--measure: not with --sql (the script measures nothing)")
+    disclosive = []
+    for item in args.rm_disclosive or []:
+        target, sep, keys = item.partition(":")
+        entry: dict[str, Any] = {"target": target}
+        if sep:
+            entry["keys"] = csv_list(keys)
+        disclosive.append(entry)
+    measure = None
+    if args.measure is not None:
+        measure = {"targets": csv_list(args.measure)} if args.measure else {}
+    protection: dict[str, Any] = {
+        "keys": args.keys,
+        "rm_replicated_uniques": args.rm_replicated_uniques,
+        "rm_uniques_in_orig": args.rm_uniques_in_orig,
+        "recode_vars": recode_vars or None,
+        "bottom_top_coding": coding or None,
+        "recode_exclude": [exclude.get(v) for v in recode_vars] if exclude else None,
+        "label": args.label,
+        "prefix": args.prefix,
+        "suffix": args.suffix,
+        "rm_disclosive": disclosive or None,
+        "out": None if args.out is None else str(args.out),
+        "out_table": args.out_table,
+        "overwrite": args.overwrite,
+        "engine": _engine(args),
+        "threads": args.threads,
+    }
+    if args.sql is not None:
+        from ..protect.export import sdc_to_sql
+
+        tables = _script_tables(args)
+        script = sdc_to_sql(args.original, args.synthetic, dialect=args.dialect,
+                            tables=tables, **protection)  # fmt: skip
+        args.sql.write_text(script)
+        return
+    res = sdc(args.original, args.synthetic, measure=measure, **protection)
+    text = f"Removed\n{text_table(res.removed)}"
+    if res.recoded.num_rows:
+        text += f"\n\nRecoded\n{text_table(res.recoded)}"
+    if res.before is not None and res.after is not None:
+        text += f"\n\nBefore\n{res.before}\n\nAfter\n{res.after}"
+    sys.stdout.write(text + "\n\nWritten\n" + "\n".join(res.out) + "\n")
+
+
+def _targets_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """disclosure_summary's per-target options from their flags (summary, sweep)."""
+    exclude: dict[str, list[tuple[str, str, str]]] = {}
+    for target, key, keylev, targetlev in args.exclude or []:
+        exclude.setdefault(target, []).append((key, keylev, targetlev))
+    not_targetlevs: dict[str, list[str]] = {}
+    for item in args.not_targetlevs or []:
+        target, sep, level = item.partition("=")
+        if not sep:
+            raise UsageError(f"--not-targetlevs: expected TARGET=LEVEL, got {item!r}")
+        not_targetlevs.setdefault(target, []).append(level)
+    return {
+        "not_targetlevs": not_targetlevs or None,
+        "use_targets_na": target_map(args.use_targets_na, "--use-targets-na", boolean)
+        if args.use_targets_na
+        else True,
+        "ngroups_targets": target_map(args.ngroups_targets, "--ngroups-targets", int),
+        "exclude": exclude or None,
+    }
+
+
+def summary_command(args: argparse.Namespace, progress: Progress) -> None:
+    from ..measure.summary import disclosure_summary
+
+    s = disclosure_summary(
+        args.original,
+        args.synthetic,
+        targets=args.targets,
+        ident_meas=args.ident_meas,
+        attrib_meas=args.attrib_meas,
+        progress=progress.step,
+        **_targets_kwargs(args),
+        **_common_kwargs(args),
+    )
+    if args.plot is not None:
+        s.plot().savefig(args.plot, dpi=150)
+    write(s.table, str(s), args.format, args.out)
+
+
+def report_command(args: argparse.Namespace) -> None:
+    from ..report.build import report
+
+    thresholds: dict[str, float] = {}
+    for item in args.threshold or []:
+        measure, sep, value = item.partition("=")
+        try:
+            thresholds[measure] = float(value)
+        except ValueError:
+            raise UsageError(f"--threshold: expected MEASURE=PERCENT, got {item!r}") from None
+        if not sep:
+            raise UsageError(f"--threshold: expected MEASURE=PERCENT, got {item!r}")
+    sdc = None
+    if args.sdc is not None:
+        sdc = {
+            f"rm_{'replicated_uniques' if args.sdc == 'replicated' else 'uniques_in_orig'}": True
+        }
+    rep = report(
+        args.original,
+        args.synthetic,
+        targets=args.targets,
+        control=args.control,
+        sweep=True if args.sweep else None,
+        sdc=sdc,
+        thresholds=thresholds or None,
+        mode=args.mode,
+        **_targets_kwargs(args),
+        **_common_kwargs(args),
+    )
+    rep.save(args.out)
+    if args.json is not None:
+        args.json.write_text(rep.to_json(), encoding="utf-8")
+    written = [str(args.out), *([str(args.json)] if args.json else [])]
+    sys.stdout.write(f"Report written: {', '.join(written)}\n")
+
+
+def sweep_command(args: argparse.Namespace, progress: Progress) -> None:
+    from ..sweep.key_sweep import MEASURES, key_sweep
+
+    if args.measure not in MEASURES:
+        raise UsageError(f"--measure: {args.measure!r} is not one of {', '.join(MEASURES)}")
+    if args.worst is not None and args.worst < 1:
+        raise UsageError(f"--worst: expected a positive number of subsets, got {args.worst}")
+    sizes = None
+    if args.sizes is not None:
+        try:
+            sizes = [int(n) for n in args.sizes]
+        except ValueError:
+            raise UsageError(f"--sizes: expected integers, got {','.join(args.sizes)!r}") from None
+    if args.sql is None and (args.original_table or args.synthetic_tables
+                             or args.dialect != "duckdb"):  # fmt: skip
+        raise UsageError("--dialect/--original-table/--synthetic-tables: only with --sql")
+    if args.sql is not None and (args.plot or args.worst or args.out):
+        raise UsageError("--plot/--worst/--out: not with --sql (the script prints the table)")
+    kwargs = {
+        "targets": args.targets,
+        "sizes": sizes,
+        "fixed_keys": args.fixed_keys or (),
+        **_targets_kwargs(args),
+        **_common_kwargs(args),
+    }
+    if args.sql is not None:
+        from ..sweep.export import sweep_to_sql
+
+        script = sweep_to_sql(args.original, args.synthetic, dialect=args.dialect,
+                              tables=_script_tables(args), **kwargs)  # fmt: skip
+        args.sql.write_text(script)
+        return
+    sw = key_sweep(args.original, args.synthetic, progress=progress.step, **kwargs)
+    if args.plot is not None:
+        sw.plot(args.measure).savefig(args.plot, dpi=150)
+    table = sw.table if args.worst is None else sw.worst(args.worst, args.measure)
+    shown = table.set_column(
+        table.schema.get_field_index("keys"),
+        "keys",
+        pa.array([", ".join(k) for k in table.column("keys").to_pylist()], pa.string()),
+    )
+    title = f"Key sweep over {', '.join(sw.keys)}" + (
+        f" (the {args.worst} riskiest subsets per target by {args.measure})" if args.worst else ""
+    )
+    # CSV has no lists: the subset is written as one text field there (as printed)
+    out_table = shown if args.format == "csv" else table
+    write(out_table, f"{title}\n\n{text_table(shown)}", args.format, args.out)

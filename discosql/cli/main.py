@@ -1,0 +1,130 @@
+"""The ``discosql`` command line: parse (:mod:`.parser`), check the output flags, run the
+subcommand (:mod:`.commands`, each calling the Python API), report errors.
+
+Bad input (arguments and output flags are checked before any data is read) prints one line
+per problem on stderr and exits with status 2; warnings print as ``discosql: warning: ...``; an
+internal error prints one line and where its traceback went (``--debug`` prints it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+import tempfile
+import traceback
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import DiscoSQLError, DiscoSQLWarning, InputError
+from . import commands
+from .output import Progress
+from .parser import UsageError, build_parser
+
+# Image formats matplotlib writes (Figure.savefig picks the format from the extension).
+PLOT_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff", ".webp")
+
+
+def _output_problems(args: argparse.Namespace) -> list[str]:
+    """What is wrong with the output flags, found before any data is read."""
+    problems = []
+    if getattr(args, "format", None) == "parquet" and args.out is None:
+        problems.append("--format parquet: needs --out FILE (Parquet is not written to stdout)")
+    for flag, path in (
+        ("--out", getattr(args, "out", None)),
+        ("--plot", getattr(args, "plot", None)),
+        ("--json", getattr(args, "json", None)),
+    ):
+        if path is None:
+            continue
+        parent = path.resolve().parent
+        if not parent.is_dir():
+            problems.append(f"{flag}: the directory {str(parent)!r} does not exist")
+        elif not os.access(parent, os.W_OK):
+            problems.append(f"{flag}: the directory {str(parent)!r} is not writable")
+    plot = getattr(args, "plot", None)
+    if plot is not None:
+        if plot.suffix.lower() not in PLOT_SUFFIXES:
+            problems.append(
+                f"--plot: cannot tell the image format of {str(plot)!r}; allowed endings: "
+                f"{', '.join(PLOT_SUFFIXES)}"
+            )
+        if importlib.util.find_spec("matplotlib") is None:
+            problems.append("--plot: needs matplotlib: pip install 'discosql[plot]'")
+    return problems
+
+
+def _error(problems: Sequence[str]) -> int:
+    """Bad input: one line per problem on stderr, exit status 2."""
+    for problem in problems:
+        print(f"discosql: error: {' '.join(problem.splitlines())}", file=sys.stderr)
+    return 2
+
+
+def _warning(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
+    print(f"discosql: warning: {' '.join(str(message).splitlines())}", file=sys.stderr)
+
+
+def _internal_error(e: BaseException) -> int:
+    """An unexpected failure: one line, and the traceback in a file (--debug prints it)."""
+    fd, path = tempfile.mkstemp(prefix="discosql-traceback-", suffix=".txt")
+    with os.fdopen(fd, "w") as f:
+        traceback.print_exception(e, file=f)
+    first = (str(e).splitlines() or [""])[0]
+    print(
+        f"discosql: internal error: {type(e).__name__}: {first} (the full traceback is in "
+        f"{path}; --debug prints it)",
+        file=sys.stderr,
+    )
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "demo":
+        from .demo import run_demo
+
+        print(run_demo()[1])
+        return 0
+    problems = _output_problems(args)
+    if problems:
+        return _error(problems)
+    progress = Progress()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always", DiscoSQLWarning)  # printed, whatever the filters say
+            warnings.showwarning = _warning
+            _run(args, progress)
+    except InputError as e:
+        return _error(e.problems)
+    except UsageError as e:
+        return _error([str(e)])
+    except (DiscoSQLError, OSError) as e:
+        print(f"discosql: error: {(str(e).splitlines() or [''])[0]}", file=sys.stderr)
+        return 1
+    except Exception as e:
+        if args.debug:
+            raise
+        return _internal_error(e)
+    finally:
+        progress.stop()
+    return 0
+
+
+def _run(args: argparse.Namespace, progress: Progress) -> None:
+    if args.command == "disclosure":
+        commands.disclosure_command(args, progress)
+    elif args.command == "summary":
+        commands.summary_command(args, progress)
+    elif args.command == "sweep":
+        commands.sweep_command(args, progress)
+    else:
+        runs = {"sql": commands.sql_command, "uniques": commands.uniques_command,
+                "sdc": commands.sdc_command, "report": commands.report_command}  # fmt: skip
+        runs[args.command](args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

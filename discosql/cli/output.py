@@ -1,0 +1,76 @@
+"""What the ``discosql`` command prints and writes: progress on stderr, and a result table as
+aligned text, JSON, CSV or Parquet."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from ..core.results import json_rows
+
+
+class Progress:
+    """Says on stderr what is running, once a run has taken more than a couple of seconds."""
+
+    def __init__(self, delay: float = 2.0) -> None:
+        self.start = time.monotonic()
+        self.delay = delay
+        self.current = ""
+        self.timer = threading.Timer(delay, self._late)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def _late(self) -> None:
+        print(f"discosql: working ({self.current or 'reading the data'}) ...", file=sys.stderr)
+
+    def step(self, i: int, n: int, target: str) -> None:
+        self.current = f"target {i + 1}/{n}: {target}"
+        if time.monotonic() - self.start > self.delay:
+            print(f"discosql: {self.current}", file=sys.stderr)
+
+    def stop(self) -> None:
+        self.timer.cancel()
+
+
+def text_table(table: pa.Table) -> str:
+    """``table`` as right-aligned columns, floats to 4 decimals."""
+    rows = table.to_pylist()
+    cols = table.column_names
+
+    def cell(v: object) -> str:
+        if isinstance(v, float):
+            return "NaN" if math.isnan(v) else f"{v:.4f}"
+        return "" if v is None else str(v)
+
+    widths = {c: max([len(c)] + [len(cell(r[c])) for r in rows]) for c in cols}
+    lines = ["  ".join(f"{c:>{widths[c]}}" for c in cols)]
+    lines += ["  ".join(f"{cell(r[c]):>{widths[c]}}" for c in cols) for r in rows]
+    return "\n".join(lines)
+
+
+def write(table: pa.Table, text: str, fmt: str, out: Path | None) -> None:
+    """``table`` in format ``fmt`` (``text`` for the text format) to ``out``, else stdout."""
+    if fmt == "parquet":
+        assert out is not None  # _output_problems made sure
+        pq.write_table(table, out)
+        return
+    if fmt == "csv":
+        sink = pa.BufferOutputStream()
+        pacsv.write_csv(table, sink)
+        payload = sink.getvalue().to_pybytes().decode()
+    elif fmt == "json":
+        payload = json.dumps(json_rows(table), indent=1, ensure_ascii=False) + "\n"
+    else:
+        payload = text + "\n"
+    if out is None:
+        sys.stdout.write(payload)
+    else:
+        out.write_text(payload)

@@ -1,0 +1,393 @@
+"""The ``discosql`` command line's arguments: one subcommand per API function, every option a
+flag (its help names the synthpop argument), and the parsers of flag values."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ..core.results import ATTRIB_MEASURES, IDENT_MEASURES, TABLE_NAMES
+from ..sql.dialects import DIALECTS
+
+
+class UsageError(Exception):
+    """A flag value that cannot be parsed."""
+
+
+def csv_list(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def boolean(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("true", "t", "yes", "1"):
+        return True
+    if value in ("false", "f", "no", "0"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def booleans(text: str) -> bool | list[bool]:
+    values = [boolean(x) for x in text.split(",")]
+    return values[0] if len(values) == 1 else values
+
+
+def _ints(text: str) -> int | list[int]:
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected integers, got {text!r}") from None
+    return values[0] if len(values) == 1 else values
+
+
+def _pair(text: str) -> tuple[float, float]:
+    try:
+        a, b = (float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected two numbers N,PCT, got {text!r}") from None
+    return (a, b)
+
+
+def parse_cont_na(items: list[str] | None) -> dict[str, list[float]] | None:
+    if not items:
+        return None
+    out: dict[str, list[float]] = {}
+    for item in items:
+        col, _, codes = item.rpartition("=")
+        try:
+            out.setdefault(col, []).extend(float(c) for c in codes.split(","))
+        except ValueError:
+            raise UsageError(f"--cont-na: expected COLUMN=CODE[,CODE], got {item!r}") from None
+        if not col:
+            raise UsageError(f"--cont-na: expected COLUMN=CODE[,CODE], got {item!r}")
+    return out
+
+
+def target_map(items: list[str] | None, flag: str, convert: Any) -> Any:
+    """``TARGET=VALUE`` items into a dict; a single item without '=' is a value for all."""
+    if not items:
+        return None
+    if len(items) == 1 and "=" not in items[0]:
+        return convert(items[0])
+    out: dict[str, Any] = {}
+    for item in items:
+        target, sep, value = item.partition("=")
+        if not sep:
+            raise UsageError(f"{flag}: expected TARGET=VALUE, got {item!r}")
+        out[target] = convert(value)
+    return out
+
+
+def _add_measure_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--keys", required=True, type=csv_list, help="key columns, comma-separated (keys)"
+    )
+    p.add_argument("--denom-lim", type=int, default=5, help="(denom_lim) default 5")
+    p.add_argument(
+        "--exclude-ov-denom-lim",
+        action="store_true",
+        help="(exclude_ov_denom_lim) drop cells with counts above --denom-lim",
+    )
+    p.add_argument(
+        "--use-keys-na",
+        type=booleans,
+        default=True,
+        metavar="BOOL[,BOOL...]",
+        help="(usekeysNA) false drops key combinations with a missing key; one value "
+        "or one per key",
+    )
+    p.add_argument(
+        "--ngroups-keys",
+        type=_ints,
+        default=None,
+        metavar="N[,N...]",
+        help="(ngroups_keys) quantile groups for numeric keys; one value or one per key",
+    )
+    p.add_argument(
+        "--cont-na",
+        action="append",
+        metavar="COLUMN=CODE[,CODE]",
+        help="(cont.na) special numeric codes kept as levels when grouping; repeatable",
+    )
+    p.add_argument(
+        "--thresh-1way",
+        type=_pair,
+        default=(50, 90),
+        metavar="N,PCT",
+        help="(thresh_1way) default 50,90",
+    )
+    p.add_argument(
+        "--thresh-2way",
+        type=_pair,
+        default=(4, 80),
+        metavar="N,PCT",
+        help="(thresh_2way) default 4,80",
+    )
+
+
+def _add_common(p: argparse.ArgumentParser, outputs: bool = True, measures: bool = True) -> None:
+    p.add_argument(
+        "original",
+        help="original data: a Parquet or CSV path, glob or directory (a table name with "
+        "--engine postgresql://...)",
+    )
+    p.add_argument("synthetic", nargs="+", help="synthetic data set(s): m syntheses")
+    if not measures:  # replicated uniques: keys only, by default every column
+        p.add_argument(
+            "--keys",
+            type=csv_list,
+            default=None,
+            help="key columns, comma-separated (default: every column of the original)",
+        )
+    else:
+        _add_measure_options(p)
+    p.add_argument("--threads", type=int, default=None, help="DuckDB threads (default: all cores)")
+    p.add_argument(
+        "--engine",
+        default=None,
+        metavar="duckdb|DSN",
+        help="where the SQL runs: duckdb (default) or a PostgreSQL DSN "
+        "(postgresql://user@host:port/db; the data sets are then table names there)",
+    )
+    p.add_argument(
+        "--memory-limit",
+        default=None,
+        metavar="SIZE",
+        help="DuckDB: memory limit such as 4GB; above it DuckDB spills to --temp-dir",
+    )
+    p.add_argument(
+        "--temp-dir", default=None, metavar="DIR", help="DuckDB: where to spill (default .tmp)"
+    )
+    p.add_argument(
+        "--debug", action="store_true", help="show the full traceback of an internal error"
+    )
+    if not outputs:
+        return
+    p.add_argument(
+        "--format",
+        choices=["table", "json", "csv", "parquet"],
+        default="table",
+        help="output format (default: table, aligned for a terminal)",
+    )
+    p.add_argument("--out", type=Path, default=None, help="write the output to FILE (not stdout)")
+
+
+def _add_script_options(p: argparse.ArgumentParser, what: str) -> None:
+    """--sql FILE and what the script reads (sdc, sweep)."""
+    p.add_argument("--sql", type=Path, default=None, metavar="FILE",
+                   help=f"write {what} as one SQL script to FILE, not run it")  # fmt: skip
+    p.add_argument("--dialect", default="duckdb", choices=DIALECTS,
+                   help="with --sql: the script's dialect (default: duckdb)")  # fmt: skip
+    p.add_argument("--original-table", default=None, metavar="NAME",
+                   help="with --sql: the table the script reads as the original data")  # fmt: skip
+    p.add_argument("--synthetic-tables", type=csv_list, default=None, metavar="NAME[,NAME...]",
+                   help="with --sql: the tables the script reads as the syntheses")  # fmt: skip
+
+
+def _add_targets_options(s: argparse.ArgumentParser) -> None:
+    """disclosure_summary's per-target options (summary, sweep)."""
+    s.add_argument(
+        "--not-targetlevs",
+        action="append",
+        metavar="TARGET=LEVEL",
+        help="(not.targetslev) a level to drop for a target; repeatable",
+    )
+    s.add_argument(
+        "--use-targets-na",
+        action="append",
+        metavar="[TARGET=]BOOL",
+        help="(usetargetsNA) one value for all targets, or TARGET=BOOL; repeatable",
+    )
+    s.add_argument(
+        "--ngroups-targets",
+        action="append",
+        metavar="[TARGET=]N",
+        help="(ngroups_targets) N for every numeric target, or TARGET=N; repeatable",
+    )
+    s.add_argument(
+        "--exclude",
+        nargs=4,
+        action="append",
+        metavar=("TARGET", "KEY", "KEYLEV", "TARGETLEV"),
+        help="(exclude.keys/keylevs/targetlevs per target) repeatable",
+    )
+
+
+def _add_target_options(d: argparse.ArgumentParser) -> None:
+    d.add_argument("--target", required=True, help="(target) the target column")
+    d.add_argument(
+        "--not-targetlev",
+        action="append",
+        metavar="LEVEL",
+        help="(not.targetlev) target level to drop; repeatable",
+    )
+    d.add_argument(
+        "--use-target-na",
+        type=boolean,
+        default=True,
+        metavar="BOOL",
+        help="(usetargetNA) false drops the target level Missing",
+    )
+    d.add_argument(
+        "--exclude",
+        nargs=3,
+        action="append",
+        metavar=("KEY", "KEYLEV", "TARGETLEV"),
+        help="(exclude.keys, exclude.keylevs, exclude.targetlevs) drop the cells "
+        "with TARGETLEV whose KEY is KEYLEV; repeatable",
+    )
+    d.add_argument(
+        "--ngroups-target",
+        type=int,
+        default=None,
+        help="(ngroups_target) quantile groups for a numeric target",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="discosql",
+        description="Disclosure risk of synthetic data (synthpop's measures), computed in SQL.",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("demo", help="synthpop's published example on the bundled SD2011 data")
+
+    d = sub.add_parser("disclosure", help="all measures for one target (synthpop disclosure())")
+    _add_common(d)
+    _add_target_options(d)
+    d.add_argument(
+        "--table",
+        choices=TABLE_NAMES,
+        default="measures",
+        help="which table --format json/csv/parquet writes (default: measures)",
+    )
+
+    q = sub.add_parser(
+        "sql", help="export the measures as one SQL script (duckdb shell or a warehouse)"
+    )
+    _add_common(q, outputs=False)
+    _add_target_options(q)
+    q.add_argument(
+        "--dialect",
+        default="duckdb",
+        choices=DIALECTS,
+        help="SQL dialect of the script (default: duckdb, which reads the files named)",
+    )  # fmt: skip
+    q.add_argument(
+        "--original-table",
+        default=None,
+        metavar="NAME",
+        help="table the script reads as the original data (default: the file, duckdb only)",
+    )
+    q.add_argument(
+        "--synthetic-tables",
+        type=csv_list,
+        default=None,
+        metavar="NAME[,NAME...]",
+        help="tables the script reads as the syntheses, one per synthetic data set",
+    )
+    q.add_argument("--out", type=Path, default=None, help="write the script to FILE (not stdout)")
+
+    u = sub.add_parser(
+        "uniques", help="uniques and replicated uniques (synthpop replicated.uniques())"
+    )
+    _add_common(u, measures=False)
+
+    c = sub.add_parser("sdc", help="a safer synthesis: recode, remove uniques (synthpop sdc())")
+    _add_common(c, outputs=False, measures=False)
+    c.add_argument("--rm-replicated-uniques", action="store_true",
+                   help="(rm.replicated.uniques) remove records unique in the synthesis and "
+                   "in the original")  # fmt: skip
+    c.add_argument("--rm-uniques-in-orig", action="store_true",
+                   help="(rm.uniques.in.orig) remove records unique in the synthesis and "
+                   "present in the original")  # fmt: skip
+    c.add_argument("--recode", action="append", metavar="VAR=BOTTOM,TOP",
+                   help="(recode.vars, bottom.top.coding) bottom/top codes of a numeric "
+                   "variable, either may be empty (age=,80); repeatable")  # fmt: skip
+    c.add_argument("--recode-exclude", action="append", metavar="VAR=CODE[,CODE]",
+                   help="(recode.exclude) codes of VAR never recoded; repeatable")  # fmt: skip
+    c.add_argument("--rm-disclosive", action="append", metavar="TARGET[:KEY,KEY...]",
+                   help="(beyond synthpop) remove the records in TARGET's DiSCO cells, over "
+                   "these keys (default: --keys), after the uniques; repeatable")  # fmt: skip
+    c.add_argument("--measure", nargs="?", const="", default=None, metavar="TARGET,...",
+                   help="print disclosure_summary before and after (over --keys; default "
+                   "targets: every column not a key)")  # fmt: skip
+    c.add_argument("--label", default=None, help="(label) add a first column flag = LABEL")
+    c.add_argument("--prefix", default=None, help="(prefix) before every column name")
+    c.add_argument("--suffix", default=None, help="(suffix) after every column name")
+    c.add_argument("--out", type=Path, default=None,
+                   help="where the protected syntheses go: a directory, FILE.parquet / "
+                   "FILE.csv with {synthesis} in it when there are several, or FILE.duckdb "
+                   "(tables in it)")  # fmt: skip
+    c.add_argument("--out-table", default=None, metavar="NAME",
+                   help="the tables' name (with {synthesis} when there are several): in "
+                   "--out FILE.duckdb, or in the database of --engine postgres/spark")  # fmt: skip
+    c.add_argument("--overwrite", action="store_true", help="replace existing files or tables")
+    _add_script_options(c, "the step (CREATE TABLE --out-table AS ...; duckdb scripts may --out "
+                        "files)")  # fmt: skip
+
+    s = sub.add_parser("summary", help="many targets at once (synthpop multi.disclosure())")
+    _add_common(s)
+    s.add_argument(
+        "--targets",
+        type=csv_list,
+        default=None,
+        help="(targets) comma-separated; default: every synthetic column not a key",
+    )
+    s.add_argument(
+        "--ident-meas", default="repU", choices=list(IDENT_MEASURES), help="(ident.meas)"
+    )
+    s.add_argument(
+        "--attrib-meas",
+        default="DiSCO",
+        choices=list(ATTRIB_MEASURES),
+        help="(attrib.meas)",
+    )
+    _add_targets_options(s)
+    s.add_argument(
+        "--plot",
+        type=Path,
+        default=None,
+        metavar="FILE.png|.svg",
+        help="save synthpop's comparison plot",
+    )
+
+    r = sub.add_parser("report", help="a release report for a disclosure review board (HTML)")
+    _add_common(r, outputs=False)
+    r.add_argument("--targets", type=csv_list, default=None,
+                   help="comma-separated; default: every synthetic column not a key")  # fmt: skip
+    _add_targets_options(r)
+    r.add_argument("--control", default=None, metavar="FILE",
+                   help="a holdout of the original (records not used to fit the synthesiser): "
+                   "the CAP scores' baseline")  # fmt: skip
+    r.add_argument("--sweep", action="store_true", help="add the key sweep (every key subset)")
+    r.add_argument("--sdc", choices=["replicated", "in_original"], default=None,
+                   help="add sdc(): remove the replicated uniques or the uniques in the "
+                   "original, with the measures before and after")  # fmt: skip
+    r.add_argument("--threshold", action="append", metavar="MEASURE=PERCENT",
+                   help="the board's own policy, e.g. repU=1 (repeatable)")  # fmt: skip
+    r.add_argument("--mode", choices=["internal", "external"], default="internal",
+                   help="external: aggregate percentages only (no level names, small counts "
+                   "or paths)")  # fmt: skip
+    r.add_argument("--out", type=Path, required=True, metavar="FILE.html", help="the report")
+    r.add_argument("--json", type=Path, default=None, metavar="FILE.json",
+                   help="also write the report's content as JSON")  # fmt: skip
+
+    w = sub.add_parser("sweep", help="the measures of every subset of the keys (key sweep)")
+    _add_common(w)
+    w.add_argument("--targets", type=csv_list, default=None,
+                   help="comma-separated; default: every synthetic column not a key")  # fmt: skip
+    w.add_argument("--sizes", type=csv_list, default=None, metavar="N[,N...]",
+                   help="subset sizes, counting the fixed keys (default: 1 to all)")  # fmt: skip
+    w.add_argument("--fixed-keys", type=csv_list, default=None, metavar="KEY[,KEY...]",
+                   help="keys in every subset")  # fmt: skip
+    _add_targets_options(w)
+    w.add_argument("--worst", type=int, default=None, metavar="K",
+                   help="print only the K riskiest subsets per target (by --measure)")  # fmt: skip
+    w.add_argument("--measure", default="DiSCO", help="the measure --worst and --plot rank by "
+                   "(default DiSCO)")  # fmt: skip
+    _add_script_options(w, "the sweep")
+    w.add_argument("--plot", type=Path, default=None, metavar="FILE.png|.svg",
+                   help="save the sweep plot (risk by number of keys, key heat map)")  # fmt: skip
+    return p

@@ -1,0 +1,126 @@
+"""Stage 010's level dictionaries and what they decide: each column's radix (largest code + 1),
+the packing of the keys into BIGINT q words, and the integer type of a target's codes.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..engines.base import Engine
+from ..errors import DiscoSQLWarning
+from ..sql.templates import render
+from .assumptions import Fits
+from .inputs import DataSet
+from .plan import Column
+
+WORD_LIMIT = 2**62  # q words stay below this: sums of code * place value never overflow BIGINT
+
+
+def pack_keys(
+    keys: Sequence[Column], radices: Sequence[int], tag: str = "k"
+) -> tuple[tuple[Column, ...], int, dict[str, int]]:
+    """Pack the keys into BIGINT q words, in key order, each word's product of radices below
+    WORD_LIMIT (exact: no code * place value sum can overflow). Returns the keys with their
+    word and the names of their place value and radix parameters ({tag}mul_i, {tag}rad_i),
+    the number of words, and the parameters."""
+    params: dict[str, int] = {}
+    packed = []
+    word, place = 0, 1
+    for k, r in zip(keys, radices, strict=True):
+        if place * r >= WORD_LIMIT and place > 1:
+            word, place = word + 1, 1
+        mul, rad = f"{tag}mul_{k.pos}", f"{tag}rad_{k.pos}"
+        packed.append(replace(k, word=word, place=mul, radix=rad))
+        params[mul] = place
+        params[rad] = r
+        place *= r
+    return tuple(packed), word + 1, params
+
+
+def build_dictionary(
+    engine: Engine,
+    sources: list[DataSet],
+    column: Column,
+    params: dict[str, Any],
+    na_only_missing: bool = False,
+) -> None:
+    """Stage 010: the level dictionary of one column, from the data sets where it has values.
+    ``na_only_missing``: only NA and NaN get code 0, a text 'Missing' is a value of its own
+    (replicated uniques compare values; disclosure() follows synthpop's factor levels)."""
+    with_values = [s for s in sources if not s.empty and s.kinds[column.name] != "null"]
+    template = "stages/010_codes.sql.j2"
+    sql = render(
+        template,
+        engine.dialect,
+        column=column,
+        sources=with_values,
+        na_only_missing=na_only_missing,
+    )
+    engine.create_table(column.levels, sql, params, template)
+
+
+def dictionary_facts(engine: Engine, columns: Sequence[Column]) -> tuple[list[int], set[str]]:
+    """What stage 010's dictionaries tell, in one query (inspect/radices): each column's radix
+    (largest code + 1) and the names of the columns with the level '' (an empty string)."""
+    sql = render("inspect/radices.sql.j2", engine.dialect, columns=columns)
+    rows = {
+        int(r["i"]): r for r in engine.query(sql, {}, "inspect/radices", small=True).to_pylist()
+    }
+    radices = [int(rows[i]["r"] or 1) for i in range(len(columns))]
+    return radices, {c.name for i, c in enumerate(columns) if rows[i]["n_empty"]}
+
+
+def key_radices(engine: Engine, columns: Sequence[Column]) -> list[int]:
+    """Each column's radix (largest code + 1) from its stage 010 dictionary."""
+    return dictionary_facts(engine, columns)[0]
+
+
+def warn_empty_text(
+    engine: Engine,
+    sources: list[DataSet],
+    columns: list[Column],
+    params: dict[str, Any],
+    empty: set[str],
+) -> None:
+    """Warn when a text key or target has empty strings but no missing value: '' is then a
+    level of its own, which is right only if the data mean it (inspect/empty_text).
+    ``empty``: the columns whose dictionary has the level '' (:func:`dictionary_facts`)."""
+    text = [
+        c for c in columns if c.name in empty and any(s.kinds[c.name] == "text" for s in sources)
+    ]
+    with_empty = list({c.name: c for c in text}.values())  # a target may also be a key
+    if not with_empty:
+        return
+    template = "inspect/empty_text.sql.j2"
+    sql = render(template, engine.dialect, columns=with_empty, sources=sources)
+    row = engine.query(sql, params, template, small=True)
+    for i, c in enumerate(with_empty):
+        if not row.column(f"missing_{i}")[0].as_py():
+            warnings.warn(
+                f"column {c.name!r}: has empty strings ('') and no missing values in the "
+                "original and synthetic data, so '' is a level here, not 'Missing'. If they "
+                "mean missing (converting CSV to Parquet can write missing text as ''), make "
+                "them NULL first.",
+                DiscoSQLWarning,
+                stacklevel=4,
+            )
+
+
+CODE_CAPACITY = {"smallint": 2**15, "integer": 2**31}
+
+
+def key_fits(key: Column, radix: int) -> Fits:
+    """The guard's check that a key's codes still fit the radix its q packing was fixed for."""
+    about = f"key {key.name!r} has more than the {radix - 1} levels the q packing was fixed for"
+    return Fits(key.levels, radix, about)
+
+
+def code_type(radix: int) -> str:
+    """The narrowest portable integer type for codes below ``radix`` (the shared records of a
+    summary are as wide as their columns: at 100M rows this decides how much DuckDB spills)."""
+    if radix <= 2**15:
+        return "smallint"
+    return "integer" if radix <= 2**31 else "bigint"

@@ -1,0 +1,233 @@
+"""Inputs: the original and the syntheses registered on one engine, and the checks of their
+schemas (every named column exists everywhere, with kinds that fit together; no empty original).
+
+Column kinds come from the engine's type names (:func:`column_kind`): integer, float, text,
+boolean, other (dates, times), or null (a column with no values).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engines.base import Engine, Registered
+from ..errors import DiscoSQLWarning, InputError, SchemaError, did_you_mean
+from . import grouping as grp
+from .assumptions import Assumption
+from .spec import DisclosureSpec
+
+INTEGER_TYPES = {
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "UHUGEINT",
+}
+FLOAT_TYPES = {"FLOAT", "DOUBLE", "REAL"}
+TEXT_TYPES = {"VARCHAR"}
+OTHER_TYPES = {
+    "DATE",
+    "TIME",
+    "TIMESTAMP",
+    "TIMESTAMP WITH TIME ZONE",
+    "TIMESTAMP_S",
+    "TIMESTAMP_MS",
+    "TIMESTAMP_NS",
+    "TIME WITH TIME ZONE",
+    "UUID",
+    "INTERVAL",
+}
+
+# What may be compared across data sets: a key that is text in one and numeric in the other is an
+# error, an int in one and a double in the other is fine.
+FAMILY = {
+    "integer": "number",
+    "float": "number",
+    "text": "text",
+    "boolean": "boolean",
+    "other": "other",
+}
+
+
+def column_kind(duck_type: str) -> str | None:
+    """Kind of a DuckDB type: integer, float, text, boolean, other or null; None if unusable."""
+    t = duck_type.upper()
+    if t in INTEGER_TYPES:
+        return "integer"
+    if t in FLOAT_TYPES or t.startswith("DECIMAL"):
+        return "float"
+    if t.endswith("]") or t.startswith(("STRUCT", "MAP", "UNION")):  # lists, arrays, nested
+        return None
+    if t in TEXT_TYPES or t.startswith(("ENUM(", "VARCHAR COLLATE")):
+        return "text"
+    if t == "BOOLEAN":
+        return "boolean"
+    if t in ('"NULL"', "NULL"):
+        return "null"
+    if t in OTHER_TYPES or re.fullmatch(r"TIMESTAMP.*", t):
+        return "other"
+    return None
+
+
+@dataclass
+class Inputs:
+    """Registered original (src 0) and syntheses (src 1..m) on one engine."""
+
+    engine: Engine
+    sources: list[Registered]
+    # numeric groupings decided on these inputs (a summary shares them between targets), with
+    # the queries they were computed from
+    groupings: dict[
+        tuple[str, int, tuple[float, ...]], tuple[grp.Grouping, tuple[Assumption, ...]]
+    ] = field(default_factory=dict)
+
+    @property
+    def m(self) -> int:
+        return len(self.sources) - 1
+
+    def data_sets(self) -> list[DataSet]:
+        """The data sets as the templates see them."""
+        return source_ctx(self.sources)
+
+    def params(self) -> dict[str, Any]:
+        """The bound parameters that reading the data sets needs (file paths)."""
+        params: dict[str, Any] = {}
+        for reg in self.sources:
+            params.update(reg.params)
+        return params
+
+
+def register_inputs(engine: Engine, original: Any, synthetic: Any) -> Inputs:
+    """Classify and register the original and each synthesis; empty original is an error."""
+    if isinstance(synthetic, list | tuple):
+        syns = list(synthetic)
+        if not syns:
+            raise InputError(
+                "synthetic: the list of synthetic data sets is empty; give at least one"
+            )
+    else:
+        syns = [synthetic]
+    sources = [engine.classify(original, "original")]
+    sources += [
+        engine.classify(s, f"synthetic {i}" if len(syns) > 1 else "synthetic")
+        for i, s in enumerate(syns, start=1)
+    ]
+    registered = engine.register_all(sources)
+    if registered[0].n_rows == 0:
+        raise InputError("original: the data set has no rows; nothing can be measured")
+    for reg in registered[1:]:
+        if reg.n_rows == 0:
+            warnings.warn(
+                f"{reg.source.label}: the data set has no rows; measures divided by its size "
+                "(UiS, Dsyn, CAPs) are NaN",
+                DiscoSQLWarning,
+                stacklevel=3,
+            )
+    return Inputs(engine, registered)
+
+
+def column_kinds(
+    sources: Sequence[Registered], roles: dict[str, str]
+) -> tuple[dict[str, str], list[str]]:
+    """Every column of ``roles`` ({column: "key"/"target"/...}) exists in every data set with
+    kinds that fit together; returns column -> kind and the problems found."""
+    problems: list[str] = []
+    kinds: dict[str, str] = {}
+    for col, role in roles.items():
+        seen: list[tuple[str, str, str]] = []  # (label, engine type, kind)
+        for reg in sources:
+            if col not in reg.columns:
+                problems.append(
+                    f"{role} {col!r}: not a column of the {reg.source.label} data"
+                    f"{did_you_mean(col, list(reg.columns))}{_list_hint(col, reg.columns)}; "
+                    f"columns are {list(reg.columns)!r}"
+                )
+                continue
+            kind = column_kind(reg.columns[col])
+            if kind is None:
+                problems.append(
+                    f"{role} {col!r} in the {reg.source.label} data has type "
+                    f"{reg.columns[col]}, which cannot be a level; allowed: text, numbers, "
+                    "booleans, dates and times"
+                )
+                continue
+            if reg.n_rows > 0 and kind != "null":
+                seen.append((reg.source.label, reg.columns[col], kind))
+        families = {FAMILY[k] for _, _, k in seen}
+        if len(families) > 1:
+            where = ", ".join(f"{label}: {t}" for label, t, _ in seen)
+            problems.append(
+                f"{role} {col!r} has clashing types ({where}); original and synthetic "
+                "must agree (numbers of any width may mix, text may not mix with numbers)"
+            )
+        if seen:
+            kinds[col] = seen[0][2]
+    return kinds, problems
+
+
+def _list_hint(name: str, columns: dict[str, str]) -> str:
+    """A hint when ``name`` is several column names joined by commas (keys="age,sex")."""
+    parts = [p.strip() for p in name.split(",")]
+    if len(parts) > 1 and all(p in columns for p in parts):
+        return f"; for several columns give a list: {parts!r}"
+    return ""
+
+
+def check_columns(inputs: Inputs, spec: DisclosureSpec) -> dict[str, str]:
+    """Every key and the target exist everywhere with compatible kinds; returns column -> kind."""
+    columns = [*spec.keys, spec.target]
+    roles = {c: "key" for c in spec.keys} | {spec.target: "target"}
+    kinds, problems = column_kinds(inputs.sources, roles)
+    # grouping and cont_na need numbers
+    for col, codes in (spec.cont_na or {}).items():
+        if col not in inputs.sources[0].columns:
+            problems.append(
+                f"cont_na: {col!r} is not a column of the original data"
+                f"{did_you_mean(col, list(inputs.sources[0].columns))}"
+            )
+        elif col in kinds and col in columns and kinds[col] not in ("integer", "float") and codes:
+            problems.append(f"cont_na: {col!r} is not numeric ({kinds[col]}); codes need numbers")
+    if spec.ngroups_target and kinds.get(spec.target, "float") not in ("integer", "float"):
+        problems.append(
+            f"ngroups_target: the target {spec.target!r} is not numeric ({kinds[spec.target]}); "
+            "only numbers can be grouped"
+        )
+    if spec.ngroups_keys_explicit:
+        for key, n in zip(spec.keys, spec.ngroups_keys, strict=True):
+            if n and kinds.get(key, "float") not in ("integer", "float"):
+                problems.append(
+                    f"ngroups_keys: key {key!r} is not numeric ({kinds[key]}); give 0 for it"
+                )
+    if problems:
+        raise SchemaError(problems)
+    return kinds
+
+
+@dataclass(frozen=True)
+class DataSet:
+    """A data set as the templates see it: src (0 the original, 1..m the syntheses, m+1 a
+    control), what to read after FROM, each column's kind, and whether it has no rows."""
+
+    src: int
+    sql: str
+    kinds: dict[str, str]
+    empty: bool
+
+
+def source_ctx(sources: Sequence[Registered]) -> list[DataSet]:
+    """The templates' view of the registered data sets."""
+    ctx = []
+    for i, reg in enumerate(sources):
+        kinds = {name: column_kind(t) or "other" for name, t in reg.columns.items()}
+        if reg.n_rows == 0:  # an empty data set may have unusable inferred types
+            kinds = {name: "text" if k != "null" else k for name, k in kinds.items()}
+        ctx.append(DataSet(i, reg.sql, kinds, reg.n_rows == 0))
+    return ctx

@@ -1,0 +1,86 @@
+"""HTML from Jinja templates (``discosql/core/html/``: the macros and the notebook view
+(``_repr_html_``) of every result; a capability that shows more, such as the release report,
+adds its own template folder), autoescaped. No HTML is built from
+strings in Python; plots are inline SVG made by matplotlib."""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+from collections.abc import Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import jinja2
+import pyarrow as pa
+from markupsafe import Markup
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+HTML_DIR = "html"
+
+
+@cache
+def environment(*packages: str) -> jinja2.Environment:
+    """The environment reading the ``html/`` folders of ``packages`` first, then core's."""
+    folders = [jinja2.PackageLoader(p, HTML_DIR) for p in (*packages, __package__ or "")]
+    env = jinja2.Environment(
+        loader=jinja2.ChoiceLoader(folders),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["num"] = number
+    return env
+
+
+def render_html(template: str, *, packages: tuple[str, ...] = (), **context: Any) -> str:
+    """The template ``template`` (in the ``html/`` folder of one of ``packages``, else of
+    core) rendered with ``context``."""
+    return environment(*packages).get_template(template).render(**context)
+
+
+def number(value: Any, digits: int = 2) -> str:
+    """A value as a table shows it: floats to ``digits`` decimals, NaN/None as an en dash."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "\u2013"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:,.{digits}f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, list | tuple):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def table_rows(table: pa.Table) -> dict[str, Any]:
+    """A table as the ``table`` macro takes it: column names, numeric flags, rows."""
+    numeric = [pa.types.is_integer(f.type) or pa.types.is_floating(f.type) for f in table.schema]
+    rows = [[row[c] for c in table.column_names] for row in table.to_pylist()]
+    return {"columns": table.column_names, "numeric": numeric, "rows": rows}
+
+
+def svg(fig: Figure) -> Markup:
+    """A matplotlib figure as inline SVG (no XML prolog, DOCTYPE or metadata: nothing to fetch,
+    nothing that changes from run to run)."""
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.hashsalt": "discosql"}):  # the same ids every run
+        fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    text = buffer.getvalue()
+    text = re.sub(r"^<\?xml[^>]*>\s*", "", text)
+    text = re.sub(r"<!DOCTYPE[^>]*>\s*", "", text)
+    text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.DOTALL)  # RDF, a date
+    return Markup(text)  # matplotlib escapes the text it writes
+
+
+def fragment(title: str, tables: list[tuple[str, pa.Table]], notes: Sequence[str] = ()) -> str:
+    """The notebook view of a result: a title, notes and captioned tables."""
+    shown = [(caption, table_rows(t)) for caption, t in tables]
+    return render_html("fragment.html.j2", title=title, tables=shown, notes=list(notes))

@@ -1,0 +1,198 @@
+"""``to_sql``: the measures as one self-contained SQL script, for the ``duckdb`` shell or a
+warehouse console.
+
+The script is exactly the SQL that :func:`discosql.disclosure` runs (the same templates and
+stages), with every bound value written as a literal by sqlglot and transpiled to the dialect.
+Decisions that need the data (the column types, numeric grouping breaks, the keys' q packing,
+the check that level arguments exist) are made at export time by reading the data once. The
+script re-checks all but the column types where it runs (stage 015, :mod:`.assumptions`) and
+stops with a message naming the column when the data no longer fit them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from ..core.dictionaries import pack_keys
+from ..core.inputs import Inputs, register_inputs
+from ..core.plan import Plan, plan
+from ..core.spec import build_spec
+from ..core.stages import decide_radices, execute
+from ..engines import open_engine
+from ..engines.base import Registered
+from ..engines.duckdb import file_reader
+from ..engines.script import ScriptEngine
+from ..errors import InputError
+from ..sql.dialects import DIALECTS
+from ..sql.templates import ident
+from ..version import __version__
+
+# Only DuckDB can read the files named in a script by itself.
+SCRIPT_FILE_KINDS = ("parquet", "csv")
+
+
+def to_sql(
+    original: Any,
+    synthetic: Any,
+    keys: Any,
+    target: str | Sequence[str],
+    *,
+    dialect: str = "duckdb",
+    tables: dict[str, Any] | None = None,
+    engine: Any = None,
+    threads: int | None = None,
+    **options: Any,
+) -> str:
+    """One readable SQL script that computes the result tables of :func:`discosql.disclosure`.
+
+    Args:
+        original, synthetic: the data, read once at export time for the column types and the
+            data-dependent decisions (numeric grouping breaks, level checks). With
+            ``dialect="duckdb"`` and Parquet/CSV files, the script reads those files.
+        keys, target: as :func:`discosql.disclosure`; ``target`` may be a list (one section of
+            the script per target, with the same options).
+        dialect: one of duckdb, postgres, spark, databricks, bigquery, snowflake, trino, tsql.
+        tables: what the script reads instead: ``{"original": "db.persons", "synthetic":
+            ["db.syn1", ...]}`` (table names, dotted for schema/database); needed unless the
+            data are files and the dialect is duckdb, or the data are table names on ``engine``.
+        engine: where to read the data at export time (default: DuckDB), e.g. a PostgreSQL DSN
+            when the data are tables on that server.
+        options: every other option of :func:`discosql.disclosure`.
+
+    Returns:
+        The script. Each result table is one SELECT, in the order ident, attrib, allcaps,
+        exclusions, check_1way, check_2way; ``duckdb < script.sql`` prints them.
+    """
+    if dialect not in DIALECTS:
+        raise InputError(f"dialect: {dialect!r} is not one of {list(DIALECTS)}")
+    targets = [target] if isinstance(target, str) else list(target)
+    if not targets:
+        raise InputError("target: give a target column or a list of them")
+    specs = [build_spec(keys, t, **options) for t in targets]
+    n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
+    table_names = table_names_of(tables, n_syn)  # checked before any data is read
+    with open_engine(engine, threads=threads) as eng:
+        inputs = register_inputs(eng, original, synthetic)
+        plans = [plan(inputs, s) for s in specs]  # every check before anything is written
+        # the q packing and code types, as the script will use them
+        plans = [
+            dataclasses.replace(p, radices=r)
+            for p, r in zip(plans, decide_radices(plans), strict=True)
+        ]
+        script = ScriptEngine(dialect)
+        sources = script_sources(inputs, table_names, dialect)
+        script.comment(_header(plans, inputs, sources, dialect))
+        for p in plans:
+            script.comment(f"\n===== target {p.spec.target!r} =====\n{_decisions(p)}")
+            execute(retarget(p, script, sources))
+    return "\n\n".join(script.parts) + "\n"
+
+
+def table_names_of(tables: dict[str, Any] | None, n_syn: int) -> list[str | None]:
+    """The table names ``tables`` gives the original and each synthesis (None: not given)."""
+    if tables is None:
+        return [None] * (1 + n_syn)
+    if not isinstance(tables, dict):
+        raise InputError(f"tables: expected a dict, got {type(tables).__name__}")
+    unknown = set(tables) - {"original", "synthetic"}
+    if unknown:
+        raise InputError(f"tables: keys must be 'original' and 'synthetic', got {unknown}")
+    syn = tables.get("synthetic")
+    syn_list = [syn] if isinstance(syn, str) else list(syn or [])
+    if syn is not None and len(syn_list) != n_syn:
+        raise InputError(
+            f"tables: 'synthetic' names {len(syn_list)} table(s) for {n_syn} syntheses"
+        )
+    names = [tables.get("original"), *(syn_list or [None] * n_syn)]
+    labels = ["original", *(f"synthetic[{i}]" for i in range(n_syn))]
+    for label, name in zip(labels, names, strict=True):
+        if name is not None and (not isinstance(name, str) or not name):
+            raise InputError(f"tables: the name for the {label} data must be a string")
+    return names
+
+
+def script_sources(inputs: Inputs, names: list[str | None], dialect: str) -> list[Registered]:
+    """What the script reads for each data set: files (DuckDB) or table names."""
+    out: list[Registered] = []
+    for reg, name in zip(inputs.sources, names, strict=True):
+        src = reg.source
+        if name is not None:
+            params: dict[str, Any] = {}
+            sql = ".".join(ident(part) for part in name.split("."))
+        elif src.named_table:
+            sql, params = reg.sql, {}
+        elif src.kind in SCRIPT_FILE_KINDS and dialect == "duckdb":
+            p = f"src_{len(out)}"
+            sql, params = file_reader(src.kind, p), {p: src.obj}
+        else:
+            raise InputError(
+                f"tables: the {src.label} data ({src.kind}) cannot be named in a {dialect} "
+                "script; give its table name, e.g. tables={'original': 'db.persons', "
+                "'synthetic': ['db.syn1']}"
+            )
+        out.append(dataclasses.replace(reg, sql=sql, params=params))
+    return out
+
+
+def retarget(p: Plan, script: ScriptEngine, sources: list[Registered]) -> Plan:
+    params = {k: v for k, v in p.params.items() if not k.startswith("src_")}
+    for reg in sources:
+        params.update(reg.params)
+    inputs = Inputs(script, sources, p.inputs.groupings)
+    return dataclasses.replace(p, inputs=inputs, params=params)
+
+
+def _header(plans: list[Plan], inputs: Inputs, sources: list[Registered], dialect: str) -> str:
+    spec = plans[0].spec
+    reads = "\n".join(
+        f"  {s.source.label}: {next(iter(s.params.values())) if s.params else s.sql}"
+        for s in sources
+    )
+    return (
+        f"discosql {__version__}: synthpop disclosure() measures as SQL ({dialect} dialect)\n"
+        f"keys {', '.join(spec.keys)}; "
+        f"target(s) {', '.join(p.spec.target for p in plans)}; m = {inputs.m}\n"
+        f"reads:\n{reads}\n"
+        "Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,\n"
+        "check_1way, check_2way (percentages 0-100, as synthpop). Work tables start with\n"
+        "__disco_ (temporary; on Spark tables of the current database, dropped at the end).\n"
+        "Decisions that needed the data were made at export time (below, per target). The\n"
+        "script checks them before it counts (stage 015) and stops, naming the column, when\n"
+        "the data it runs on no longer fit them: re-export then. In a shell that goes on after\n"
+        "an error every later statement fails too and no numbers print; to stop at once run\n"
+        "`duckdb -bail`, `psql -v ON_ERROR_STOP=1` or your console's equivalent."
+    )
+
+
+def _decisions(p: Plan) -> str:
+    lines = [f"options: {_options(p)}"]
+    for col, g in p.groupings.items():
+        codes = f"; cont_na codes kept as levels: {[c for _, c in g.codes]}" if g.codes else ""
+        lines.append(
+            f"grouping of {col!r} (decided at export time, {g.style} breaks): "
+            f"{list(g.labels)}{codes}"
+        )
+    if p.spec.not_targetlev or p.spec.exclusions:
+        lines.append("level arguments checked against the data at export time")
+    radices = (p.radices or [])[:-1]
+    _, n_words, _ = pack_keys(p.keys_ctx, radices)
+    lines.append(
+        f"q packing (decided at export time): key radices {radices} (levels + 1), "
+        f"{n_words} BIGINT word(s); more levels in the data need a new export"
+    )
+    return "\n".join(lines)
+
+
+def _options(p: Plan) -> str:
+    s = p.spec
+    parts = [f"denom_lim={s.denom_lim}", f"exclude_ov_denom_lim={s.exclude_ov_denom_lim}"]
+    if s.not_targetlev:
+        parts.append(f"not_targetlev={list(s.not_targetlev)}")
+    parts.append(f"use_target_na={s.use_target_na}")
+    parts.append(f"use_keys_na={list(s.use_keys_na)}")
+    if s.exclusions:
+        parts.append(f"exclude={[(e.key, e.keylev, e.targetlev) for e in s.exclusions]}")
+    parts.append(f"thresh_1way={s.thresh_1way}, thresh_2way={s.thresh_2way}")
+    return ", ".join(parts)

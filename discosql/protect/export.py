@@ -1,0 +1,157 @@
+"""``sdc_to_sql``: synthpop's ``sdc()`` (and rm_disclosive) as one SQL script that creates the
+protected syntheses where the data live (``CREATE TABLE ... AS SELECT`` with the anti-join of
+the removed cells; DuckDB may also ``COPY`` them to files).
+
+The script runs the statements :func:`discosql.sdc` runs. The decisions that need the data are
+made at export time by running the removal steps once on the engine that reads them: each
+step's q packing and, for an rm_disclosive step, its plan (numeric grouping breaks, level
+checks). The script checks them where it runs (stage 015, as :func:`discosql.to_sql` does)
+and, last, that the records written and removed add up to the records given; it stops with a
+message otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..core.inputs import Inputs, register_inputs
+from ..core.output import Destination
+from ..engines import open_engine
+from ..engines.script import ScriptEngine
+from ..errors import InputError
+from ..measure.export import script_sources, table_names_of
+from ..sql.dialects import DIALECTS
+from ..version import __version__
+from .removal import REASONS, reason_of
+from .sdc import Protection, _protect, decide, protection
+
+
+def sdc_to_sql(
+    original: Any,
+    synthetic: Any,
+    keys: str | Sequence[str] | None = None,
+    *,
+    dialect: str = "duckdb",
+    tables: dict[str, Any] | None = None,
+    out: str | None = None,
+    out_table: str | None = None,
+    overwrite: bool = False,
+    rm_replicated_uniques: bool = False,
+    rm_uniques_in_orig: bool = False,
+    recode_vars: str | Sequence[str] | None = None,
+    bottom_top_coding: Any = None,
+    recode_exclude: Any = None,
+    label: str | None = None,
+    prefix: str | None = None,
+    suffix: str | None = None,
+    rm_disclosive: dict[str, Any] | Sequence[dict[str, Any]] | None = None,
+    engine: Any = None,
+    threads: int | None = None,
+) -> str:
+    """One SQL script that makes the protected syntheses of :func:`discosql.sdc` where it runs.
+
+    Args:
+        original, synthetic: the data, read at export time for the decisions (see the module).
+        dialect, tables: as :func:`discosql.to_sql` (``tables`` names what the script reads).
+        out_table: the protected tables to create (``{synthesis}`` in it when m > 1; dotted
+            for a schema), in the database the script runs on; the script fails on an
+            existing table unless ``overwrite`` (it then drops it first). out: duckdb scripts
+            only, files instead (FILE.parquet / FILE.csv, ``{synthesis}`` when m > 1).
+        the protection arguments: as :func:`discosql.sdc`.
+
+    Returns:
+        The script: the recode counts and the records each step removes (one SELECT each),
+        then the protected syntheses written, then the final check.
+    """
+    problems: list[str] = []
+    if dialect not in DIALECTS:
+        problems.append(f"dialect: {dialect!r} is not one of {list(DIALECTS)}")
+    prot = protection(
+        keys,
+        rm_replicated_uniques=rm_replicated_uniques,
+        rm_uniques_in_orig=rm_uniques_in_orig,
+        recode_vars=recode_vars,
+        bottom_top_coding=bottom_top_coding,
+        recode_exclude=recode_exclude,
+        label=label,
+        prefix=prefix,
+        suffix=suffix,
+        rm_disclosive=rm_disclosive,
+        problems=problems,
+    )
+    n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
+    dest = _destination(out, out_table, n_syn, dialect, problems)
+    if not isinstance(overwrite, bool):
+        problems.append(f"overwrite: expected True or False, got {overwrite!r}")
+    if problems:
+        raise InputError(problems)
+    table_names = table_names_of(tables, n_syn)  # checked before any data is read
+    prot.warn()
+    with open_engine(engine, threads=threads) as eng:
+        inputs = register_inputs(eng, original, synthetic)
+        sources = script_sources(inputs, table_names, dialect)
+        names = prot.names(inputs)
+        decided = decide(inputs, names, prot)
+        script = ScriptEngine(dialect, overwrite=overwrite)
+        script.comment(_header(prot, names, sources, dest, dialect, inputs.m))
+        _protect(Inputs(script, sources), names, prot, dest, decided)
+    return "\n\n".join(script.parts) + "\n"
+
+
+def _destination(
+    out: Any, out_table: Any, m: int, dialect: str, problems: list[str]
+) -> Destination:
+    """Where the script puts the protected syntheses (nothing is checked on this machine: the
+    script runs elsewhere)."""
+    if (out is None) == (out_table is None):
+        problems.append("out_table: give the tables to create (or out=, files, duckdb only)")
+        return Destination()
+    pattern = out_table if out is None else out
+    if not isinstance(pattern, str) or not pattern.strip():
+        problems.append(f"out_table: expected a table name, got {pattern!r}")
+        return Destination()
+    if m > 1 and "{synthesis}" not in pattern:
+        problems.append(f"{pattern!r} names one output for {m} syntheses; put {{synthesis}} in it")
+        return Destination()
+    names = tuple(pattern.replace("{synthesis}", str(j)) for j in range(1, m + 1))
+    if out_table is not None:
+        return Destination(tables=names)
+    if dialect != "duckdb":
+        problems.append(f"out: a {dialect} script cannot write files; give out_table")
+    elif not pattern.lower().endswith((".parquet", ".csv")):
+        problems.append(f"out: {pattern!r} must end in .parquet or .csv")
+    return Destination(files=names)
+
+
+def _header(
+    prot: Protection,
+    names: list[str],
+    sources: list[Any],
+    dest: Destination,
+    dialect: str,
+    m: int,
+) -> str:
+    label, prefix, suffix = prot.rename
+    steps = [f"recode {r.name} (bottom {r.bottom}, top {r.top}, never {list(r.exclude)})"
+             for r in prot.recodes]  # fmt: skip
+    if prot.uniques:
+        steps.append(f"remove the {REASONS[prot.uniques]} over {', '.join(names)}")
+    steps += [f"remove the {reason_of(s)}" for s in prot.disclosive]
+    reads = "\n".join(
+        f"  {s.source.label}: {next(iter(s.params.values())) if s.params else s.sql}"
+        for s in sources
+    )
+    return (
+        f"discosql {__version__}: synthpop sdc() as SQL ({dialect} dialect); m = {m}\n"
+        f"reads:\n{reads}\n"
+        "does, in this order:\n" + "\n".join(f"  {i}. {s}" for i, s in enumerate(steps, 1)) + "\n"
+        f"renames: label {label!r}, prefix {prefix!r}, suffix {suffix!r}\n"
+        f"writes: {', '.join(dest.written)}\n"
+        "Results: the recode counts and the records each step removes (one SELECT each),\n"
+        "then the protected syntheses. Work tables start with __disco_. The q packing of each\n"
+        "step (and an rm_disclosive step's grouping) was decided at export time; the script\n"
+        "checks it before it counts (stage 015) and, last, that the records written and\n"
+        "removed add up to those given, and stops with a message when they do not: re-export\n"
+        "then. Run with `duckdb -bail`, `psql -v ON_ERROR_STOP=1` or your console's equivalent."
+    )

@@ -1,0 +1,383 @@
+"""synthpop's ``sdc()``: a safer synthetic data set, made in SQL. Bottom/top coding of numeric
+variables first, then removal of the synthetic records unique in their synthesis and in the
+original (replicated uniques) or present in it (uniques in original), in synthpop's order; the
+records are matched by value (:mod:`.uniques`)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pyarrow as pa
+
+from ..core.inputs import Inputs, column_kinds, register_inputs
+from ..core.output import Destination, destination
+from ..core.results import AsData, json_rows
+from ..core.spec import DisclosureSpec, column_names
+from ..engines import open_engine
+from ..engines.duckdb import file_reader
+from ..errors import DiscoSQLWarning, EngineError, InputError, SchemaError
+from ..measure.summary import DisclosureSummary, disclosure_summary
+from ..sql.templates import render
+from . import removal
+from .recoding import Recode, parse_recodes, recode_inputs
+
+RECODED_SCHEMA = pa.schema(
+    [
+        ("synthesis", pa.int32()),
+        ("variable", pa.string()),
+        ("bottom_coded", pa.int64()),
+        ("top_coded", pa.int64()),
+    ]
+)
+REMOVED_SCHEMA = pa.schema(
+    [
+        ("synthesis", pa.int32()),
+        ("reason", pa.string()),
+        ("rows", pa.int64()),
+        ("pct", pa.float64()),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class SdcResult(AsData):
+    """The protected syntheses and what was done to them.
+
+    ``synthetic``: one Arrow table per synthesis, rows in input order (empty when written to
+    files: ``out`` then lists them); ``removed``: synthesis, reason, rows (records removed by
+    that step: the uniques, then each ``rm_disclosive`` entry; the steps are disjoint, so the
+    rows add up to the records lost), pct (rows / the synthesis's records * 100);
+    ``recoded``: synthesis, variable, bottom_coded, top_coded. ``before``/``after``: the
+    ``disclosure_summary`` of ``measure=`` on the syntheses as given and as protected.
+    """
+
+    synthetic: list[pa.Table]
+    removed: pa.Table
+    recoded: pa.Table
+    keys: tuple[str, ...]
+    out: tuple[str, ...] = ()
+    before: DisclosureSummary | None = None
+    after: DisclosureSummary | None = None
+
+    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
+        tables = [("records removed", self.removed), ("values recoded", self.recoded)]
+        if self.before is not None and self.after is not None:
+            tables += [("before", self.before.table), ("after", self.after.table)]
+        notes = [f"written: {', '.join(self.out)}"] if self.out else []
+        return f"sdc(): keys {', '.join(self.keys)}", [t for t in tables if t[1].num_rows], notes
+
+    def to_dict(self) -> dict[str, Any]:
+        """keys, removed and recoded as plain data (the syntheses themselves are not)."""
+        return {
+            "keys": list(self.keys),
+            "removed": json_rows(self.removed),
+            "recoded": json_rows(self.recoded),
+            "out": list(self.out),
+            "before": None if self.before is None else self.before.to_dict(),
+            "after": None if self.after is None else self.after.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class Protection:
+    """What ``sdc()`` is asked to do, checked: the keys (None: every column of the
+    synthesis), the recodes, which uniques to remove (None, "replicated" or "in_original"),
+    the rm_disclosive entries, and the renaming (label, prefix, suffix)."""
+
+    keys: tuple[str, ...] | None
+    recodes: tuple[Recode, ...]
+    uniques: str | None
+    disclosive: tuple[DisclosureSpec, ...]
+    rename: tuple[str | None, str, str]
+    both_flags: bool = False
+
+    def warn(self) -> None:
+        if self.both_flags:  # synthpop says so too
+            warnings.warn(
+                "rm_uniques_in_orig and rm_replicated_uniques: only the uniques in the "
+                "original are removed (they include the replicated uniques)",
+                DiscoSQLWarning,
+                stacklevel=3,
+            )
+
+    def names(self, inputs: Inputs) -> list[str]:
+        """The keys, checked against the registered data with the recode variables."""
+        names = list(self.keys) if self.keys is not None else list(inputs.sources[1].columns)
+        _check_columns(inputs, names, list(self.recodes))
+        return names
+
+
+def protection(
+    keys: str | Sequence[str] | None,
+    *,
+    rm_replicated_uniques: Any,
+    rm_uniques_in_orig: Any,
+    recode_vars: Any,
+    bottom_top_coding: Any,
+    recode_exclude: Any,
+    label: Any,
+    prefix: Any,
+    suffix: Any,
+    rm_disclosive: Any,
+    problems: list[str],
+) -> Protection:
+    """sdc()'s arguments checked, before any data is read; each problem is added to
+    ``problems``."""
+    names = None if keys is None else column_names("keys", keys, problems)
+    recodes = parse_recodes(recode_vars, bottom_top_coding, recode_exclude, problems)
+    disclosive = removal.disclosive_specs(rm_disclosive, names, problems)
+    for arg, value in (("label", label), ("prefix", prefix), ("suffix", suffix)):
+        if value is not None and not isinstance(value, str):
+            problems.append(f"{arg}: expected a string, got {value!r}")
+    for arg, flag in (("rm_replicated_uniques", rm_replicated_uniques),
+                      ("rm_uniques_in_orig", rm_uniques_in_orig)):  # fmt: skip
+        if not isinstance(flag, bool):
+            problems.append(f"{arg}: expected True or False, got {flag!r}")
+    uniques = (
+        "in_original" if rm_uniques_in_orig else ("replicated" if rm_replicated_uniques else None)
+    )
+    return Protection(
+        keys=None if names is None else tuple(names),
+        recodes=tuple(recodes),
+        uniques=uniques,
+        disclosive=tuple(disclosive),
+        rename=(label, prefix or "", suffix or ""),
+        both_flags=bool(rm_uniques_in_orig and rm_replicated_uniques),
+    )
+
+
+def sdc(
+    original: Any,
+    synthetic: Any,
+    keys: str | Sequence[str] | None = None,
+    *,
+    rm_replicated_uniques: bool = False,
+    rm_uniques_in_orig: bool = False,
+    recode_vars: str | Sequence[str] | None = None,
+    bottom_top_coding: Any = None,
+    recode_exclude: Any = None,
+    label: str | None = None,
+    prefix: str | None = None,
+    suffix: str | None = None,
+    rm_disclosive: dict[str, Any] | Sequence[dict[str, Any]] | None = None,
+    out: str | os.PathLike[str] | None = None,
+    out_table: str | None = None,
+    overwrite: bool = False,
+    measure: dict[str, Any] | None = None,
+    engine: Any = None,
+    threads: int | None = None,
+) -> SdcResult:
+    """synthpop's ``sdc()``: recode, then remove uniques, then rename/label.
+
+    Args:
+        keys: the columns records are matched on (default: every column of the synthesis).
+        rm_replicated_uniques: remove synthetic records unique in their synthesis and in the
+            original; rm_uniques_in_orig: remove those unique in the synthesis and present in
+            the original (these include the replicated uniques; with both, only this applies).
+        recode_vars, bottom_top_coding, recode_exclude: numeric variables to bottom/top code:
+            one ``(bottom, top)`` pair (None for no code) or a list of pairs aligned with
+            ``recode_vars``; codes in ``recode_exclude`` (one list, or one per variable) and NA
+            never change. A value < bottom becomes bottom, one > top becomes top.
+        label: add a first column ``flag`` with this value; prefix, suffix: rename every column.
+        rm_disclosive: beyond synthpop, ``{"target": t, "keys": [...]}`` (keys default to
+            ``keys``; any disclosure() option may be added) or a list of them: remove the
+            synthetic records in the DiSCO cells of t (key cell q disclosive in the synthesis,
+            ps_tq = 1, with original records in (q, t) after disclosure()'s exclusions), after
+            the uniques, each entry on the records the earlier steps kept.
+        out: write the protected syntheses to files instead of returning them (streamed by
+            the engine, never held in Python): a directory (``synthetic_<j>.parquet`` in it) or
+            a path ending in .parquet or .csv, with ``{synthesis}`` in it when m > 1. Existing
+            files are refused unless ``overwrite=True``.
+        measure: ``disclosure_summary`` options (``keys`` defaults to ``keys``): the summary of
+            the syntheses before and after protection (``res.before``, ``res.after``).
+    """
+    problems: list[str] = []
+    prot = protection(
+        keys,
+        rm_replicated_uniques=rm_replicated_uniques,
+        rm_uniques_in_orig=rm_uniques_in_orig,
+        recode_vars=recode_vars,
+        bottom_top_coding=bottom_top_coding,
+        recode_exclude=recode_exclude,
+        label=label,
+        prefix=prefix,
+        suffix=suffix,
+        rm_disclosive=rm_disclosive,
+        problems=problems,
+    )
+    n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
+    dest = destination(out, out_table, n_syn, overwrite, problems)
+    if measure is not None and not isinstance(measure, dict):
+        problems.append(f"measure: expected a dict of disclosure_summary options, got {measure!r}")
+    elif measure is not None and dest.written and (prefix or suffix):
+        problems.append(
+            "measure: renamed files or tables (prefix/suffix) cannot be measured; drop out="
+        )
+    if problems:
+        raise InputError(problems)
+    prot.warn()
+    with open_engine(engine, threads=threads) as eng:
+        dest.check_tables(eng, overwrite)
+        inputs = register_inputs(eng, original, synthetic)
+        names = prot.names(inputs)
+        tables, removed, recoded = _protect(inputs, names, prot, dest)
+    result = SdcResult(tables, removed, recoded, tuple(names), dest.written)
+    if measure is None:
+        return result
+    protected = dest.read_back() or _unnamed(result.synthetic, prot.rename)
+    return _measure(result, original, synthetic, protected, measure, engine, threads)
+
+
+def _unnamed(tables: list[pa.Table], rename: tuple[str | None, str, str]) -> list[pa.Table]:
+    """The protected tables under their given names, without the label column."""
+    label, prefix, suffix = rename
+    out = []
+    for table in tables:
+        if label is not None:
+            table = table.drop_columns(["flag"])
+        given = [n[len(prefix) : len(n) - len(suffix)] for n in table.column_names]
+        out.append(table.rename_columns(given))
+    return out
+
+
+def _measure(
+    res: SdcResult,
+    original: Any,
+    synthetic: Any,
+    protected: list[Any],
+    measure: dict[str, Any],
+    engine: Any,
+    threads: int | None,
+) -> SdcResult:
+    """The disclosure_summary of ``measure`` before and after (the protected data as returned,
+    written to files, or to tables)."""
+    options = {"keys": list(res.keys), **measure, "engine": engine, "threads": threads}
+    before = disclosure_summary(original, synthetic, **options)
+    options.setdefault("targets", list(before.results))  # the label column is no target
+    after = disclosure_summary(original, protected, **options)
+    return replace(res, before=before, after=after)
+
+
+def _check_columns(inputs: Inputs, names: list[str], recodes: list[Recode]) -> None:
+    roles = dict.fromkeys(names, "key") | {r.name: "recode variable" for r in recodes}
+    kinds, problems = column_kinds(inputs.sources, roles)
+    for r in recodes:
+        if r.name in kinds and kinds[r.name] not in ("integer", "float", "null"):
+            problems.append(f"recode_vars: {r.name!r} is not numeric ({kinds[r.name]})")
+    if problems:
+        raise SchemaError(problems)
+
+
+def decide(inputs: Inputs, names: list[str], prot: Protection) -> list[removal.Step]:
+    """The removal steps' decisions (each rm_disclosive step's plan, every step's q packing),
+    made by running the steps on ``inputs``; their tables are dropped (an export replays the
+    steps with these decisions, :mod:`.sdc_export`)."""
+    recoded_inputs, columns, _ = recode_inputs(inputs, prot.recodes, positions=False)
+    kept = _kept(recoded_inputs, columns, prot.rename, ordered=False)
+    steps = removal.remove(recoded_inputs, names, prot.uniques, list(prot.disclosive), kept)
+    removal.drop(inputs.engine, steps)
+    return steps
+
+
+def _kept(
+    recoded: Inputs, columns: list[list[str]], rename: tuple[str | None, str, str], ordered: bool
+) -> Callable[..., str]:
+    """``kept(j, steps, final=False)``: the sdc/kept relation of synthesis j after ``steps``
+    (final: renamed, labelled and, when ``ordered``, in input order)."""
+    engine = recoded.engine
+    label, prefix, suffix = rename
+    relations = [reg.sql for reg in recoded.sources[1:]]
+    data_sets = recoded.data_sets()[1:]
+
+    def kept(j: int, steps: list[removal.Step], final: bool = False) -> str:
+        out = [{"name": c, "out": f"{prefix}{c}{suffix}" if final else c} for c in columns[j - 1]]
+        return render("sdc/kept.sql.j2", engine.dialect, recoded=relations[j - 1],
+                      source=data_sets[j - 1], columns=out, synthesis=j,
+                      steps=[s.context() for s in steps], positions=False,
+                      order=final and ordered,
+                      label="sdc_label" if final and label is not None else None)  # fmt: skip
+
+    return kept
+
+
+def _protect(
+    inputs: Inputs,
+    names: list[str],
+    prot: Protection,
+    dest: Destination,
+    decided: list[removal.Step] | None = None,
+) -> tuple[list[pa.Table], pa.Table, pa.Table]:
+    """Recode, remove, write. In a script (``decided``: the decisions of a run on the data),
+    the statements are written, and a last one stops when the records written and removed do
+    not add up to the records given; the tables returned are then empty."""
+    engine = inputs.engine
+    script = decided is not None
+    recoded_inputs, columns, counted = recode_inputs(inputs, prot.recodes, positions=not script)
+    recoded = RECODED_SCHEMA.empty_table()
+    if prot.recodes:  # counted on the syntheses as given
+        template = "sdc/recode_counts.sql.j2"
+        params = recoded_inputs.params()
+        sql = render(template, engine.dialect, sources=inputs.data_sets()[1:], columns=counted)
+        counts = engine.query(sql, params, template)
+        if not script:
+            recoded = counts.select(list(RECODED_SCHEMA.names)).cast(RECODED_SCHEMA)
+    kept = _kept(recoded_inputs, columns, prot.rename, ordered=not script)
+    steps = removal.remove(
+        recoded_inputs, names, prot.uniques, list(prot.disclosive), kept, decided
+    )
+    label = prot.rename[0]
+    params = recoded_inputs.params() | removal.params(steps)
+    params |= {"sdc_label": label} if label is not None else {}
+    tables = []
+    n_rows = [reg.n_rows for reg in inputs.sources[1:]]
+    n_kept = []
+    try:
+        found = removal.counts(engine, steps)
+        for j in range(1, inputs.m + 1):
+            written = dest.write(engine, j, kept(j, steps, True), params)
+            if isinstance(written, pa.Table):
+                tables.append(written)
+                written = written.num_rows
+            n_kept.append(written)
+        if script:
+            _check_written(inputs, dest, steps)
+    finally:
+        removal.drop(engine, steps)
+    if script:
+        return [], REMOVED_SCHEMA.empty_table(), recoded
+    for j in range(1, inputs.m + 1):  # the steps are disjoint: their counts add up
+        lost = sum(n for (s, _), n in found.items() if s == j)
+        if lost != n_rows[j - 1] - n_kept[j - 1]:
+            raise EngineError(
+                f"sdc: synthesis {j} kept {n_kept[j - 1]} of {n_rows[j - 1]} records, but the "
+                f"removal steps list {lost}; this is a bug in discosql"
+            )
+    return tables, removal.removed_table(steps, found, n_rows, REMOVED_SCHEMA), recoded
+
+
+def _check_written(inputs: Inputs, dest: Destination, steps: list[removal.Step]) -> None:
+    """sdc/check_written: the script stops unless, for every synthesis, the records written
+    and those its steps removed add up to the records it was given."""
+    engine = inputs.engine
+    params: dict[str, Any] = inputs.params()
+    outputs = []
+    for j, source in enumerate(inputs.data_sets()[1:], start=1):
+        if dest.files:
+            path = params[f"out_{j}"] = dest.files[j - 1]
+            written = file_reader("csv" if path.lower().endswith(".csv") else "parquet", f"out_{j}")
+        else:
+            written = engine.output_table(dest.tables[j - 1], None)
+        params[f"message_{j}"] = (
+            f"discosql: sdc wrote a synthesis {j} whose records and the records removed do not "
+            "add up to the records given; do not release it (written, removed, given: "
+        )
+        outputs.append({"synthesis": j, "given": source.sql, "written": written,
+                        "message": f"message_{j}"})  # fmt: skip
+    template = "sdc/check_written.sql.j2"
+    removed = [s.context() for s in steps]
+    sql = render(template, engine.dialect, outputs=outputs, removed=removed)
+    engine.query(sql, params, template)

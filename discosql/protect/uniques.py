@@ -1,0 +1,193 @@
+"""synthpop's ``replicated.uniques()``: records unique in the original and in each synthesis over
+a set of keys, counted in SQL on the integer codes of the shared stages (010 dictionaries, 020
+records), with NA one category of its own in every key (synthpop's intent; README)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pyarrow as pa
+
+from ..core.assumptions import GUARD, create_guard
+from ..core.dictionaries import build_dictionary, key_fits, key_radices, pack_keys
+from ..core.inputs import DataSet, Inputs, column_kinds, register_inputs
+from ..core.plan import Coding, Column, as_text
+from ..core.results import AsData, json_rows
+from ..core.spec import column_names
+from ..engines import open_engine
+from ..engines.base import Engine
+from ..errors import InputError, SchemaError
+from ..sql.templates import render
+
+CELLS = "__disco_ucells"
+
+FLAGS_SCHEMA = pa.schema(
+    [
+        ("synthesis", pa.int32()),
+        ("row", pa.int64()),
+        ("replicated_unique", pa.bool_()),
+        ("unique_in_original", pa.bool_()),
+    ]
+)
+RU_SCHEMA = pa.schema(
+    [
+        ("synthesis", pa.int32()),
+        ("measure", pa.string()),
+        ("number", pa.int64()),
+        ("from_total", pa.int64()),
+        ("pct", pa.float64()),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class ReplicatedUniques(AsData):
+    """synthpop's ``res_tab`` for every synthesis, in long form.
+
+    ``table`` columns: synthesis, measure, number, from_total, pct; per synthesis the rows
+    Original (uniques of the original; from_total n), Synthetic (uniques of the synthesis;
+    from_total its k rows), Synthetic uniques in original (unique in the synthesis, present in
+    the original), Replicated uniques (unique in both); pct = number / from_total * 100,
+    unrounded.
+
+    ``flags`` columns: synthesis, row (1-based position in that synthetic input), replicated_unique
+    (synthpop's repU.rm), unique_in_original (synU.rm): one row per synthetic record unique in
+    its synthesis and present in the original (only those: big data stay in the engine), sorted
+    by synthesis and row.
+    """
+
+    table: pa.Table
+    flags: pa.Table
+    keys: tuple[str, ...]
+
+    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
+        title = f"replicated_uniques(): keys {', '.join(self.keys)}"
+        return title, [("", self.table)], [f"{self.flags.num_rows} flagged synthetic records"]
+
+    def to_dict(self) -> dict[str, Any]:
+        """keys, ``table`` and ``flags`` rows as plain data (NaN is None)."""
+        return {
+            "keys": list(self.keys),
+            "table": json_rows(self.table),
+            "flags": json_rows(self.flags),
+        }
+
+
+def replicated_uniques(
+    original: Any,
+    synthetic: Any,
+    keys: str | Sequence[str] | None = None,
+    *,
+    engine: Any = None,
+    threads: int | None = None,
+) -> ReplicatedUniques:
+    """Uniques of the original and each synthesis over ``keys`` (synthpop's
+    ``replicated.uniques``; default keys: every column of the original).
+
+    A record is unique when no other record of its data set has the same values in every key.
+    Keys compare by value: NA (and NaN) is one category distinct from any text ("NA",
+    "Missing"), 57 and 57.0 are one value, and one key behaves like several.
+    """
+    problems: list[str] = []
+    names = None if keys is None else column_names("keys", keys, problems)
+    if problems:
+        raise InputError(problems)
+    with open_engine(engine, threads=threads) as eng:
+        inputs = register_inputs(eng, original, synthetic)
+        if names is None:
+            names = list(inputs.sources[0].columns)
+        _, problems = column_kinds(inputs.sources, dict.fromkeys(names, "key"))
+        if problems:
+            raise SchemaError(problems)
+        table, flags = _count(inputs, names)
+    return ReplicatedUniques(table, flags, tuple(names))
+
+
+def _count(inputs: Inputs, names: list[str]) -> tuple[pa.Table, pa.Table]:
+    sources = inputs.data_sets()
+    positioned = [sources[0]] + [
+        replace(s, sql=inputs.engine.positioned(reg))
+        for s, reg in zip(sources[1:], inputs.sources[1:], strict=True)
+    ]
+    text = {k: as_text(inputs, k) for k in names}
+    return count_uniques(inputs.engine, sources, positioned, inputs.params(), names, text)
+
+
+def unique_cells(
+    engine: Engine,
+    sources: list[DataSet],
+    params: dict[str, Any],
+    names: list[str],
+    text: dict[str, bool],
+    prefix: str = "__disco_levels_",
+    radices: list[int] | None = None,
+) -> Coding:
+    """The uniques/cells table CELLS (records per data set and key combination q) over
+    ``sources`` (original first), and the coding behind it. The caller drops CELLS and the
+    coding's tables. ``prefix`` names the dictionaries; ``radices``: the q packing decided
+    ahead (an exported script, which checks it where it runs), else from the dictionaries.
+    ``text``: match a key's raw values by their text (its types differ between data sets)."""
+    keys = tuple(
+        Column(name=k, alias=f"k_{i}", pos=i, levels=f"{prefix}k{i}", as_text=text[k])
+        for i, k in enumerate(names)
+    )
+    made = [k.levels for k in keys]
+    try:
+        for k in keys:
+            build_dictionary(engine, sources, k, params, na_only_missing=True)
+        guard = None
+        if radices is not None:
+            checks = [key_fits(k, r) for k, r in zip(keys, radices, strict=True)]
+            create_guard(engine, sources, params, checks)
+            guard = GUARD
+            made.append(GUARD)
+        radices = radices or key_radices(engine, keys)
+        packed, n_words, coding = pack_keys(keys, radices)
+        ctx: dict[str, Any] = {"keys": packed, "targets": [], "n_words": n_words}
+        template = "uniques/cells.sql.j2"
+        sql = render(template, engine.dialect, sources=sources, positions=False, order=False,
+                     guard=guard, **ctx)  # fmt: skip
+        engine.create_table(CELLS, sql, {**params, **coding}, template)
+    except BaseException:
+        for name in made:
+            engine.drop_table(name)
+        raise
+    if guard is not None:
+        engine.drop_table(GUARD)
+        made.remove(GUARD)
+    return Coding(packed, n_words, coding, tuple(made), radices=tuple(radices))
+
+
+def count_uniques(
+    engine: Engine,
+    sources: list[DataSet],
+    positioned: list[DataSet],
+    params: dict[str, Any],
+    names: list[str],
+    text: dict[str, bool],
+) -> tuple[pa.Table, pa.Table]:
+    """The res_tab and the flags over ``sources`` (original first); ``positioned`` are the same
+    data sets whose relations also carry ``__disco_pos`` (the syntheses')."""
+    coding = unique_cells(engine, sources, params, names, text)
+    try:
+        params = {**params, **coding.params}
+        ctx: dict[str, Any] = {
+            "keys": coding.keys,
+            "targets": [],
+            "n_words": coding.n_words,
+            "order": False,
+            "guard": None,
+            "cells": CELLS,
+        }
+        template = "uniques/replicated.sql.j2"
+        syntheses = list(range(1, len(sources)))
+        sql = render(template, engine.dialect, syntheses=syntheses, **ctx)
+        table = engine.query(sql, params, template).cast(RU_SCHEMA)
+        template = "uniques/flags.sql.j2"
+        sql = render(template, engine.dialect, sources=positioned, positions=True, **ctx)
+        return table, engine.query(sql, params, template).cast(FLAGS_SCHEMA)
+    finally:
+        for name in [*coding.tables, CELLS]:
+            engine.drop_table(name)

@@ -1,0 +1,244 @@
+"""report(): one document a disclosure review board can read and sign: provenance, labelling and
+structure, the summary with the original data as baseline, each target's tables and checks in
+plain language, the CAP family with a control baseline, the key sweep and sdc when given, and
+the definitions. ``mode="external"`` withholds level names, small counts and file paths.
+
+The content is plain data (``Report.to_dict()``); the HTML is the Jinja template
+``discosql/report/html/report.html.j2`` rendered from it, with matplotlib plots as inline SVG.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import inspect
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from ..core.inputs import register_inputs
+from ..core.results import AsData
+from ..core.view import render_html, svg, table_rows
+from ..engines import open_engine
+from ..engines.factory import engine_spec
+from ..errors import InputError, did_you_mean
+from ..measure.summary import DisclosureSummary, disclosure_summary
+from ..protect.sdc import SdcResult
+from ..protect.sdc import sdc as run_sdc
+from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
+from ..sweep.key_sweep import KeySweep, key_sweep
+from . import sections
+from .sections import DEFINITIONS, DIRECTIONS
+
+MODES = ("internal", "external")
+
+
+@dataclass(frozen=True)
+class Report(AsData):
+    """A release report: ``content`` as plain data, ``html`` the self-contained document."""
+
+    content: dict[str, Any]
+    html: str = field(repr=False)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the HTML document (one file: CSS and plots inline)."""
+        Path(path).write_text(self.html, encoding="utf-8")
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.content
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+
+def report(
+    original: Any,
+    synthetic: Any,
+    keys: Sequence[str],
+    targets: Sequence[str] | None = None,
+    *,
+    control: Any = None,
+    sweep: bool | Mapping[str, Any] | KeySweep | None = None,
+    sdc: Mapping[str, Any] | SdcResult | None = None,
+    thresholds: Mapping[str, float] | None = None,
+    mode: str = "internal",
+    engine: Any = None,
+    threads: int | None = None,
+    **options: Any,
+) -> Report:
+    """A release report of the synthesis against the original.
+
+    Args:
+        keys, targets, options: as :func:`discosql.disclosure_summary`.
+        control: records from the same population not used to fit the synthesiser (a holdout):
+            the CAP scores' baseline and excess risk.
+        sweep: True (every subset of the keys), key_sweep arguments, or a KeySweep.
+        sdc: an SdcResult (made with ``measure=``) or sdc() arguments (``measure`` is added).
+        thresholds: the user's own policy, e.g. ``{"repU": 1.0, "DiSCO": 5.0}`` (percent, mean
+            over the syntheses, every target): pass/fail per number. discosql invents none.
+        mode: "internal" (everything) or "external" (aggregate percentages only: no level
+            names, no counts below denom_lim, no file paths; what was withheld is listed).
+    """
+    problems: list[str] = []
+    if mode not in MODES:
+        problems.append(f"mode: {mode!r} is not one of {list(MODES)}")
+    policy = _thresholds(thresholds, problems)
+    if sweep is not None and not isinstance(sweep, bool | Mapping | KeySweep):
+        problems.append(f"sweep: expected True, key_sweep arguments or a KeySweep, got {sweep!r}")
+    if sdc is not None and not isinstance(sdc, Mapping | SdcResult):
+        problems.append(f"sdc: expected sdc() arguments or an SdcResult, got {sdc!r}")
+    if isinstance(sdc, SdcResult) and sdc.before is None:
+        problems.append("sdc: the SdcResult has no before/after summary; make it with measure=")
+    for arg, given, function in (("sweep", sweep, key_sweep), ("sdc", sdc, run_sdc)):
+        if isinstance(given, Mapping):
+            allowed = _arguments(function)
+            for name in given:
+                if name not in allowed:
+                    problems.append(
+                        f"{arg}: {name!r} is not an argument of {function.__name__}()"
+                        f"{did_you_mean(str(name), allowed)}; allowed: {', '.join(allowed)}"
+                    )
+    key_list = [keys] if isinstance(keys, str) else list(keys)
+    if problems:
+        raise InputError(problems)
+    engine_spec(engine)  # an unknown engine fails here, before any data is read
+    external = mode == "external"
+    summary = disclosure_summary(original, synthetic, key_list, targets, engine=engine,
+                                 threads=threads, **options)  # fmt: skip
+    denom_lim = int(options.get("denom_lim", 5))
+    content: dict[str, Any] = {
+        "title": "Disclosure risk of the synthetic data",
+        "mode": mode,
+        "generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+    syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
+    data_sets = [("original", original), *((f"synthetic {j}", s) for j, s in enumerate(syn, 1))]
+    with open_engine(engine, threads=threads) as eng:  # the inputs registered once for both
+        inputs = register_inputs(eng, original, syn)
+        regs = list(inputs.sources)
+        if control is not None:
+            data_sets.append(("control", control))
+            regs.append(eng.register(eng.classify(control, "control")))
+        content["provenance"] = sections.provenance_section(
+            data_sets, regs, eng.name, summary, options, external
+        )
+        content["structure"] = sections.structure_section(inputs, summary, external)
+    content["summary"] = sections.summary_section(summary, policy, external)
+    content["targets"] = {
+        t: sections.target_section(r, external, denom_lim) for t, r in summary.results.items()
+    }
+    content["cap"] = sections.cap_section(original, synthetic, control, summary, engine, threads)
+    swept = _sweep(original, synthetic, summary, sweep, options, engine, threads)
+    content["sweep"] = None if swept is None else sections.sweep_section(swept, external)
+    protected = _sdc(original, synthetic, summary, sdc, options, engine, threads)
+    content["sdc"] = (
+        None if protected is None else sections.sdc_section(protected, external, denom_lim)
+    )
+    content["definitions"] = [{"measure": m, "formula": f, "source": s} for m, f, s in DEFINITIONS]
+    content["sql"] = (
+        None if external else sections.script_section(original, synthetic, summary, options)
+    )
+    content["withheld"] = sections.withheld_section(external, denom_lim)
+    plots = _plots(summary, swept)
+    html = render_html(
+        "report.html.j2",
+        packages=(__package__ or "",),
+        c=content,
+        plots=plots,
+        table_rows=_rows_table,
+    )
+    return Report(content, html)
+
+
+def _arguments(function: Any) -> list[str]:
+    """The keyword arguments a report may pass on to ``function`` (key_sweep: with its
+    options; not the data, engine or threads, which are the report's)."""
+    own = ("original", "synthetic", "engine", "threads", "progress", "options")
+    names = [n for n in inspect.signature(function).parameters if n not in own]
+    return names + (list(SWEEP_OPTIONS) if function is key_sweep else [])
+
+
+def _thresholds(value: Any, problems: list[str]) -> dict[str, float]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        problems.append(f"thresholds: expected a dict {{measure: percent}}, got {value!r}")
+        return {}
+    out = {}
+    for k, v in value.items():
+        if k not in DIRECTIONS:
+            problems.append(
+                f"thresholds: {k!r} is not a measure{did_you_mean(str(k), list(DIRECTIONS))}; "
+                f"allowed: {', '.join(DIRECTIONS)}"
+            )
+        elif isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            problems.append(f"thresholds: {k!r} must be a number (percent), got {v!r}")
+        else:
+            out[k] = float(v)
+    return out
+
+
+def _rows_table(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Plain rows (content) as the table macro takes them."""
+    if not rows:
+        return {"columns": [], "numeric": [], "rows": []}
+    return table_rows(pa.Table.from_pylist(rows))
+
+
+def _sweep(
+    original: Any,
+    synthetic: Any,
+    summary: DisclosureSummary,
+    sweep: Any,
+    options: dict[str, Any],
+    engine: Any,
+    threads: int | None,
+) -> KeySweep | None:
+    if sweep is None or sweep is False:
+        return None
+    if isinstance(sweep, KeySweep):
+        return sweep
+    args = {} if sweep is True else dict(sweep)
+    args.setdefault("keys", list(summary.keys))
+    args.setdefault("targets", list(summary.results))
+    for k in ("use_keys_na", "ngroups_keys", "cont_na", "denom_lim", "exclude_ov_denom_lim",
+              "not_targetlevs", "use_targets_na", "ngroups_targets", "exclude"):  # fmt: skip
+        if k in options:
+            args.setdefault(k, options[k])
+    return key_sweep(original, synthetic, engine=engine, threads=threads, **args)
+
+
+def _sdc(
+    original: Any,
+    synthetic: Any,
+    summary: DisclosureSummary,
+    sdc: Any,
+    options: dict[str, Any],
+    engine: Any,
+    threads: int | None,
+) -> SdcResult | None:
+    """sdc() with its before/after summary measured as the report's summary is (the same
+    targets and options)."""
+    if sdc is None:
+        return None
+    if isinstance(sdc, SdcResult):
+        return sdc
+    args = dict(sdc)
+    args.setdefault("keys", list(summary.keys))
+    args.setdefault("measure", {"targets": list(summary.results), **options})
+    return run_sdc(original, synthetic, engine=engine, threads=threads, **args)
+
+
+def _plots(summary: DisclosureSummary, swept: KeySweep | None) -> dict[str, Any]:
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        return {}
+    plots = {"summary": svg(summary.plot())}
+    if swept is not None:
+        plots["sweep"] = svg(swept.plot())
+    return plots

@@ -1,0 +1,374 @@
+"""The sections of the release report (:func:`discosql.report`) as plain data: provenance,
+labelling and structure, the summary with its baselines and thresholds, each target, the CAP
+family, the key sweep and sdc, the SQL script, and what external mode withholds."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import platform
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..core.inputs import Inputs
+from ..core.results import DisclosureResult, json_rows
+from ..errors import InputError
+from ..measure.cap import (
+    categorical_cap,
+    categorical_generalized_cap,
+    categorical_zero_cap,
+    taub_tcap,
+)
+from ..measure.summary import DisclosureSummary
+from ..protect.sdc import SdcResult
+from ..sql.templates import render
+from ..sweep.key_sweep import MEASURES as SWEEP_MEASURES
+from ..sweep.key_sweep import KeySweep
+from ..version import __version__
+
+# every measure a threshold may name, with its direction (all: lower is safer)
+DIRECTIONS = {m: "lower is safer" for m in SWEEP_MEASURES if m not in ("max_denom", "mean_denom")}
+
+LEVELS_SHOWN = 12  # levels listed per column in the schema differences (internal mode)
+
+DEFINITIONS = (
+    ("UiO", "100 · #{q : d'.q = 1} / N_d: original records unique on the keys",
+     "Raab, Nowok & Dibben, Practical privacy metrics for synthetic data (synthpop)"),
+    ("UiS", "100 · #{q : s'.q = 1} / N_s: synthetic records unique on the keys", "ibid."),
+    ("UiOiS", "100 · #{q : d'.q = 1, s.q > 0} / N_d: original uniques whose key is in the "
+     "synthetic data", "ibid."),
+    ("repU", "100 · #{q : d'.q = 1, s'.q = 1} / N_d: replicated uniques (unique in both)",
+     "ibid."),
+    ("Dorig", "100 · Σ d'_tq [p_d(t|q) = 1] / N_d: original records whose key alone discloses "
+     "the target in the original data (the baseline an intruder has without the synthesis)",
+     "ibid."),
+    ("Dsyn", "100 · Σ s'_tq [p_s(t|q) = 1] / N_s: the same in the synthetic data", "ibid."),
+    ("iS", "100 · Σ d'_tq [s.q > 0] / N_d: original records whose key is in the synthesis",
+     "ibid."),
+    ("DiS", "100 · Σ d'_tq [some p_s(t'|q) = 1] / N_d: key disclosive in the synthesis",
+     "ibid."),
+    ("DiSCO", "100 · Σ d'_tq [p_s(t|q) = 1] / N_d: disclosive in the synthesis and correct "
+     "in the original", "ibid."),
+    ("DiSDiO", "100 · Σ d'_tq [p_s(t|q) = 1, p_d(t|q) = 1] / N_d: DiSCO cells also disclosive "
+     "in the original", "ibid."),
+    ("CategoricalCAP", "1 - Σ_{q: s_q>0} o_qt·s_qt/s_q / Σ_{q: s_q>0} o_qt (1 = safe)",
+     "SDMetrics CategoricalCAP; Taub et al., PSD 2018"),
+    ("CategoricalZeroCAP", "1 - Σ_{q: s_q>0} o_qt·s_qt/s_q / N (1 = safe; unmatched records "
+     "score 0)", "SDMetrics CategoricalZeroCAP"),
+    ("CategoricalGeneralizedCAP", "1 - mean over original records of the share of the nearest "
+     "synthetic keys (Hamming distance) with the record's target (1 = safe)",
+     "SDMetrics CategoricalGeneralizedCAP; Hittmeir, Ekelhart & Mayer, CODASPY 2020"),
+    ("Taub TCAP", "mean of o_qt/o_q over synthetic records with WEAP = s_qt/s_q ≥ τ "
+     "(higher = riskier)", "Taub, Elliot, Pampaka & Smith, PSD 2018"),
+    ("excess risk", "(risk - control risk) / (1 - control risk): the risk beyond what a "
+     "control set (records not used to fit the synthesiser) gives",
+     "Baillargeon & Charest, A closer look at the CAP risk measure"),
+)  # fmt: skip
+
+CHECK_1WAY = (
+    "check_1way fired: in the original data one level of the target holds most of the records "
+    "(at least thresh_1way), so an intruder guesses it from the target's distribution alone, "
+    "with no key. synthpop's advice: exclude that level (not_targetlev) and judge the rest."
+)
+CHECK_2WAY = (
+    "check_2way fired: a level of one key nearly determines a target level in the original "
+    "data (the pairs listed), so DiSCO counts disclosures an intruder knowing that key level "
+    "would expect anyway. synthpop's advice: exclude those (key, key level, target level) "
+    "triples (exclude=) if the board agrees they are public knowledge."
+)
+SWISS_CHEESE = (
+    "Removing records is itself visible: an intruder who knows that exact matches were removed "
+    "learns that a person absent from every synthesis near a known key is likely unique there "
+    "(an attack by omission, the 'Swiss cheese' argument). Report how many records were "
+    "removed, and prefer recoding keys to removing many records."
+)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _files(obj: Any) -> list[Path]:
+    """The files behind an input given as a path (a file, or a directory's files)."""
+    if not isinstance(obj, str | os.PathLike):
+        return []
+    p = Path(obj)
+    if p.is_file():
+        return [p]
+    if p.is_dir():
+        return sorted(f for f in p.rglob("*") if f.is_file())
+    return sorted(f for f in p.parent.glob(p.name) if f.is_file())
+
+
+def provenance_section(
+    given: list[tuple[str, Any]],
+    regs: list[Any],
+    engine_name: str,
+    summary: DisclosureSummary,
+    options: dict[str, Any],
+    external: bool,
+) -> dict[str, Any]:
+    """The inputs (``given``: (label, what the user passed); ``regs``: their registrations,
+    in the same order), the schema side by side, options, versions and engine."""
+    from importlib.metadata import version
+
+    data = []
+    schema: dict[str, dict[str, Any]] = {}
+    for (label, obj), reg in zip(given, regs, strict=True):
+        files = _files(obj)
+        source = os.fspath(obj) if isinstance(obj, str | os.PathLike) else type(obj).__name__
+        data.append({
+            "data set": label,
+            "source": None if external else source,
+            "rows": reg.n_rows,
+            "columns": len(reg.columns),
+            "SHA-256": "; ".join(
+                _sha256(f) if external else f"{f.name}: {_sha256(f)}" for f in files
+            ) or None,
+        })  # fmt: skip
+        for name, engine_type in reg.columns.items():
+            schema.setdefault(name, {"column": name})[label] = engine_type
+    labels = [label for label, _ in given]
+    columns = [{**{k: None for k in ["column", *labels]}, **row} for row in schema.values()]
+    return {
+        "inputs": data,
+        "schema": columns,
+        "keys": list(summary.keys),
+        "targets": list(summary.results),
+        "options": [{"option": k, "value": repr(v)} for k, v in sorted(options.items())],
+        "versions": [
+            {"component": "discosql", "version": __version__},
+            {"component": "duckdb", "version": version("duckdb")},
+            {"component": "sqlglot", "version": version("sqlglot")},
+            {"component": "pyarrow", "version": version("pyarrow")},
+            {"component": "python", "version": platform.python_version()},
+        ],
+        "engine": engine_name,
+    }
+
+
+def structure_section(inputs: Inputs, summary: DisclosureSummary, external: bool) -> dict[str, Any]:
+    """Labelling (a flag column, as synthpop's sdc(label=) adds) and the schema differences:
+    columns on one side only, types that differ, levels of the keys and targets present in
+    one data set only (counts, and in internal mode the first level names)."""
+    orig_cols = inputs.sources[0].columns
+    syn_cols: dict[str, str] = {}
+    for reg in inputs.sources[1:]:
+        syn_cols.update(reg.columns)
+    columns = [c for c in [*summary.keys, *summary.results] if c in orig_cols]
+    levels = _levels(inputs, columns)
+    label = [c for c in syn_cols if c.lower() in ("flag", "label") and c not in orig_cols]
+    differences = []
+    for c in columns:
+        o, s = levels.get((0, c), set()), levels.get((1, c), set())
+        only_o, only_s = sorted(o - s), sorted(s - o)
+        if only_o or only_s:
+            differences.append({
+                "column": c,
+                "only_in_original": len(only_o),
+                "only_in_synthetic": len(only_s),
+                "examples": None if external else ", ".join(
+                    [*only_o[:LEVELS_SHOWN // 2], *only_s[:LEVELS_SHOWN // 2]]),
+            })  # fmt: skip
+    return {
+        "label_columns": label,
+        "only_in_original": sorted(set(orig_cols) - set(syn_cols)),
+        "only_in_synthetic": sorted(set(syn_cols) - set(orig_cols) - set(label)),
+        "type_differences": [
+            {"column": c, "original": orig_cols[c], "synthetic": syn_cols[c]}
+            for c in sorted(set(orig_cols) & set(syn_cols))
+            if orig_cols[c] != syn_cols[c]
+        ],
+        "level_differences": differences,
+    }
+
+
+def _levels(inputs: Inputs, columns: list[str]) -> dict[tuple[int, str], set[str]]:
+    """{(0 original / 1 synthetic, column): its distinct values as text}, from the engine."""
+    out: dict[tuple[int, str], set[str]] = {}
+    for c in columns:
+        eng = inputs.engine
+        sql = render("inspect/values.sql.j2", eng.dialect, sources=inputs.data_sets(), column=c)
+        for row in eng.query(sql, inputs.params(), "inspect/values").to_pylist():
+            side = 0 if row["src"] == 0 else 1
+            out.setdefault((side, c), set()).add("NA" if row["v"] is None else str(row["v"]))
+    return out
+
+
+def summary_section(
+    summary: DisclosureSummary, policy: dict[str, float], external: bool
+) -> dict[str, Any]:
+    rows = json_rows(summary.table)
+    if external:  # synthpop's check1 names the level
+        rows = [{**r, "check1": "check_1way fired" if r["check1"] else ""} for r in rows]
+    per_target = []
+    checks = []
+    for target, res in summary.results.items():
+        means = {m: _mean([res.value(m, j) for j in range(1, res.m + 1)]) for m in DIRECTIONS}
+        per_target.append({"target": target, "UiO": means["UiO"], "repU": means["repU"],
+                           "Dorig": means["Dorig"], "DiSCO": means["DiSCO"],
+                           "DiSCO - Dorig": means["DiSCO"] - means["Dorig"]})  # fmt: skip
+        for measure, limit in policy.items():
+            value = means[measure]
+            checks.append({"target": target, "measure": measure, "value": value,
+                           "threshold": limit, "direction": DIRECTIONS[measure],
+                           "result": "pass" if value <= limit else "fail"})  # fmt: skip
+    return {
+        "table": rows,
+        "m": summary.m,
+        "per_target": per_target,
+        "thresholds": checks,
+        "policy_given": bool(policy),
+    }
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values) if values else math.nan
+
+
+def target_section(res: DisclosureResult, external: bool, denom_lim: int) -> dict[str, Any]:
+    attrib = json_rows(res.attrib)
+    exclusions = json_rows(res.exclusions)
+    if external:  # counts of records in cells: not in an external report
+        attrib = [{k: v for k, v in r.items() if k not in ("max_denom", "mean_denom")}
+                  for r in attrib]  # fmt: skip
+        exclusions = [{**r, "count": r["count"] if r["count"] >= denom_lim else None}
+                      for r in exclusions]  # fmt: skip
+    checks = []
+    if res.check_1way.num_rows:
+        level = "" if external else f" (level {res.check_1way.column('Level')[-1].as_py()!r})"
+        checks.append(CHECK_1WAY + level)
+    if res.check_2way.num_rows:
+        n = res.check_2way.num_rows
+        checks.append(f"{CHECK_2WAY} {n} (synthesis, pair) rows flagged.")
+    return {
+        "ident": json_rows(res.ident),
+        "attrib": attrib,
+        "allcaps": json_rows(res.allcaps),
+        "exclusions": exclusions,
+        "checks": checks,
+        "check_2way": [] if external else json_rows(res.check_2way),
+    }
+
+
+def cap_section(
+    original: Any,
+    synthetic: Any,
+    control: Any,
+    summary: DisclosureSummary,
+    engine: Any,
+    threads: int | None,
+) -> list[dict[str, Any]]:
+    """The CAP family per target and synthesis (with the control's baseline and the excess
+    risk when a control set is given)."""
+    syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
+    rows = []
+    kw = {"control": control, "engine": engine, "threads": threads}
+    for target in summary.results:
+        for j, s in enumerate(syn, start=1):
+            scores = {
+                "CategoricalCAP": categorical_cap(original, s, summary.keys, target, **kw),
+                "CategoricalZeroCAP": categorical_zero_cap(original, s, summary.keys, target, **kw),
+                "CategoricalGeneralizedCAP": categorical_generalized_cap(
+                    original, s, summary.keys, target, **kw),
+            }  # fmt: skip
+            tcap = taub_tcap(original, s, summary.keys, target, **kw)
+            row: dict[str, Any] = {"target": target, "synthesis": j}
+            for name, score in scores.items():
+                row[name] = score.score
+                if control is not None and score.control is not None:
+                    row[f"{name} (control)"] = score.control.score
+                    row[f"{name} excess risk"] = score.excess_risk
+            row["Taub TCAP"] = tcap.tcap
+            if control is not None and tcap.control is not None:
+                row["Taub TCAP (control)"] = tcap.control.tcap
+                row["Taub TCAP excess risk"] = tcap.excess_risk
+            rows.append(row)
+    return rows
+
+
+def sweep_section(sw: KeySweep, external: bool) -> dict[str, Any]:
+    worst = [{**r, "keys": ", ".join(r["keys"])} for r in sw.worst(5, "DiSCO").to_pylist()]
+    contribution = [
+        r for r in sw.contribution.to_pylist() if r["measure"] in ("DiSCO", "repU") and r["pairs"]
+    ]
+    return {"keys": list(sw.keys), "worst": worst, "contribution": contribution,
+            "subsets": len({tuple(k) for k in sw.table.column("keys").to_pylist()})}  # fmt: skip
+
+
+def sdc_section(res: SdcResult, external: bool, denom_lim: int) -> dict[str, Any]:
+    removed = json_rows(res.removed)
+    recoded = json_rows(res.recoded)
+    if external:  # record counts below denom_lim are withheld
+
+        def shown(n: int) -> int | None:
+            return n if n >= denom_lim else None
+
+        removed = [{**r, "rows": shown(r["rows"])} for r in removed]
+        recoded = [{**r, "bottom_coded": shown(r["bottom_coded"]),
+                    "top_coded": shown(r["top_coded"])} for r in recoded]  # fmt: skip
+    before = res.before.table.to_pylist() if res.before else []
+    after = {r["target"]: r for r in (res.after.table.to_pylist() if res.after else [])}
+    compared = [
+        {"target": b["target"], "DiSCO before": b["attrib_syn"],
+         "DiSCO after": after.get(b["target"], {}).get("attrib_syn"),
+         "repU before": b["ident_syn"], "repU after": after.get(b["target"], {}).get("ident_syn")}
+        for b in before
+    ]  # fmt: skip
+    return {"removed": removed, "recoded": recoded, "compared": compared,
+            "caveat": SWISS_CHEESE}  # fmt: skip
+
+
+def script_section(
+    original: Any, synthetic: Any, summary: DisclosureSummary, options: dict[str, Any]
+) -> str | None:
+    """The duckdb script that reproduces each target's tables (one to_sql per target, with
+    that target's options), when the data are files; None for data in memory."""
+    from ..measure.export import to_sql
+
+    parts = []
+    for res in summary.results.values():
+        try:
+            parts.append(to_sql(original, synthetic, list(res.keys), res.target,
+                                **_spec_options(res.spec)))  # fmt: skip
+        except InputError:
+            return None  # in-memory data cannot be named in a script
+    return "\n".join(parts)
+
+
+def _spec_options(spec: Any) -> dict[str, Any]:
+    """disclosure()'s options that reproduce a checked spec."""
+    ex = spec.exclusions
+    return {
+        "denom_lim": spec.denom_lim,
+        "exclude_ov_denom_lim": spec.exclude_ov_denom_lim,
+        "not_targetlev": list(spec.not_targetlev) or None,
+        "use_target_na": spec.use_target_na,
+        "use_keys_na": list(spec.use_keys_na),
+        "exclude_keys": [e.key for e in ex] or None,
+        "exclude_keylevs": [e.keylev for e in ex] or None,
+        "exclude_targetlevs": [e.targetlev for e in ex] or None,
+        "ngroups_target": spec.ngroups_target or None,
+        "ngroups_keys": list(spec.ngroups_keys) if spec.ngroups_keys_explicit else None,
+        "cont_na": dict(spec.cont_na) if spec.cont_na else None,
+        "thresh_1way": spec.thresh_1way,
+        "thresh_2way": spec.thresh_2way,
+    }
+
+
+def withheld_section(external: bool, denom_lim: int) -> list[str]:
+    if not external:
+        return []
+    return [
+        "file paths and names of the inputs",
+        "level names (check_1way levels, check_2way pairs, levels on one side only)",
+        f"counts below denom_lim = {denom_lim} (exclusions, records removed or recoded by sdc)",
+        "max_denom and mean_denom (record counts of single cells)",
+        "the SQL script (it names the files and levels)",
+    ]

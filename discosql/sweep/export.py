@@ -1,0 +1,106 @@
+"""``sweep_to_sql``: the key sweep as one SQL script (the duckdb shell, a warehouse console).
+
+The script runs the statements :func:`discosql.key_sweep` runs, with every value a literal.
+As for :func:`discosql.to_sql`, the data are read at export time for the decisions that need
+them (column types, numeric grouping, each key's radix in the q packing, level checks); the
+script checks them where it runs (stage 015) and stops, naming the column, when they no
+longer hold. Each subset's measures are added to one work table, which the script prints
+last: one result table, ordered by target, n_keys, keys and synthesis.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from ..core.inputs import register_inputs
+from ..core.plan import plan
+from ..core.stages import counted, decide_radices
+from ..engines import open_engine
+from ..engines.base import Engine
+from ..engines.script import ScriptEngine
+from ..errors import InputError
+from ..measure.export import retarget, script_sources, table_names_of
+from ..measure.summary import target_specs
+from ..sql.dialects import DIALECTS
+from ..sql.templates import ident
+from ..version import __version__
+from .key_sweep import MEASURES_TEMPLATE, SWEEP_SCHEMA, _checked, sweep_target
+
+ROWS = "__disco_sweep_rows"
+
+
+class ScriptRows:
+    """The script's sink: the first subset's measures create the work table, the others are
+    inserted into it."""
+
+    def __init__(self) -> None:
+        self.created = False
+
+    def add(
+        self, engine: Engine, sql: str, params: dict[str, Any], subsets: dict[int, list[str]]
+    ) -> None:
+        if not self.created:
+            engine.create_table(ROWS, sql, params, MEASURES_TEMPLATE)
+            self.created = True
+        else:
+            engine.execute(f"INSERT INTO {ident(ROWS)}\n{sql}", params, MEASURES_TEMPLATE)
+
+
+def sweep_to_sql(
+    original: Any,
+    synthetic: Any,
+    keys: str | Sequence[str],
+    targets: str | Sequence[str] | None = None,
+    *,
+    sizes: int | Sequence[int] | None = None,
+    fixed_keys: str | Sequence[str] = (),
+    dialect: str = "duckdb",
+    tables: dict[str, Any] | None = None,
+    engine: Any = None,
+    threads: int | None = None,
+    **options: Any,
+) -> str:
+    """One SQL script that prints the table of :func:`discosql.key_sweep` (``keys`` as text,
+    the subset's names joined by ", "). ``dialect``, ``tables``, ``engine``: as
+    :func:`discosql.to_sql`; the other arguments as :func:`discosql.key_sweep`."""
+    if dialect not in DIALECTS:
+        raise InputError(f"dialect: {dialect!r} is not one of {list(DIALECTS)}")
+    key_list, _, subsets, target_list = _checked(keys, targets, sizes, fixed_keys, options)
+    n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
+    table_names = table_names_of(tables, n_syn)  # checked before any data is read
+    with open_engine(engine, threads=threads) as eng:
+        inputs = register_inputs(eng, original, synthetic)
+        specs = target_specs(inputs, key_list, target_list, **options)
+        plans = [plan(inputs, s) for s in specs]
+        plans = [
+            dataclasses.replace(p, radices=r)
+            for p, r in zip(plans, decide_radices(plans), strict=True)
+        ]
+        script = ScriptEngine(dialect)
+        sources = script_sources(inputs, table_names, dialect)
+        script.comment(_header(key_list, [s.target for s in specs], len(subsets), dialect))
+        sink = ScriptRows()
+        for p, cells, _ in counted([retarget(p, script, sources) for p in plans]):
+            sweep_target(p, cells, subsets, sink)
+        script.execute(
+            f"SELECT {', '.join(ident(c) for c in SWEEP_SCHEMA.names)} FROM {ident(ROWS)} "
+            "ORDER BY target, n_keys, keys, synthesis",
+            {},
+            "key sweep: every subset's measures",
+        )
+        script.drop_table(ROWS)
+    return "\n\n".join(script.parts) + "\n"
+
+
+def _header(keys: list[str], targets: list[str], n_subsets: int, dialect: str) -> str:
+    return (
+        f"discosql {__version__}: key sweep as SQL ({dialect} dialect)\n"
+        f"keys {', '.join(keys)}; {n_subsets} subsets; targets {', '.join(targets)}\n"
+        "Result: one table (keys, n_keys, target, synthesis, UiO, UiS, UiOiS, repU, Dorig,\n"
+        "Dsyn, iS, DiS, DiSCO, DiSDiO, max_denom, mean_denom), each row disclosure() with that\n"
+        "subset as keys. Work tables start with __disco_. The grouping and the q packing were\n"
+        "decided at export time; the script checks them before it counts (stage 015) and\n"
+        "stops, naming the column, when the data no longer fit them: re-export then."
+    )
