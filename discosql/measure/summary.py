@@ -44,8 +44,9 @@ class DisclosureSummary(AsData):
     """One row per target, lowest attribute risk first, and each target's full result.
 
     ``table`` columns: target, attrib_orig (mean of Dorig, or CAPd for DCAP/TCAP), attrib_syn
-    (mean of ``attrib_meas`` over the syntheses), check1, npairs (pairs flagged by check_2way),
-    check2, ident_orig (UiO), ident_syn (mean of ``ident_meas`` over the syntheses).
+    (mean of ``attrib_meas`` over the syntheses), check1, npairs (the pairs check_2way flags in
+    the synthesis with most), check2, ident_orig (UiO), ident_syn (mean of ``ident_meas`` over
+    the syntheses).
     """
 
     table: pa.Table
@@ -246,8 +247,9 @@ def disclosure_summary(
     Runs :func:`discosql.disclosure` for every target on inputs read once and ranks the targets
     by ``attrib_meas`` of the synthetic data (ascending, as synthpop). Fixes synthpop's bugs:
     ``ident_syn`` is the mean over syntheses (synthpop: synthesis 1 only); ``npairs`` counts the
-    flagged pairs (synthpop: 0/1); ``attrib_meas="DiSDiO"`` reports Dorig for the original
-    (synthpop: NA); per-target exclusions work; a list of syntheses works.
+    pairs check_2way flags in the synthesis that has most (synthpop: 0/1);
+    ``attrib_meas="DiSDiO"`` reports Dorig for the original (synthpop: NA); per-target exclusions
+    work; a list of syntheses works.
 
     Args:
         original, synthetic, keys: as :func:`discosql.disclosure`.
@@ -319,14 +321,14 @@ def _summary_table(results: dict[str, DisclosureResult], ident: str, attrib: str
     rows = []
     for target, res in results.items():
         syn = range(1, res.m + 1)
-        fired = res.check_2way.column("synthesis").to_pylist()
+        fired = res.check_2way.column("synthesis").to_pylist()  # one row per flagged pair
         rows.append(
             {
                 "target": target,
                 "attrib_orig": _mean([res.value(orig, j) for j in syn]),
                 "attrib_syn": _mean([res.value(attrib, j) for j in syn]),
                 "check1": res.check1,
-                "npairs": fired.count(fired[-1]) if fired else 0,
+                "npairs": max(fired.count(j) for j in syn),  # the worst synthesis
                 "check2": res.check2,
                 "ident_orig": _mean([res.value("UiO", j) for j in syn]),
                 "ident_syn": _mean([res.value(ident, j) for j in syn]),
