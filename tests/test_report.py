@@ -6,6 +6,7 @@ request, takes a screenshot and prints a PDF with every section."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from html.parser import HTMLParser
@@ -86,33 +87,89 @@ def _tables(html: str) -> dict[str, list[list[str]]]:
 
 
 def test_the_numbers_are_the_apis(rep: ds.Report, control: str) -> None:
+    """Every number of the summary, the per-target means and worst syntheses, the thresholds,
+    the CAP section and the verdict, recomputed from separate API calls with the report's
+    options (ngroups_targets=5: depress is grouped), in the JSON and in the HTML."""
     o, syn = _paths()
     summary = ds.disclosure_summary(o, syn, KEYS, TARGETS, ngroups_targets=5)
-    assert rep.content["summary"]["table"] == json.loads(json.dumps(summary.to_dict()["table"]))
+    # the API's summary table, highest attribute risk first (the API: synthpop's ascending)
+    want = json.loads(json.dumps(summary.to_dict()["table"]))
+    assert rep.content["summary"]["table"] == want[::-1]
+    # one disclosure() call per target (numeric grouping pools the original and every synthesis)
+    alone = {t: ds.disclosure(o, syn, KEYS, t, ngroups_target=5 if t == "depress" else None)
+             for t in TARGETS}  # fmt: skip
+    for row in rep.content["summary"]["per_target"]:
+        for measure in ("UiO", "repU", "Dorig", "DiSCO"):
+            values = [alone[row["target"]].value(measure, j) for j in (1, 2)]
+            assert row[f"{measure} mean"] == pytest.approx(sum(values) / 2, abs=1e-12)
+            assert row[f"{measure} worst"] == pytest.approx(max(values), abs=1e-12)
+            assert row[f"{measure} worst synthesis"] == values.index(max(values)) + 1
+    disco_worst = [r["DiSCO worst"] for r in rep.content["summary"]["per_target"]]
+    assert disco_worst == sorted(disco_worst, reverse=True)  # highest risk first
+    for r in rep.content["summary"]["thresholds"]:
+        value = alone[r["target"]].value(r["measure"], r["synthesis"])
+        assert r["value"] == pytest.approx(value, abs=1e-12)
+        assert r["result"] == ("pass" if value <= r["threshold"] else "fail")
+    assert len(rep.content["summary"]["thresholds"]) == len(TARGETS) * 2 * 2
     for target, res in summary.results.items():
         got = rep.content["targets"][target]
         assert got["ident"] == res.to_dict()["tables"]["ident"]
         assert got["attrib"] == res.to_dict()["tables"]["attrib"]
-    # the HTML tables show the same numbers (two decimals)
+    # CAP: the summary's own cells; on an ungrouped target, SDMetrics' scores through the API
+    cap = {(r["target"], r["synthesis"]): r for r in rep.content["cap"]}
+    for j in (1, 2):
+        assert cap["depress", j]["DCAP"] == alone["depress"].value("DCAP", j)  # grouped
+        score = ds.categorical_cap(o, syn[j - 1], KEYS, "ls", control=control)
+        zero = ds.categorical_zero_cap(o, syn[j - 1], KEYS, "ls", control=control)
+        assert cap["ls", j]["DCAP/iS"] == pytest.approx(100 * (1 - score.score), abs=1e-9)
+        assert cap["ls", j]["DCAP"] == pytest.approx(100 * (1 - zero.score), abs=1e-9)
+        assert cap["ls", j]["DCAP/iS (control)"] == pytest.approx(
+            100 * (1 - score.control.score), abs=1e-9
+        )
+        assert cap["ls", j]["DCAP/iS excess risk"] == pytest.approx(
+            100 * score.excess_risk, abs=1e-9
+        )
+    # the HTML shows the same numbers (two decimals), in the same order
     html_rows = _tables(rep.html)[
-        "disclosure_summary, lowest attribute risk first (means over the syntheses)"
+        "Identity and attribute risk with their original-data baselines, highest attribute risk "
+        "first (% of records; higher = riskier)"
     ]
     header, body = html_rows[0], html_rows[1:]
-    assert [r[header.index("target")] for r in body] == summary.table.column("target").to_pylist()
-    for row, want in zip(body, summary.table.to_pylist(), strict=True):
-        assert row[header.index("attrib_syn")] == f"{want['attrib_syn']:,.2f}"
-        assert row[header.index("ident_orig")] == f"{want['ident_orig']:,.2f}"
-    cap = ds.categorical_cap(o, syn[1], KEYS, "ls", control=control)
-    row = next(r for r in rep.content["cap"] if r["target"] == "ls" and r["synthesis"] == 2)
-    assert row["CategoricalCAP"] == cap.score
-    assert row["CategoricalCAP excess risk"] == cap.excess_risk
-    assert any(t["result"] == "fail" for t in rep.content["summary"]["thresholds"])
+    per_target = rep.content["summary"]["per_target"]
+    assert [r[0] for r in body] == [r["target"] for r in per_target]
+    for row, r in zip(body, per_target, strict=True):
+        assert row[header.index("DiSCO % mean")] == f"{r['DiSCO mean']:,.2f}"
+        assert row[header.index("DiSCO % worst")] == (
+            f"{r['DiSCO worst']:,.2f} ({r['DiSCO worst synthesis']})"
+        )
     sw = rep.content["sweep"]
     assert sw["subsets"] == 15
     assert rep.content["sdc"]["compared"][0]["repU after"] == 0.0
     # sdc's "before" is the report's summary (the same targets and options)
     before = {r["target"]: r["DiSCO before"] for r in rep.content["sdc"]["compared"]}
     assert before == {r["target"]: r["attrib_syn"] for r in rep.content["summary"]["table"]}
+
+
+def test_the_verdict_comes_first_and_names_the_worst_synthesis(rep: ds.Report) -> None:
+    o, syn = _paths()
+    verdict = rep.content["verdict"]
+    repu = [ds.disclosure(o, s, KEYS, "ls").value("repU", 1) for s in syn]
+    worst = repu.index(max(repu)) + 1
+    identity = verdict["findings"][0]
+    assert f"{max(repu):.2f}% in synthesis {worst}" in identity
+    assert f"{sum(repu) / 2:.2f}%" in identity
+    assert verdict["verdict"].endswith("reviewer action required")
+    # repU is the same for every target: one flag per synthesis, not one per target
+    repu_flags = [f for f in verdict["flags"] if f["measure"] == "repU"]
+    assert [f["target"] for f in repu_flags] == [f"all {len(TARGETS)} targets"] * 2
+    assert rep.html.index('id="verdict"') < rep.html.index('id="provenance"')
+    calm = ds.report(o, syn, KEYS, ["ls"], thresholds={"repU": 50.0})
+    assert calm.content["verdict"]["verdict"].startswith("No measure exceeds")
+    assert (
+        ds.report(o, syn[0], KEYS, ["ls"])
+        .content["verdict"]["verdict"]
+        .startswith("No thresholds supplied")
+    )
 
 
 def test_the_report_has_every_part(rep: ds.Report) -> None:
@@ -122,7 +179,11 @@ def test_the_report_has_every_part(rep: ds.Report) -> None:
     assert "sd2011.parquet" in rep.html  # provenance: the file and its hash
     assert any(len(d["SHA-256"] or "") > 64 for d in rep.content["provenance"]["inputs"])
     assert "Swiss cheese" in rep.html
-    assert "CREATE TEMPORARY TABLE" in rep.content["sql"]
+    assert rep.sql is not None
+    assert "CREATE TEMPORARY TABLE" in rep.sql
+    assert rep.content["sql"]["sha256"] == hashlib.sha256(rep.sql.encode()).hexdigest()
+    assert rep.content["sql"]["sha256"] in rep.html
+    assert "CREATE TEMPORARY TABLE" not in rep.html  # the script is beside the report
     for link in ('href="http', "src=", "url(http", "url(//", "@import"):  # nothing to fetch
         assert link not in rep.html, link
     assert "<script" not in rep.html
@@ -140,7 +201,7 @@ def test_external_mode_withholds(tmp_path: Path) -> None:
     assert str(DATA) not in html
     for level in ("MALE", "FEMALE", "SINGLE", "WIDOWED", "Slaskie", "level  NO"):  # levels
         assert level not in html, level
-    assert rep.content["summary"]["table"][-1]["check1"] == "check_1way fired"  # workab
+    assert rep.content["summary"]["table"][0]["check1"] == "check_1way fired"  # workab
     assert rep.content["sql"] is None
     for t in rep.content["targets"].values():
         assert t["check_2way"] == []
@@ -178,7 +239,7 @@ def test_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert out.read_text().startswith("<!DOCTYPE html>")
     content = json.loads(js.read_text())
     assert content["mode"] == "external"
-    assert [t["measure"] for t in content["summary"]["thresholds"]] == ["repU", "repU"]
+    assert [t["measure"] for t in content["summary"]["thresholds"]] == ["repU"] * 4
     capsys.readouterr()
     assert main([*argv[:-4], "--out", str(out), "--threshold", "repU"]) == 2
     err = capsys.readouterr().err

@@ -225,7 +225,7 @@ def summary_command(args: argparse.Namespace, progress: Progress) -> None:
     write(s.table, str(s), args.format, args.out)
 
 
-def report_command(args: argparse.Namespace) -> None:
+def report_command(args: argparse.Namespace, progress: Progress) -> None:
     from ..report.build import report
 
     thresholds: dict[str, float] = {}
@@ -242,6 +242,10 @@ def report_command(args: argparse.Namespace) -> None:
         sdc = {
             f"rm_{'replicated_uniques' if args.sdc == 'replicated' else 'uniques_in_orig'}": True
         }
+
+    def section(name: str) -> None:
+        progress.say(f"report: {name}")
+
     rep = report(
         args.original,
         args.synthetic,
@@ -251,13 +255,16 @@ def report_command(args: argparse.Namespace) -> None:
         sdc=sdc,
         thresholds=thresholds or None,
         mode=args.mode,
+        inline_sql=args.inline_sql,
+        progress=section,
         **_targets_kwargs(args),
         **_common_kwargs(args),
     )
     rep.save(args.out)
     if args.json is not None:
         args.json.write_text(rep.to_json(), encoding="utf-8")
-    written = [str(args.out), *([str(args.json)] if args.json else [])]
+    sql = rep.sql_path(args.out)
+    written = [str(p) for p in (args.out, sql, args.json) if p is not None]
     sys.stdout.write(f"Report written: {', '.join(written)}\n")
 
 

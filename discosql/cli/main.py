@@ -120,9 +120,11 @@ def _run(args: argparse.Namespace, progress: Progress) -> None:
         commands.summary_command(args, progress)
     elif args.command == "sweep":
         commands.sweep_command(args, progress)
+    elif args.command == "report":
+        commands.report_command(args, progress)
     else:
         runs = {"sql": commands.sql_command, "uniques": commands.uniques_command,
-                "sdc": commands.sdc_command, "report": commands.report_command}  # fmt: skip
+                "sdc": commands.sdc_command}  # fmt: skip
         runs[args.command](args)
 
 

@@ -36,6 +36,12 @@ class Progress:
         if time.monotonic() - self.start > self.delay:
             print(f"discosql: {self.current}", file=sys.stderr)
 
+    def say(self, what: str) -> None:
+        """A step of a long run, said at once (the report: one line per section)."""
+        self.timer.cancel()
+        self.current = what
+        print(f"discosql: {what} ...", file=sys.stderr, flush=True)
+
     def stop(self) -> None:
         self.timer.cancel()
 

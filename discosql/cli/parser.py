@@ -353,26 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="save synthpop's comparison plot",
     )
 
-    r = sub.add_parser("report", help="a release report for a disclosure review board (HTML)")
-    _add_common(r, outputs=False)
-    r.add_argument("--targets", type=csv_list, default=None,
-                   help="comma-separated; default: every synthetic column not a key")  # fmt: skip
-    _add_targets_options(r)
-    r.add_argument("--control", default=None, metavar="FILE",
-                   help="a holdout of the original (records not used to fit the synthesiser): "
-                   "the CAP scores' baseline")  # fmt: skip
-    r.add_argument("--sweep", action="store_true", help="add the key sweep (every key subset)")
-    r.add_argument("--sdc", choices=["replicated", "in_original"], default=None,
-                   help="add sdc(): remove the replicated uniques or the uniques in the "
-                   "original, with the measures before and after")  # fmt: skip
-    r.add_argument("--threshold", action="append", metavar="MEASURE=PERCENT",
-                   help="the board's own policy, e.g. repU=1 (repeatable)")  # fmt: skip
-    r.add_argument("--mode", choices=["internal", "external"], default="internal",
-                   help="external: aggregate percentages only (no level names, small counts "
-                   "or paths)")  # fmt: skip
-    r.add_argument("--out", type=Path, required=True, metavar="FILE.html", help="the report")
-    r.add_argument("--json", type=Path, default=None, metavar="FILE.json",
-                   help="also write the report's content as JSON")  # fmt: skip
+    _add_report(sub)
 
     w = sub.add_parser("sweep", help="the measures of every subset of the keys (key sweep)")
     _add_common(w)
@@ -391,3 +372,29 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--plot", type=Path, default=None, metavar="FILE.png|.svg",
                    help="save the sweep plot (risk by number of keys, key heat map)")  # fmt: skip
     return p
+
+
+def _add_report(sub: Any) -> None:
+    r = sub.add_parser("report", help="a release report for a disclosure review board (HTML)")
+    _add_common(r, outputs=False)
+    r.add_argument("--targets", type=csv_list, default=None,
+                   help="comma-separated; default: every synthetic column not a key")  # fmt: skip
+    _add_targets_options(r)
+    r.add_argument("--control", default=None, metavar="FILE",
+                   help="a holdout of the original (records not used to fit the synthesiser): "
+                   "the CAP scores' baseline")  # fmt: skip
+    r.add_argument("--sweep", action="store_true", help="add the key sweep (every key subset)")
+    r.add_argument("--sdc", choices=["replicated", "in_original"], default=None,
+                   help="add sdc(): remove the replicated uniques or the uniques in the "
+                   "original, with the measures before and after")  # fmt: skip
+    r.add_argument("--threshold", action="append", metavar="MEASURE=PERCENT",
+                   help="the board's own policy, e.g. repU=1 (repeatable)")  # fmt: skip
+    r.add_argument("--mode", choices=["internal", "external"], default="internal",
+                   help="external: aggregate percentages only (no level names, small counts "
+                   "or paths)")  # fmt: skip
+    r.add_argument("--inline-sql", action="store_true",
+                   help="the SQL script in the report (default: FILE.sql beside it)")  # fmt: skip
+    r.add_argument("--out", type=Path, required=True, metavar="FILE.html",
+                   help="the report (and FILE.sql: the script of its tables)")  # fmt: skip
+    r.add_argument("--json", type=Path, default=None, metavar="FILE.json",
+                   help="also write the report's content as JSON")  # fmt: skip

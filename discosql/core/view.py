@@ -1,23 +1,16 @@
 """HTML from Jinja templates (``discosql/core/html/``: the macros and the notebook view
 (``_repr_html_``) of every result; a capability that shows more, such as the release report,
-adds its own template folder), autoescaped. No HTML is built from
-strings in Python; plots are inline SVG made by matplotlib."""
+adds its own template folder), autoescaped. No HTML is built from strings in Python."""
 
 from __future__ import annotations
 
-import io
 import math
-import re
 from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jinja2
 import pyarrow as pa
-from markupsafe import Markup
-
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
 
 HTML_DIR = "html"
 
@@ -63,21 +56,6 @@ def table_rows(table: pa.Table) -> dict[str, Any]:
     numeric = [pa.types.is_integer(f.type) or pa.types.is_floating(f.type) for f in table.schema]
     rows = [[row[c] for c in table.column_names] for row in table.to_pylist()]
     return {"columns": table.column_names, "numeric": numeric, "rows": rows}
-
-
-def svg(fig: Figure) -> Markup:
-    """A matplotlib figure as inline SVG (no XML prolog, DOCTYPE or metadata: nothing to fetch,
-    nothing that changes from run to run)."""
-    import matplotlib
-
-    buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": "discosql"}):  # the same ids every run
-        fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
-    text = buffer.getvalue()
-    text = re.sub(r"^<\?xml[^>]*>\s*", "", text)
-    text = re.sub(r"<!DOCTYPE[^>]*>\s*", "", text)
-    text = re.sub(r"<metadata>.*?</metadata>\s*", "", text, flags=re.DOTALL)  # RDF, a date
-    return Markup(text)  # matplotlib escapes the text it writes
 
 
 def fragment(title: str, tables: list[tuple[str, pa.Table]], notes: Sequence[str] = ()) -> str:

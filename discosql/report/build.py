@@ -4,16 +4,20 @@ plain language, the CAP family with a control baseline, the key sweep and sdc wh
 the definitions. ``mode="external"`` withholds level names, small counts and file paths.
 
 The content is plain data (``Report.to_dict()``); the HTML is the Jinja template
-``discosql/report/html/report.html.j2`` rendered from it, with matplotlib plots as inline SVG.
+``discosql/report/html/report.html.j2`` rendered from it, with its plots as inline SVG drawn by
+a template too (:mod:`.charts`): the report needs no plotting library, so it runs on the plain
+install and its bytes do not depend on one. The SQL that reproduces the tables goes into a
+second file beside the report (its SHA-256 in the report), unless ``inline_sql``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import inspect
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +26,7 @@ import pyarrow as pa
 
 from ..core.inputs import register_inputs
 from ..core.results import AsData
-from ..core.view import render_html, svg, table_rows
+from ..core.view import render_html, table_rows
 from ..engines import open_engine
 from ..engines.factory import engine_spec
 from ..errors import InputError, did_you_mean
@@ -32,21 +36,33 @@ from ..protect.sdc import sdc as run_sdc
 from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
 from ..sweep.key_sweep import KeySweep, key_sweep
 from . import sections
-from .sections import DEFINITIONS, DIRECTIONS
+from .charts import summary_chart, sweep_chart
+from .sections import CAP_RISKS, DEFINITIONS, DIRECTIONS
+from .verdict import verdict_section
 
 MODES = ("internal", "external")
 
 
 @dataclass(frozen=True)
 class Report(AsData):
-    """A release report: ``content`` as plain data, ``html`` the self-contained document."""
+    """A release report: ``content`` as plain data, ``html`` the self-contained document,
+    ``sql`` the script that reproduces its tables when it is not inline (None otherwise)."""
 
     content: dict[str, Any]
     html: str = field(repr=False)
+    sql: str | None = field(default=None, repr=False)
+
+    def sql_path(self, path: str | os.PathLike[str]) -> Path | None:
+        """Where :meth:`save` puts the SQL script for a report saved at ``path``."""
+        return None if self.sql is None else Path(path).with_suffix(".sql")
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the HTML document (one file: CSS and plots inline)."""
+        """Write the HTML document (one file: CSS and plots inline) and, when the SQL is not
+        inline, the script beside it (``<name>.sql``, whose SHA-256 the report states)."""
         Path(path).write_text(self.html, encoding="utf-8")
+        sql_path = self.sql_path(path)
+        if sql_path is not None and self.sql is not None:
+            sql_path.write_text(self.sql, encoding="utf-8")
 
     def to_dict(self) -> dict[str, Any]:
         return self.content
@@ -66,8 +82,10 @@ def report(
     sdc: Mapping[str, Any] | SdcResult | None = None,
     thresholds: Mapping[str, float] | None = None,
     mode: str = "internal",
+    inline_sql: bool = False,
     engine: Any = None,
     threads: int | None = None,
+    progress: Callable[[str], None] | None = None,
     **options: Any,
 ) -> Report:
     """A release report of the synthesis against the original.
@@ -78,11 +96,85 @@ def report(
             the CAP scores' baseline and excess risk.
         sweep: True (every subset of the keys), key_sweep arguments, or a KeySweep.
         sdc: an SdcResult (made with ``measure=``) or sdc() arguments (``measure`` is added).
-        thresholds: the user's own policy, e.g. ``{"repU": 1.0, "DiSCO": 5.0}`` (percent, mean
-            over the syntheses, every target): pass/fail per number. discosql invents none.
+        thresholds: the user's own policy, e.g. ``{"repU": 1.0, "DiSCO": 5.0}`` (percent, every
+            synthesis and target): pass/fail per number, the verdict from them. discosql invents
+            none.
         mode: "internal" (everything) or "external" (aggregate percentages only: no level
             names, no counts below denom_lim, no file paths; what was withheld is listed).
+        inline_sql: put the SQL script in the report's appendix instead of a file beside it.
+        progress: called with the name of each section as it starts (the CLI prints them).
     """
+    policy, key_list = _checked(keys, sweep, sdc, thresholds, mode)
+    engine_spec(engine)  # an unknown engine fails here, before any data is read
+    step = progress or (lambda _: None)
+    external = mode == "external"
+    step("summary")
+    summary = disclosure_summary(original, synthetic, key_list, targets, engine=engine,
+                                 threads=threads, **options)  # fmt: skip
+    denom_lim = int(options.get("denom_lim", 5))
+    content: dict[str, Any] = {
+        "title": "Disclosure risk of the synthetic data",
+        "mode": mode,
+        "generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+    syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
+    data_sets = [("original", original), *((f"synthetic {j}", s) for j, s in enumerate(syn, 1))]
+    step("provenance and structure")
+    with open_engine(engine, threads=threads) as eng:  # the inputs registered once for both
+        inputs = register_inputs(eng, original, syn)
+        regs = list(inputs.sources)
+        if control is not None:
+            data_sets.append(("control", control))
+            regs.append(eng.register(eng.classify(control, "control")))
+        content["provenance"] = sections.provenance_section(
+            data_sets, regs, eng.name, summary, options, external
+        )
+        content["structure"] = sections.structure_section(inputs, summary, external)
+    content["summary"] = sections.summary_section(summary, policy, external)
+    content["targets"] = {
+        t: sections.target_section(r, external, denom_lim) for t, r in summary.results.items()
+    }
+    idents = [t["ident"] for t in content["targets"].values()]
+    content["identity_shared"] = idents[0] if all(i == idents[0] for i in idents) else None
+    step("CAP family")
+    content["cap"] = sections.cap_section(summary, _control(original, control, summary, options,
+                                                             engine, threads))  # fmt: skip
+    content["cap_risks"] = [{"measure": k, "is": v} for k, v in CAP_RISKS.items()]
+    if sweep is not None and sweep is not False:
+        step("key sweep")
+    swept = _sweep(original, synthetic, summary, sweep, options, engine, threads)
+    content["sweep"] = None if swept is None else sections.sweep_section(swept, external)
+    if sdc is not None:
+        step("protection (sdc)")
+    protected = _sdc(original, synthetic, summary, sdc, options, engine, threads)
+    content["sdc"] = (
+        None if protected is None else sections.sdc_section(protected, external, denom_lim)
+    )
+    content["definitions"] = [{"measure": m, "formula": f, "source": s} for m, f, s in DEFINITIONS]
+    step("SQL script")
+    script = None if external else sections.script_section(original, synthetic, summary, options)
+    content["sql"] = None if script is None else {
+        "sha256": hashlib.sha256(script.encode()).hexdigest(),
+        "lines": script.count("\n") + 1,
+        "inline": inline_sql,
+    }  # fmt: skip
+    content["withheld"] = sections.withheld_section(external, denom_lim)
+    content["verdict"] = verdict_section(content)
+    html = render_html(
+        "report.html.j2",
+        packages=(__package__ or "",),
+        c=content,
+        plots=_plots(content, summary, swept),
+        sql=script if inline_sql else None,
+        table_rows=_rows_table,
+    )
+    return Report(content, html, None if inline_sql else script)
+
+
+def _checked(
+    keys: Sequence[str], sweep: Any, sdc: Any, thresholds: Any, mode: str
+) -> tuple[dict[str, float], list[str]]:
+    """The report's own arguments, all problems at once: the policy and the keys."""
     problems: list[str] = []
     if mode not in MODES:
         problems.append(f"mode: {mode!r} is not one of {list(MODES)}")
@@ -105,53 +197,22 @@ def report(
     key_list = [keys] if isinstance(keys, str) else list(keys)
     if problems:
         raise InputError(problems)
-    engine_spec(engine)  # an unknown engine fails here, before any data is read
-    external = mode == "external"
-    summary = disclosure_summary(original, synthetic, key_list, targets, engine=engine,
-                                 threads=threads, **options)  # fmt: skip
-    denom_lim = int(options.get("denom_lim", 5))
-    content: dict[str, Any] = {
-        "title": "Disclosure risk of the synthetic data",
-        "mode": mode,
-        "generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-    }
-    syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
-    data_sets = [("original", original), *((f"synthetic {j}", s) for j, s in enumerate(syn, 1))]
-    with open_engine(engine, threads=threads) as eng:  # the inputs registered once for both
-        inputs = register_inputs(eng, original, syn)
-        regs = list(inputs.sources)
-        if control is not None:
-            data_sets.append(("control", control))
-            regs.append(eng.register(eng.classify(control, "control")))
-        content["provenance"] = sections.provenance_section(
-            data_sets, regs, eng.name, summary, options, external
-        )
-        content["structure"] = sections.structure_section(inputs, summary, external)
-    content["summary"] = sections.summary_section(summary, policy, external)
-    content["targets"] = {
-        t: sections.target_section(r, external, denom_lim) for t, r in summary.results.items()
-    }
-    content["cap"] = sections.cap_section(original, synthetic, control, summary, engine, threads)
-    swept = _sweep(original, synthetic, summary, sweep, options, engine, threads)
-    content["sweep"] = None if swept is None else sections.sweep_section(swept, external)
-    protected = _sdc(original, synthetic, summary, sdc, options, engine, threads)
-    content["sdc"] = (
-        None if protected is None else sections.sdc_section(protected, external, denom_lim)
-    )
-    content["definitions"] = [{"measure": m, "formula": f, "source": s} for m, f, s in DEFINITIONS]
-    content["sql"] = (
-        None if external else sections.script_section(original, synthetic, summary, options)
-    )
-    content["withheld"] = sections.withheld_section(external, denom_lim)
-    plots = _plots(summary, swept)
-    html = render_html(
-        "report.html.j2",
-        packages=(__package__ or "",),
-        c=content,
-        plots=plots,
-        table_rows=_rows_table,
-    )
-    return Report(content, html)
+    return policy, key_list
+
+
+def _control(
+    original: Any,
+    control: Any,
+    summary: DisclosureSummary,
+    options: dict[str, Any],
+    engine: Any,
+    threads: int | None,
+) -> DisclosureSummary | None:
+    """The control set measured as a synthesis, with the summary's targets and options."""
+    if control is None:
+        return None
+    return disclosure_summary(original, control, list(summary.keys), list(summary.results),
+                              engine=engine, threads=threads, **options)  # fmt: skip
 
 
 def _arguments(function: Any) -> list[str]:
@@ -233,12 +294,34 @@ def _sdc(
     return run_sdc(original, synthetic, engine=engine, threads=threads, **args)
 
 
-def _plots(summary: DisclosureSummary, swept: KeySweep | None) -> dict[str, Any]:
-    import importlib.util
-
-    if importlib.util.find_spec("matplotlib") is None:
-        return {}
-    plots = {"summary": svg(summary.plot())}
+def _plots(
+    content: dict[str, Any], summary: DisclosureSummary, swept: KeySweep | None
+) -> dict[str, Any]:
+    """The report's charts, drawn from the numbers its tables show (highest risk first)."""
+    rows = [
+        {
+            "target": r["target"],
+            "orig": r["Dorig mean"],
+            "syn": r["DiSCO mean"],
+            "worst": r["DiSCO worst"],
+            "checks": [
+                name
+                for name, on in (
+                    ("1way", content["targets"][r["target"]]["check_1way"]),
+                    ("2way", content["targets"][r["target"]]["check_2way_fired"]),
+                )
+                if on
+            ],
+        }
+        for r in content["summary"]["per_target"]
+    ]
+    plots = {"summary": summary_chart(rows, "DiSCO", "Dorig"), "sweep": None}
     if swept is not None:
-        plots["sweep"] = svg(swept.plot())
+        plots["sweep"] = sweep_chart(
+            swept.means("DiSCO"),
+            swept.contribution.to_pylist(),
+            swept.keys,
+            swept.targets,
+            "DiSCO",
+        )
     return plots

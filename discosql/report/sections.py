@@ -15,12 +15,6 @@ from typing import Any
 from ..core.inputs import Inputs
 from ..core.results import DisclosureResult, json_rows
 from ..errors import InputError
-from ..measure.cap import (
-    categorical_cap,
-    categorical_generalized_cap,
-    categorical_zero_cap,
-    taub_tcap,
-)
 from ..measure.summary import DisclosureSummary
 from ..protect.sdc import SdcResult
 from ..sql.templates import render
@@ -74,7 +68,7 @@ CHECK_1WAY = (
 )
 CHECK_2WAY = (
     "check_2way fired: a level of one key nearly determines a target level in the original "
-    "data (the pairs listed), so DiSCO counts disclosures an intruder knowing that key level "
+    "data, so DiSCO counts disclosures an intruder knowing that key level "
     "would expect anyway. synthpop's advice: exclude those (key, key level, target level) "
     "triples (exclude=) if the board agrees they are public knowledge."
 )
@@ -201,31 +195,56 @@ def _levels(inputs: Inputs, columns: list[str]) -> dict[tuple[int, str], set[str
     return out
 
 
+HEADLINE = ("UiO", "repU", "Dorig", "DiSCO")  # synthpop's authors' pair, with their baselines
+
+
 def summary_section(
     summary: DisclosureSummary, policy: dict[str, float], external: bool
 ) -> dict[str, Any]:
+    """The API's summary table, each target's headline measures as the mean and the worst
+    synthesis (highest risk first), and, with thresholds, pass/fail per synthesis."""
     rows = json_rows(summary.table)
     if external:  # synthpop's check1 names the level
         rows = [{**r, "check1": "check_1way fired" if r["check1"] else ""} for r in rows]
     per_target = []
     checks = []
     for target, res in summary.results.items():
-        means = {m: _mean([res.value(m, j) for j in range(1, res.m + 1)]) for m in DIRECTIONS}
-        per_target.append({"target": target, "UiO": means["UiO"], "repU": means["repU"],
-                           "Dorig": means["Dorig"], "DiSCO": means["DiSCO"],
-                           "DiSCO - Dorig": means["DiSCO"] - means["Dorig"]})  # fmt: skip
+        row: dict[str, Any] = {"target": target}
+        for measure in HEADLINE:
+            values = [res.value(measure, j) for j in range(1, res.m + 1)]
+            worst = _worst(values)
+            row[f"{measure} mean"] = _mean(values)
+            row[f"{measure} worst"] = values[worst - 1] if worst else math.nan
+            row[f"{measure} worst synthesis"] = worst
+        per_target.append(row)
         for measure, limit in policy.items():
-            value = means[measure]
-            checks.append({"target": target, "measure": measure, "value": value,
-                           "threshold": limit, "direction": DIRECTIONS[measure],
-                           "result": "pass" if value <= limit else "fail"})  # fmt: skip
+            for j in range(1, res.m + 1):
+                value = res.value(measure, j)
+                checks.append({"target": target, "measure": measure, "synthesis": j,
+                               "value": value, "threshold": limit,
+                               "result": "pass" if value <= limit else "fail"})  # fmt: skip
+    per_target.sort(key=lambda r: _risk_order(r["DiSCO worst"]))
+    checks.sort(key=lambda r: (r["result"] == "pass", r["target"], r["measure"]))
     return {
-        "table": rows,
+        "table": sorted(rows, key=lambda r: _risk_order(r["attrib_syn"])),
         "m": summary.m,
+        "attrib_meas": summary.attrib_meas,
         "per_target": per_target,
         "thresholds": checks,
         "policy_given": bool(policy),
     }
+
+
+def _worst(values: Sequence[float]) -> int | None:
+    """The synthesis (1-based) with the highest value; None if none is a number."""
+    defined = [(v, -j) for j, v in enumerate(values, start=1) if not math.isnan(v)]
+    return -max(defined)[1] if defined else None
+
+
+def _risk_order(value: Any) -> tuple[bool, float]:
+    """Sort key: highest risk first, NaN (None in JSON) last."""
+    missing = value is None or (isinstance(value, float) and math.isnan(value))
+    return (missing, 0.0 if missing else -float(value))
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -233,8 +252,11 @@ def _mean(values: Sequence[float]) -> float:
 
 
 def target_section(res: DisclosureResult, external: bool, denom_lim: int) -> dict[str, Any]:
+    """One target's tables. Exclusion steps that removed no record are left out (the section
+    says "no records excluded" when none did); the identity table, which the targets share
+    unless their exclusions differ, is shown once by the template."""
     attrib = json_rows(res.attrib)
-    exclusions = json_rows(res.exclusions)
+    exclusions = [r for r in json_rows(res.exclusions) if r["count"]]
     if external:  # counts of records in cells: not in an external report
         attrib = [{k: v for k, v in r.items() if k not in ("max_denom", "mean_denom")}
                   for r in attrib]  # fmt: skip
@@ -245,52 +267,68 @@ def target_section(res: DisclosureResult, external: bool, denom_lim: int) -> dic
         level = "" if external else f" (level {res.check_1way.column('Level')[-1].as_py()!r})"
         checks.append(CHECK_1WAY + level)
     if res.check_2way.num_rows:
-        n = res.check_2way.num_rows
-        checks.append(f"{CHECK_2WAY} {n} (synthesis, pair) rows flagged.")
+        syntheses = res.check_2way.column("synthesis").to_pylist()
+        most = max(syntheses.count(j) for j in range(1, res.m + 1))
+        listed = "" if external else " The pairs are listed below."
+        checks.append(f"{CHECK_2WAY} {most} pair(s) in the synthesis with most.{listed}")
     return {
         "ident": json_rows(res.ident),
         "attrib": attrib,
         "allcaps": json_rows(res.allcaps),
         "exclusions": exclusions,
         "checks": checks,
+        "check_1way": bool(res.check_1way.num_rows),
+        "check_2way_fired": bool(res.check_2way.num_rows),
         "check_2way": [] if external else json_rows(res.check_2way),
     }
 
 
 def cap_section(
-    original: Any,
-    synthetic: Any,
-    control: Any,
-    summary: DisclosureSummary,
-    engine: Any,
-    threads: int | None,
+    summary: DisclosureSummary, control: DisclosureSummary | None
 ) -> list[dict[str, Any]]:
-    """The CAP family per target and synthesis (with the control's baseline and the excess
-    risk when a control set is given)."""
-    syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
+    """The CAP family per target and synthesis, from the summary's own cells (the same
+    grouping, exclusions and NA switches as every other section), all as % of original records
+    at risk (higher = riskier): DCAP = 100 (1 - SDMetrics' CategoricalZeroCAP), DCAP/iS =
+    100 (1 - CategoricalCAP), synthpop's TCAP = DiSCO/iS, and baseCAPd, the guess from the
+    target's distribution alone. With a control set (measured as a synthesis with the same
+    options), each measure's control value and excess risk (risk - control) / (1 - control)."""
     rows = []
-    kw = {"control": control, "engine": engine, "threads": threads}
-    for target in summary.results:
-        for j, s in enumerate(syn, start=1):
-            scores = {
-                "CategoricalCAP": categorical_cap(original, s, summary.keys, target, **kw),
-                "CategoricalZeroCAP": categorical_zero_cap(original, s, summary.keys, target, **kw),
-                "CategoricalGeneralizedCAP": categorical_generalized_cap(
-                    original, s, summary.keys, target, **kw),
-            }  # fmt: skip
-            tcap = taub_tcap(original, s, summary.keys, target, **kw)
+    for target, res in summary.results.items():
+        base = None if control is None else control.results[target]
+        for j in range(1, res.m + 1):
             row: dict[str, Any] = {"target": target, "synthesis": j}
-            for name, score in scores.items():
-                row[name] = score.score
-                if control is not None and score.control is not None:
-                    row[f"{name} (control)"] = score.control.score
-                    row[f"{name} excess risk"] = score.excess_risk
-            row["Taub TCAP"] = tcap.tcap
-            if control is not None and tcap.control is not None:
-                row["Taub TCAP (control)"] = tcap.control.tcap
-                row["Taub TCAP excess risk"] = tcap.excess_risk
+            for name, value in _cap_risks(res, j).items():
+                row[name] = value
+                if base is not None:
+                    risk = _cap_risks(base, 1)[name]
+                    row[f"{name} (control)"] = risk
+                    row[f"{name} excess risk"] = _excess(value, risk)
             rows.append(row)
     return rows
+
+
+CAP_RISKS = {
+    "DCAP": "100 (1 - CategoricalZeroCAP)",
+    "DCAP/iS": "100 (1 - CategoricalCAP)",
+    "TCAP": "synthpop: DiSCO / iS",
+    "baseCAPd": "target distribution alone",
+}
+
+
+def _cap_risks(res: DisclosureResult, j: int) -> dict[str, float]:
+    i_s = res.value("iS", j)
+    dcap = res.value("DCAP", j)
+    return {
+        "DCAP": dcap,
+        "DCAP/iS": 100.0 * dcap / i_s if i_s else math.nan,
+        "TCAP": res.value("TCAP", j),
+        "baseCAPd": res.value("baseCAPd", j),
+    }
+
+
+def _excess(risk: float, control: float) -> float:
+    """Baillargeon & Charest's excess risk, in % of the room above the control's risk."""
+    return 100.0 * (risk - control) / (100.0 - control) if control != 100.0 else math.nan
 
 
 def sweep_section(sw: KeySweep, external: bool) -> dict[str, Any]:
@@ -298,6 +336,7 @@ def sweep_section(sw: KeySweep, external: bool) -> dict[str, Any]:
     contribution = [
         r for r in sw.contribution.to_pylist() if r["measure"] in ("DiSCO", "repU") and r["pairs"]
     ]
+    contribution.sort(key=lambda r: _risk_order(r["mean_increase"]))
     return {"keys": list(sw.keys), "worst": worst, "contribution": contribution,
             "subsets": len({tuple(k) for k in sw.table.column("keys").to_pylist()})}  # fmt: skip
 
@@ -321,7 +360,10 @@ def sdc_section(res: SdcResult, external: bool, denom_lim: int) -> dict[str, Any
          "repU before": b["ident_syn"], "repU after": after.get(b["target"], {}).get("ident_syn")}
         for b in before
     ]  # fmt: skip
+    compared.sort(key=lambda r: _risk_order(r["DiSCO before"]))
+    total = sum(r["rows"] for r in json_rows(res.removed))
     return {"removed": removed, "recoded": recoded, "compared": compared,
+            "removed_total": total if not external or total >= denom_lim else None,
             "caveat": SWISS_CHEESE}  # fmt: skip
 
 

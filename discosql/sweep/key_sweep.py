@@ -88,7 +88,7 @@ class KeySweep(AsData):
     fixed_keys: tuple[str, ...]
     targets: tuple[str, ...]
 
-    def _means(self, measure: str) -> dict[tuple[str, tuple[str, ...]], float]:
+    def means(self, measure: str) -> dict[tuple[str, tuple[str, ...]], float]:
         """{(target, subset): the measure's mean over the syntheses}."""
         if measure not in MEASURES:
             raise InputError(
@@ -107,7 +107,7 @@ class KeySweep(AsData):
         the sweep's order; NaN last)."""
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InputError(f"k: expected a positive integer, got {k!r}")
-        means = self._means(measure)
+        means = self.means(measure)
         rows = []
         for target in self.targets:
             ranked = [(s, v) for (t, s), v in means.items() if t == target]
@@ -125,7 +125,7 @@ class KeySweep(AsData):
         of pairs (0, with NaN, for a fixed key or a key with no pair)."""
         rows = []
         for measure in MEASURES:
-            means = self._means(measure)
+            means = self.means(measure)
             for key in self.keys:
                 for target in self.targets:
                     diffs = [
@@ -146,7 +146,7 @@ class KeySweep(AsData):
         each key's contribution (mean increase of ``measure``) per target."""
         from ..core.plot import plot_sweep
 
-        return plot_sweep(self._means(measure), self.contribution, self.keys, self.targets,
+        return plot_sweep(self.means(measure), self.contribution, self.keys, self.targets,
                           measure)  # fmt: skip
 
     def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
