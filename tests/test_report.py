@@ -13,6 +13,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -210,6 +211,56 @@ def test_external_mode_withholds(tmp_path: Path) -> None:
     assert rep.content["withheld"]
 
 
+def test_output_check_rules() -> None:
+    from discosql.report.outputcheck import OutputCheck
+
+    check = OutputCheck(min_count=8, round_to=5, base=400)
+    assert [check.count(n) for n in (0, 1, 7, 8, 12, 13, 5003)] == [
+        0,
+        "< 8",
+        "< 8",
+        10,
+        10,
+        15,
+        5005,
+    ]
+    assert check.pct(1.0) == "withheld (< 8 records)"  # 4 of 400 records
+    assert check.pct(2.0) == 2.0  # 8 records
+    assert check.pct(0.0) == 0.0
+    assert math.isnan(check.pct(math.nan))
+
+
+def test_external_mode_passes_an_output_check(tmp_path: Path) -> None:
+    """400 original records; the synthesis keeps the region of 5 of them only, so few records
+    are replicated uniques (4) or DiSCO: an external report prints neither count nor the
+    percentages that stand for them; internal mode shows them exactly."""
+    t = pq.read_table(DATA / "sd2011.parquet").slice(0, 400)
+    region = ["X"] * 395 + t.column("region").to_pylist()[395:]
+    s = t.set_column(t.schema.get_field_index("region"), "region", pa.array(region))
+    o_path, s_path = tmp_path / "o.parquet", tmp_path / "s.parquet"
+    pq.write_table(t, o_path)
+    pq.write_table(s, s_path)
+    exact = ds.disclosure(str(o_path), str(s_path), KEYS, "depress")
+    assert exact.value("repU") * 400 / 100 == 4
+    kw = {"sdc": {"rm_replicated_uniques": True}}
+    ext = ds.report(str(o_path), str(s_path), KEYS, ["depress"], mode="external", **kw)
+    row = ext.content["summary"]["per_target"][0]
+    assert row["repU worst"] == row["DiSCO worst"] == "withheld (< 8 records)"
+    assert row["UiO worst"] == exact.value("UiO")  # 362 records: shown
+    assert ext.content["sdc"]["removed"][0]["rows"] == "< 8"
+    assert ext.content["sdc"]["removed"][0]["pct"] == "withheld"
+    assert ext.content["sdc"]["removed_total"] == "< 8"
+    assert "&lt; 8" in ext.html  # escaped in the HTML
+    assert f"{exact.value('repU'):.2f}" not in ext.html
+    assert any("< 8" in w for w in ext.content["withheld"])
+    loose = ds.report(str(o_path), str(s_path), KEYS, ["depress"], mode="external", min_count=3,
+                      round_to=10, **kw)  # fmt: skip
+    assert loose.content["sdc"]["removed"][0]["rows"] == 0  # 4 rounded to 10
+    assert loose.content["summary"]["per_target"][0]["repU worst"] == exact.value("repU")
+    internal = ds.report(str(o_path), str(s_path), KEYS, ["depress"], **kw)
+    assert internal.content["sdc"]["removed"][0]["rows"] == 4
+
+
 def test_arguments_are_checked_first() -> None:
     cases = [
         ({"mode": "public"}, "mode: 'public' is not one of"),
@@ -220,6 +271,8 @@ def test_arguments_are_checked_first() -> None:
         ({"sdc": {"rm_replicated_unique": True}}, "did you mean 'rm_replicated_uniques'"),
         ({"sweep": {"size": [2]}}, "sweep: 'size' is not an argument of key_sweep()"),
         ({"engine": "oracle://x"}, "engine"),
+        ({"min_count": 0}, "min_count: expected an int >= 1, got 0"),
+        ({"round_to": 2.5}, "round_to: expected an int >= 1, got 2.5"),
     ]
     for kw, message in cases:
         with pytest.raises(ds.DiscoSQLError) as e:

@@ -255,6 +255,8 @@ def report_command(args: argparse.Namespace, progress: Progress) -> None:
         sdc=sdc,
         thresholds=thresholds or None,
         mode=args.mode,
+        min_count=args.min_count,
+        round_to=args.round_to,
         inline_sql=args.inline_sql,
         progress=section,
         **_targets_kwargs(args),

@@ -392,6 +392,11 @@ def _add_report(sub: Any) -> None:
     r.add_argument("--mode", choices=["internal", "external"], default="internal",
                    help="external: aggregate percentages only (no level names, small counts "
                    "or paths)")  # fmt: skip
+    r.add_argument("--min-count", type=int, default=8, metavar="N",
+                   help="external mode: counts below N show as '< N', percentages of fewer "
+                   "than N records are withheld (default 8)")  # fmt: skip
+    r.add_argument("--round-to", type=int, default=5, metavar="N",
+                   help="external mode: the other counts rounded to N (default 5)")  # fmt: skip
     r.add_argument("--inline-sql", action="store_true",
                    help="the SQL script in the report (default: FILE.sql beside it)")  # fmt: skip
     r.add_argument("--out", type=Path, required=True, metavar="FILE.html",

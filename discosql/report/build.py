@@ -37,6 +37,7 @@ from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
 from ..sweep.key_sweep import KeySweep, key_sweep
 from . import sections
 from .charts import summary_chart, sweep_chart
+from .outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
 from .sections import CAP_RISKS, DEFINITIONS, DIRECTIONS
 from .verdict import verdict_section
 
@@ -82,6 +83,8 @@ def report(
     sdc: Mapping[str, Any] | SdcResult | None = None,
     thresholds: Mapping[str, float] | None = None,
     mode: str = "internal",
+    min_count: int = MIN_COUNT,
+    round_to: int = ROUND_TO,
     inline_sql: bool = False,
     engine: Any = None,
     threads: int | None = None,
@@ -100,18 +103,20 @@ def report(
             synthesis and target): pass/fail per number, the verdict from them. discosql invents
             none.
         mode: "internal" (everything) or "external" (aggregate percentages only: no level
-            names, no counts below denom_lim, no file paths; what was withheld is listed).
+            names, no file paths, counts through an output check; what was withheld is listed).
+        min_count, round_to: external mode's output check: counts below ``min_count`` show
+            as "< min_count", the others are rounded to ``round_to``, percentages that stand
+            for fewer than ``min_count`` records are withheld (defaults 8 and 5, OpenSAFELY's).
         inline_sql: put the SQL script in the report's appendix instead of a file beside it.
         progress: called with the name of each section as it starts (the CLI prints them).
     """
-    policy, key_list = _checked(keys, sweep, sdc, thresholds, mode)
+    policy, key_list = _checked(keys, sweep, sdc, thresholds, mode, (min_count, round_to))
     engine_spec(engine)  # an unknown engine fails here, before any data is read
     step = progress or (lambda _: None)
     external = mode == "external"
     step("summary")
     summary = disclosure_summary(original, synthetic, key_list, targets, engine=engine,
                                  threads=threads, **options)  # fmt: skip
-    denom_lim = int(options.get("denom_lim", 5))
     content: dict[str, Any] = {
         "title": "Disclosure risk of the synthetic data",
         "mode": mode,
@@ -132,7 +137,7 @@ def report(
         content["structure"] = sections.structure_section(inputs, summary, external)
     content["summary"] = sections.summary_section(summary, policy, external)
     content["targets"] = {
-        t: sections.target_section(r, external, denom_lim) for t, r in summary.results.items()
+        t: sections.target_section(r, external) for t, r in summary.results.items()
     }
     idents = [t["ident"] for t in content["targets"].values()]
     content["identity_shared"] = idents[0] if all(i == idents[0] for i in idents) else None
@@ -147,9 +152,7 @@ def report(
     if sdc is not None:
         step("protection (sdc)")
     protected = _sdc(original, synthetic, summary, sdc, options, engine, threads)
-    content["sdc"] = (
-        None if protected is None else sections.sdc_section(protected, external, denom_lim)
-    )
+    content["sdc"] = None if protected is None else sections.sdc_section(protected)
     content["definitions"] = [{"measure": m, "formula": f, "source": s} for m, f, s in DEFINITIONS]
     step("SQL script")
     script = None if external else sections.script_section(original, synthetic, summary, options)
@@ -158,7 +161,12 @@ def report(
         "lines": script.count("\n") + 1,
         "inline": inline_sql,
     }  # fmt: skip
-    content["withheld"] = sections.withheld_section(external, denom_lim)
+    check = None
+    if external:
+        base = min(int(r["rows"]) for r in content["provenance"]["inputs"])
+        check = OutputCheck(min_count, round_to, base)
+        check.apply(content)
+    content["withheld"] = sections.withheld_section(None if check is None else check.described())
     content["verdict"] = verdict_section(content)
     html = render_html(
         "report.html.j2",
@@ -172,10 +180,13 @@ def report(
 
 
 def _checked(
-    keys: Sequence[str], sweep: Any, sdc: Any, thresholds: Any, mode: str
+    keys: Sequence[str], sweep: Any, sdc: Any, thresholds: Any, mode: str, rules: tuple[Any, ...]
 ) -> tuple[dict[str, float], list[str]]:
     """The report's own arguments, all problems at once: the policy and the keys."""
     problems: list[str] = []
+    for name, value in zip(("min_count", "round_to"), rules, strict=True):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            problems.append(f"{name}: expected an int >= 1, got {value!r}")
     if mode not in MODES:
         problems.append(f"mode: {mode!r} is not one of {list(MODES)}")
     policy = _thresholds(thresholds, problems)
@@ -301,9 +312,9 @@ def _plots(
     rows = [
         {
             "target": r["target"],
-            "orig": r["Dorig mean"],
-            "syn": r["DiSCO mean"],
-            "worst": r["DiSCO worst"],
+            "orig": _number(r["Dorig mean"]),
+            "syn": _number(r["DiSCO mean"]),
+            "worst": _number(r["DiSCO worst"]),
             "checks": [
                 name
                 for name, on in (
@@ -325,3 +336,8 @@ def _plots(
             "DiSCO",
         )
     return plots
+
+
+def _number(value: Any) -> float:
+    """A value a chart can place: a number, else NaN (withheld by the output check)."""
+    return float(value) if isinstance(value, int | float) else math.nan

@@ -251,17 +251,17 @@ def _mean(values: Sequence[float]) -> float:
     return math.fsum(values) / len(values) if values else math.nan
 
 
-def target_section(res: DisclosureResult, external: bool, denom_lim: int) -> dict[str, Any]:
-    """One target's tables. Exclusion steps that removed no record are left out (the section
-    says "no records excluded" when none did); the identity table, which the targets share
+def target_section(res: DisclosureResult, external: bool) -> dict[str, Any]:
+    """One target's tables. The exclusions table is left out when no step removed a record (the
+    section says "no records excluded"); the identity table, which the targets share
     unless their exclusions differ, is shown once by the template."""
     attrib = json_rows(res.attrib)
-    exclusions = [r for r in json_rows(res.exclusions) if r["count"]]
-    if external:  # counts of records in cells: not in an external report
+    exclusions = json_rows(res.exclusions)
+    if not any(r["count"] for r in exclusions if r["reason"] != "remaining"):
+        exclusions = []  # only the records that remain: "no records excluded"
+    if external:  # counts of records in single cells: not in an external report
         attrib = [{k: v for k, v in r.items() if k not in ("max_denom", "mean_denom")}
                   for r in attrib]  # fmt: skip
-        exclusions = [{**r, "count": r["count"] if r["count"] >= denom_lim else None}
-                      for r in exclusions]  # fmt: skip
     checks = []
     if res.check_1way.num_rows:
         level = "" if external else f" (level {res.check_1way.column('Level')[-1].as_py()!r})"
@@ -341,17 +341,11 @@ def sweep_section(sw: KeySweep, external: bool) -> dict[str, Any]:
             "subsets": len({tuple(k) for k in sw.table.column("keys").to_pylist()})}  # fmt: skip
 
 
-def sdc_section(res: SdcResult, external: bool, denom_lim: int) -> dict[str, Any]:
+def sdc_section(res: SdcResult) -> dict[str, Any]:
+    """What sdc removed and recoded, and the measures before and after (exact: an external
+    report's output check rounds and suppresses the counts)."""
     removed = json_rows(res.removed)
     recoded = json_rows(res.recoded)
-    if external:  # record counts below denom_lim are withheld
-
-        def shown(n: int) -> int | None:
-            return n if n >= denom_lim else None
-
-        removed = [{**r, "rows": shown(r["rows"])} for r in removed]
-        recoded = [{**r, "bottom_coded": shown(r["bottom_coded"]),
-                    "top_coded": shown(r["top_coded"])} for r in recoded]  # fmt: skip
     before = res.before.table.to_pylist() if res.before else []
     after = {r["target"]: r for r in (res.after.table.to_pylist() if res.after else [])}
     compared = [
@@ -361,10 +355,8 @@ def sdc_section(res: SdcResult, external: bool, denom_lim: int) -> dict[str, Any
         for b in before
     ]  # fmt: skip
     compared.sort(key=lambda r: _risk_order(r["DiSCO before"]))
-    total = sum(r["rows"] for r in json_rows(res.removed))
     return {"removed": removed, "recoded": recoded, "compared": compared,
-            "removed_total": total if not external or total >= denom_lim else None,
-            "caveat": SWISS_CHEESE}  # fmt: skip
+            "removed_total": sum(r["rows"] for r in removed), "caveat": SWISS_CHEESE}  # fmt: skip
 
 
 def script_section(
@@ -404,13 +396,14 @@ def _spec_options(spec: Any) -> dict[str, Any]:
     }
 
 
-def withheld_section(external: bool, denom_lim: int) -> list[str]:
-    if not external:
+def withheld_section(check: str | None) -> list[str]:
+    """What an external report leaves out (``check``: its output check, described)."""
+    if check is None:
         return []
     return [
         "file paths and names of the inputs",
         "level names (check_1way levels, check_2way pairs, levels on one side only)",
-        f"counts below denom_lim = {denom_lim} (exclusions, records removed or recoded by sdc)",
         "max_denom and mean_denom (record counts of single cells)",
         "the SQL script (it names the files and levels)",
+        check,
     ]

@@ -59,7 +59,12 @@ def _once(flags: list[dict[str, Any]], n_targets: int) -> list[dict[str, Any]]:
             out.append({**rows[0], "target": f"all {n_targets} targets"})
         else:
             out.extend(rows)
-    return sorted(out, key=lambda r: -float(r["value"]))
+    return sorted(out, key=lambda r: -r["value"] if isinstance(r["value"], float) else 0.0)
+
+
+def _sortable(value: Any) -> float:
+    """A value to rank by: a number, else (None, withheld) below every number."""
+    return float(value) if isinstance(value, int | float) and not math.isnan(value) else -1.0
 
 
 def _pct(value: Any) -> str:
@@ -71,7 +76,7 @@ def _pct(value: Any) -> str:
 
 
 def _worst_row(rows: list[dict[str, Any]], measure: str) -> dict[str, Any] | None:
-    defined = [r for r in rows if isinstance(r[f"{measure} worst"], int | float)]
+    defined = [r for r in rows if isinstance(r[f"{measure} worst"], float)]
     defined = [r for r in defined if not math.isnan(r[f"{measure} worst"])]
     return max(defined, key=lambda r: r[f"{measure} worst"], default=None)
 
@@ -92,7 +97,7 @@ def _attribute(summary: dict[str, Any]) -> str:
     row = _worst_row(rows, "DiSCO")
     if row is None:
         return "Attribute: DiSCO is not defined for any target."
-    worst = [r["DiSCO worst"] for r in rows if isinstance(r["DiSCO worst"], int | float)]
+    worst = [r["DiSCO worst"] for r in rows if isinstance(r["DiSCO worst"], float)]
     median = statistics.median(worst) if worst else math.nan
     return (
         f"Attribute: the worst target is {row['target']}: DiSCO (original records whose "
@@ -126,7 +131,7 @@ def _checks(targets: dict[str, Any]) -> str:
 def _protection(sdc: dict[str, Any]) -> str:
     removed = sdc["removed_total"]
     compared = sdc["compared"]
-    worst = max(compared, key=lambda r: r["DiSCO before"] or 0.0, default=None)
+    worst = max(compared, key=lambda r: _sortable(r["DiSCO before"]), default=None)
     shares: dict[int, float] = {}
     for r in sdc["removed"]:
         if isinstance(r["pct"], int | float):
@@ -144,7 +149,7 @@ def _protection(sdc: dict[str, Any]) -> str:
 
 
 def _sweep(sweep: dict[str, Any]) -> str:
-    top = max(sweep["worst"], key=lambda r: -1.0 if r["value"] is None else r["value"])
+    top = max(sweep["worst"], key=lambda r: _sortable(r["value"]))
     return (
         f"Key sweep: of {sweep['subsets']} subsets of the keys, the riskiest is {{{top['keys']}}} "
         f"for {top['target']}: DiSCO {_pct(top['value'])} (mean over the syntheses)."
