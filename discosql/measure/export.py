@@ -18,7 +18,7 @@ from typing import Any
 from ..core.dictionaries import pack_keys
 from ..core.inputs import Inputs, register_inputs
 from ..core.plan import Plan, plan
-from ..core.spec import build_spec
+from ..core.spec import DisclosureSpec, build_spec
 from ..core.stages import decide_radices, execute
 from ..engines import open_engine
 from ..engines.base import Registered
@@ -75,18 +75,25 @@ def to_sql(
     table_names = table_names_of(tables, n_syn)  # checked before any data is read
     with open_engine(engine, threads=threads) as eng:
         inputs = register_inputs(eng, original, synthetic)
-        plans = [plan(inputs, s) for s in specs]  # every check before anything is written
-        # the q packing and code types, as the script will use them
-        plans = [
-            dataclasses.replace(p, radices=r)
-            for p, r in zip(plans, decide_radices(plans), strict=True)
-        ]
-        script = ScriptEngine(dialect)
-        sources = script_sources(inputs, table_names, dialect)
-        script.comment(_header(plans, inputs, sources, dialect))
-        for p in plans:
-            script.comment(f"\n===== target {p.spec.target!r} =====\n{_decisions(p)}")
-            execute(retarget(p, script, sources))
+        return script_of(inputs, specs, dialect, table_names)
+
+
+def script_of(
+    inputs: Inputs, specs: Sequence[DisclosureSpec], dialect: str, table_names: list[str | None]
+) -> str:
+    """The script of :func:`to_sql` for ``specs`` (one section each), its decisions made on
+    ``inputs`` (registered on a real engine; a report passes those it already read)."""
+    plans = [plan(inputs, s) for s in specs]  # every check before anything is written
+    # the q packing and code types, as the script will use them
+    plans = [
+        dataclasses.replace(p, radices=r) for p, r in zip(plans, decide_radices(plans), strict=True)
+    ]
+    script = ScriptEngine(dialect)
+    sources = script_sources(inputs, table_names, dialect)
+    script.comment(_header(plans, inputs, sources, dialect))
+    for p in plans:
+        script.comment(f"\n===== target {p.spec.target!r} =====\n{_decisions(p)}")
+        execute(retarget(p, script, sources))
     return "\n\n".join(script.parts) + "\n"
 
 

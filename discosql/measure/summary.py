@@ -264,6 +264,62 @@ def disclosure_summary(
         progress: called as ``progress(i, n, target)`` before each target.
         Other arguments: as :func:`discosql.disclosure`, the same for every target.
     """
+    check_arguments(keys, targets, ident_meas, attrib_meas)  # before any data is read
+    with open_engine(engine, threads=threads) as eng:
+        inputs = register_inputs(eng, original, synthetic)
+        return summarize(
+            inputs,
+            keys,
+            targets,
+            ident_meas=ident_meas,
+            attrib_meas=attrib_meas,
+            progress=progress,
+            not_targetlevs=not_targetlevs,
+            use_targets_na=use_targets_na,
+            ngroups_targets=ngroups_targets,
+            exclude=exclude,
+            use_keys_na=use_keys_na,
+            ngroups_keys=ngroups_keys,
+            cont_na=cont_na,
+            denom_lim=denom_lim,
+            exclude_ov_denom_lim=exclude_ov_denom_lim,
+            thresh_1way=thresh_1way,
+            thresh_2way=thresh_2way,
+        )
+
+
+def summarize(
+    inputs: Inputs,
+    keys: Any,
+    targets: Sequence[str] | None = None,
+    *,
+    ident_meas: str = "repU",
+    attrib_meas: str = "DiSCO",
+    progress: Callable[[int, int, str], None] | None = None,
+    **options: Any,
+) -> DisclosureSummary:
+    """:func:`disclosure_summary` on inputs already registered (``options``: its per-target
+    and shared options), so that a caller measuring more (the report) reads them once."""
+    keys, targets = check_arguments(keys, targets, ident_meas, attrib_meas)
+    specs = target_specs(inputs, keys, targets, **options)
+    plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
+    results = {
+        p.spec.target: r
+        for p, r in zip(plans, execute_stacked(plans, progress=progress), strict=True)
+    }
+    return DisclosureSummary(
+        table=_summary_table(results, IDENT_MEASURES[ident_meas], attrib_meas),
+        results=results,
+        keys=specs[0].keys,
+        ident_meas=IDENT_MEASURES[ident_meas],
+        attrib_meas=attrib_meas,
+    )
+
+
+def check_arguments(
+    keys: Any, targets: Any, ident_meas: str = "repU", attrib_meas: str = "DiSCO"
+) -> tuple[Any, Sequence[str] | None]:
+    """The summary's own arguments checked (one InputError for all): the keys and targets."""
     problems: list[str] = []
     if ident_meas not in IDENT_MEASURES:
         problems.append(f"ident_meas: {ident_meas!r} is not one of {sorted(IDENT_MEASURES)}")
@@ -278,38 +334,7 @@ def disclosure_summary(
         targets = [targets] if isinstance(targets, str) else targets
     if problems:
         raise InputError(problems)
-
-    with open_engine(engine, threads=threads) as eng:
-        inputs = register_inputs(eng, original, synthetic)
-        specs = target_specs(
-            inputs,
-            keys,
-            targets,
-            not_targetlevs=not_targetlevs,
-            use_targets_na=use_targets_na,
-            ngroups_targets=ngroups_targets,
-            exclude=exclude,
-            use_keys_na=use_keys_na,
-            ngroups_keys=ngroups_keys,
-            cont_na=cont_na,
-            denom_lim=denom_lim,
-            exclude_ov_denom_lim=exclude_ov_denom_lim,
-            thresh_1way=thresh_1way,
-            thresh_2way=thresh_2way,
-        )
-        plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
-        results = {
-            p.spec.target: r
-            for p, r in zip(plans, execute_stacked(plans, progress=progress), strict=True)
-        }
-
-    return DisclosureSummary(
-        table=_summary_table(results, IDENT_MEASURES[ident_meas], attrib_meas),
-        results=results,
-        keys=specs[0].keys,
-        ident_meas=IDENT_MEASURES[ident_meas],
-        attrib_meas=attrib_meas,
-    )
+    return keys, targets
 
 
 def _mean(values: Sequence[float]) -> float:

@@ -24,13 +24,13 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.inputs import register_inputs
+from ..core.inputs import Inputs, register_inputs
 from ..core.results import AsData
 from ..core.view import render_html, table_rows
 from ..engines import open_engine
 from ..engines.factory import engine_spec
 from ..errors import InputError, did_you_mean
-from ..measure.summary import DisclosureSummary, disclosure_summary
+from ..measure.summary import DisclosureSummary, check_arguments, summarize
 from ..protect.sdc import SdcResult
 from ..protect.sdc import sdc as run_sdc
 from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
@@ -111,12 +111,11 @@ def report(
         progress: called with the name of each section as it starts (the CLI prints them).
     """
     policy, key_list = _checked(keys, sweep, sdc, thresholds, mode, (min_count, round_to))
+    measures = {k: options[k] for k in ("ident_meas", "attrib_meas") if k in options}
+    check_arguments(key_list, targets, **measures)  # before any data is read, as engine_spec
     engine_spec(engine)  # an unknown engine fails here, before any data is read
     step = progress or (lambda _: None)
     external = mode == "external"
-    step("summary")
-    summary = disclosure_summary(original, synthetic, key_list, targets, engine=engine,
-                                 threads=threads, **options)  # fmt: skip
     content: dict[str, Any] = {
         "title": "Disclosure risk of the synthetic data",
         "mode": mode,
@@ -124,9 +123,14 @@ def report(
     }
     syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
     data_sets = [("original", original), *((f"synthetic {j}", s) for j, s in enumerate(syn, 1))]
-    step("provenance and structure")
-    with open_engine(engine, threads=threads) as eng:  # the inputs registered once for both
+    # one engine and one registration for the summary, provenance, structure, control and
+    # script (a CSV file is parsed once); sweep and sdc are calls of their own
+    with open_engine(engine, threads=threads) as eng:
+        step("reading the data")
         inputs = register_inputs(eng, original, syn)
+        step("summary")
+        summary = summarize(inputs, key_list, targets, **options)
+        step("provenance and structure")
         regs = list(inputs.sources)
         if control is not None:
             data_sets.append(("control", control))
@@ -135,15 +139,22 @@ def report(
             data_sets, regs, eng.name, summary, options, external
         )
         content["structure"] = sections.structure_section(inputs, summary, external)
+        control_summary = None
+        if control is not None:
+            step("control baseline")
+            on_control = Inputs(eng, [inputs.sources[0], regs[-1]])
+            control_summary = summarize(
+                on_control, list(summary.keys), list(summary.results), **options
+            )
+        step("SQL script")
+        script = None if external else sections.script_section(inputs, summary)
     content["summary"] = sections.summary_section(summary, policy, external)
     content["targets"] = {
         t: sections.target_section(r, external) for t, r in summary.results.items()
     }
     idents = [t["ident"] for t in content["targets"].values()]
     content["identity_shared"] = idents[0] if all(i == idents[0] for i in idents) else None
-    step("CAP family")
-    content["cap"] = sections.cap_section(summary, _control(original, control, summary, options,
-                                                             engine, threads))  # fmt: skip
+    content["cap"] = sections.cap_section(summary, control_summary)
     content["cap_risks"] = [{"measure": k, "is": v} for k, v in CAP_RISKS.items()]
     if sweep is not None and sweep is not False:
         step("key sweep")
@@ -154,8 +165,6 @@ def report(
     protected = _sdc(original, synthetic, summary, sdc, options, engine, threads)
     content["sdc"] = None if protected is None else sections.sdc_section(protected)
     content["definitions"] = [{"measure": m, "formula": f, "source": s} for m, f, s in DEFINITIONS]
-    step("SQL script")
-    script = None if external else sections.script_section(original, synthetic, summary, options)
     content["sql"] = None if script is None else {
         "sha256": hashlib.sha256(script.encode()).hexdigest(),
         "lines": script.count("\n") + 1,
@@ -209,21 +218,6 @@ def _checked(
     if problems:
         raise InputError(problems)
     return policy, key_list
-
-
-def _control(
-    original: Any,
-    control: Any,
-    summary: DisclosureSummary,
-    options: dict[str, Any],
-    engine: Any,
-    threads: int | None,
-) -> DisclosureSummary | None:
-    """The control set measured as a synthesis, with the summary's targets and options."""
-    if control is None:
-        return None
-    return disclosure_summary(original, control, list(summary.keys), list(summary.results),
-                              engine=engine, threads=threads, **options)  # fmt: skip
 
 
 def _arguments(function: Any) -> list[str]:

@@ -14,7 +14,6 @@ from typing import Any
 
 from ..core.inputs import Inputs
 from ..core.results import DisclosureResult, json_rows
-from ..errors import InputError
 from ..measure.summary import DisclosureSummary
 from ..protect.sdc import SdcResult
 from ..sql.templates import render
@@ -359,41 +358,16 @@ def sdc_section(res: SdcResult) -> dict[str, Any]:
             "removed_total": sum(r["rows"] for r in removed), "caveat": SWISS_CHEESE}  # fmt: skip
 
 
-def script_section(
-    original: Any, synthetic: Any, summary: DisclosureSummary, options: dict[str, Any]
-) -> str | None:
-    """The duckdb script that reproduces each target's tables (one to_sql per target, with
-    that target's options), when the data are files; None for data in memory."""
-    from ..measure.export import to_sql
+def script_section(inputs: Inputs, summary: DisclosureSummary) -> str | None:
+    """The duckdb script that reproduces each target's tables (one section per target, with
+    that target's options), its decisions made on the report's own inputs; None unless every
+    data set is a file the script can read."""
+    from ..measure.export import SCRIPT_FILE_KINDS, script_of
 
-    parts = []
-    for res in summary.results.values():
-        try:
-            parts.append(to_sql(original, synthetic, list(res.keys), res.target,
-                                **_spec_options(res.spec)))  # fmt: skip
-        except InputError:
-            return None  # in-memory data cannot be named in a script
-    return "\n".join(parts)
-
-
-def _spec_options(spec: Any) -> dict[str, Any]:
-    """disclosure()'s options that reproduce a checked spec."""
-    ex = spec.exclusions
-    return {
-        "denom_lim": spec.denom_lim,
-        "exclude_ov_denom_lim": spec.exclude_ov_denom_lim,
-        "not_targetlev": list(spec.not_targetlev) or None,
-        "use_target_na": spec.use_target_na,
-        "use_keys_na": list(spec.use_keys_na),
-        "exclude_keys": [e.key for e in ex] or None,
-        "exclude_keylevs": [e.keylev for e in ex] or None,
-        "exclude_targetlevs": [e.targetlev for e in ex] or None,
-        "ngroups_target": spec.ngroups_target or None,
-        "ngroups_keys": list(spec.ngroups_keys) if spec.ngroups_keys_explicit else None,
-        "cont_na": dict(spec.cont_na) if spec.cont_na else None,
-        "thresh_1way": spec.thresh_1way,
-        "thresh_2way": spec.thresh_2way,
-    }
+    if any(reg.source.kind not in SCRIPT_FILE_KINDS for reg in inputs.sources):
+        return None  # data in memory or in a server's tables cannot be named in the script
+    specs = [res.spec for res in summary.results.values()]
+    return script_of(inputs, specs, "duckdb", [None] * len(inputs.sources))
 
 
 def withheld_section(check: str | None) -> list[str]:

@@ -68,6 +68,13 @@ def _trees(sql: str, dialect: str) -> list[Any]:
     return trees
 
 
+@functools.lru_cache(maxsize=256)
+def _parsed(sql: str, dialect: str) -> tuple[Any, ...]:
+    """:func:`_trees`, cached: an exported script writes the same statements with other values
+    (a report's script: 11 targets, 242 statements of a few dozen texts)."""
+    return tuple(_trees(sql, dialect))
+
+
 # What can hold a `$`: a string literal, a quoted identifier, a comment, or a parameter. The
 # templates write no other quoting (no dollar-quoted or E'' strings): identifiers come from
 # ident() and values are bound, so this scan finds exactly the parameters sqlglot's parse tree
@@ -122,7 +129,7 @@ def inline_params(
     sqlglot from the values (quoted and escaped there), never by pasting text.
     ``file_format``: a CREATE TABLE gets it (Spark's ``USING PARQUET``).
     """
-    trees = _trees(sql, dialect)
+    trees = _parsed(sql, dialect)  # transform() below works on a copy of each cached tree
 
     def replace(node: Any) -> Any:
         if isinstance(node, exp.Placeholder | exp.Parameter):
@@ -135,5 +142,6 @@ def inline_params(
             node.set("properties", exp.Properties(expressions=[prop]))
         return node
 
-    out = [t.transform(replace).sql(writer(dialect), pretty=True) for t in trees]
+    # transform() copies the cached tree; the copy is ours, so the generator need not copy it
+    out = [t.transform(replace).sql(writer(dialect), copy=False, pretty=True) for t in trees]
     return ";\n".join(out)
