@@ -145,6 +145,10 @@ def test_the_numbers_are_the_apis(rep: ds.Report, control: str) -> None:
         )
     sw = rep.content["sweep"]
     assert sw["subsets"] == 15
+    swept = ds.key_sweep(o, syn, KEYS, TARGETS, ngroups_targets=5)
+    riskiest = {r["target"]: r["value"] for r in swept.worst(1, "DiSCO").to_pylist()}
+    assert {r["target"]: r["value"] for r in sw["worst"]} == riskiest
+    assert [r["value"] for r in sw["worst"]] == sorted(riskiest.values(), reverse=True)
     assert rep.content["sdc"]["compared"][0]["repU after"] == 0.0
     # sdc's "before" is the report's summary (the same targets and options)
     before = {r["target"]: r["DiSCO before"] for r in rep.content["sdc"]["compared"]}
@@ -340,18 +344,13 @@ def test_notebook_views_come_from_the_same_macros() -> None:
         assert 'class="discosql-result"' in view
 
 
-def test_chromium_loads_prints_and_screenshots(
-    rep: ds.Report, tmp_path: Path, chromium: str
+def _print(
+    chromium: str, page_path: Path, pdf: Path, errors: list[str], requests: list[str]
 ) -> None:
-    """A real browser: no console error, no request but the file itself, a screenshot, and a
-    printed PDF in which every section starts and can be read."""
+    """Open ``page_path`` in Chromium (collecting console errors and requests) and print it to
+    an A4 PDF, with a screenshot beside it."""
     from playwright.sync_api import sync_playwright
-    from pypdf import PdfReader
 
-    page_path = tmp_path / "report.html"
-    rep.save(page_path)
-    errors: list[str] = []
-    requests: list[str] = []
     with sync_playwright() as p:
         flags = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
@@ -363,15 +362,30 @@ def test_chromium_loads_prints_and_screenshots(
         page.on("request", lambda r: requests.append(r.url))
         page.goto(page_path.as_uri())
         page.wait_for_load_state("load")
-        page.screenshot(path=str(tmp_path / "report.png"), full_page=False)
-        page.pdf(path=str(tmp_path / "report.pdf"), format="A4", print_background=True)
+        page.screenshot(path=str(pdf.with_suffix(".png")), full_page=False)
+        page.pdf(path=str(pdf), format="A4", print_background=True)
         browser.close()
+
+
+def test_chromium_loads_prints_and_screenshots(
+    rep: ds.Report, tmp_path: Path, chromium: str
+) -> None:
+    """A real browser: no console error, no request but the file itself, a screenshot, and a
+    printed PDF in which every section starts and can be read."""
+    from pypdf import PdfReader
+
+    page_path = tmp_path / "report.html"
+    rep.save(page_path)
+    errors: list[str] = []
+    requests: list[str] = []
+    _print(chromium, page_path, tmp_path / "report.pdf", errors, requests)
     assert errors == []
     assert requests == [page_path.as_uri()]
     assert (tmp_path / "report.png").read_bytes()[:4] == b"\x89PNG"
     reader = PdfReader(str(tmp_path / "report.pdf"))
     text = "\n".join(page.extract_text() or "" for page in reader.pages)
     text = text.replace("\ufb01", "fi").replace("\ufb02", "fl")  # ligatures
+    assert text.index("Verdict") < text.index("Contents")  # page one is the decision
     for i, title in enumerate(SECTIONS, start=1):
         assert f"{i}. {title}" in text, title
     # each section starts a page: no page holds two section titles
@@ -380,6 +394,33 @@ def test_chromium_loads_prints_and_screenshots(
         if "Contents" not in page_text:  # the contents list every title
             assert sum(f"{i}. {t}" in page_text for i, t in enumerate(SECTIONS, 1)) <= 1
     assert len(reader.pages) >= len(SECTIONS) + 1  # the title page and contents
+
+
+ADULT = Path(__file__).parent / "data" / "adult"  # tests/data/adult/README.md
+
+
+@pytest.mark.parametrize(("mode", "most"), [("internal", 20), ("external", 12)])
+def test_the_printed_report_is_short(tmp_path: Path, chromium: str, mode: str, most: int) -> None:
+    """An Adult-like run (11 targets, 2 syntheses, sweep and sdc) prints on at most 20 A4 pages
+    (internal) or 12 (external); the verdict names the worst synthesis on page one."""
+    from pypdf import PdfReader
+
+    syn = [str(ADULT / "syn_1.parquet"), str(ADULT / "syn_2.parquet")]
+    with pytest.warns(ds.DiscoSQLWarning, match="empty strings"):  # Adult's '' levels
+        rep = ds.report(str(ADULT / "original.parquet"), syn, ["age", "occupation", "race", "sex"],
+                        sweep=True, sdc={"rm_replicated_uniques": True}, mode=mode,
+                        ngroups_targets={"fnlwgt": 20})  # fmt: skip
+    assert len(rep.content["targets"]) == 11
+    page_path = tmp_path / "report.html"
+    rep.save(page_path)
+    errors: list[str] = []
+    _print(chromium, page_path, tmp_path / "report.pdf", errors, [])
+    assert errors == []
+    reader = PdfReader(str(tmp_path / "report.pdf"))
+    assert len(SECTIONS) <= len(reader.pages) <= most
+    first = reader.pages[0].extract_text() or ""
+    row = max(rep.content["summary"]["per_target"], key=lambda r: r["repU worst"])
+    assert f"in synthesis {row['repU worst synthesis']}" in " ".join(first.split())
 
 
 def test_nan_shows_as_a_dash() -> None:

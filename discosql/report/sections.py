@@ -331,11 +331,16 @@ def _excess(risk: float, control: float) -> float:
 
 
 def sweep_section(sw: KeySweep, external: bool) -> dict[str, Any]:
-    worst = [{**r, "keys": ", ".join(r["keys"])} for r in sw.worst(5, "DiSCO").to_pylist()]
+    """The riskiest subset of each target (highest first) and, in internal mode, each key's
+    contribution (the chart shows it too; an external report leaves per-subset detail out)."""
+    worst = [{**r, "keys": ", ".join(r["keys"])} for r in sw.worst(1, "DiSCO").to_pylist()]
+    worst.sort(key=lambda r: _risk_order(r["value"]))
     contribution = [
         r for r in sw.contribution.to_pylist() if r["measure"] in ("DiSCO", "repU") and r["pairs"]
     ]
     contribution.sort(key=lambda r: _risk_order(r["mean_increase"]))
+    if external:
+        contribution = []
     return {"keys": list(sw.keys), "worst": worst, "contribution": contribution,
             "subsets": len({tuple(k) for k in sw.table.column("keys").to_pylist()})}  # fmt: skip
 
