@@ -216,8 +216,9 @@ def test_external_mode_withholds(tmp_path: Path) -> None:
 
 
 def test_each_input_is_registered_once(monkeypatch: pytest.MonkeyPatch, control: str) -> None:
-    """The summary, provenance, structure, CAP (with its control) and the SQL script read one
-    registration of each data set, whatever the number of targets (CSV: parsed once)."""
+    """The summary, provenance, structure, CAP (with its control), the SQL script and the key
+    sweep read one registration of each data set, whatever the number of targets (CSV: parsed
+    once); sdc, which writes, registers its own."""
     from discosql.engines import base
 
     registered: list[str] = []
@@ -229,7 +230,7 @@ def test_each_input_is_registered_once(monkeypatch: pytest.MonkeyPatch, control:
 
     monkeypatch.setattr(base.Engine, "register_all", register_all)
     o, syn = _paths()
-    rep = ds.report(o, syn, KEYS, TARGETS, control=control)
+    rep = ds.report(o, syn, KEYS, TARGETS, control=control, sweep=True)
     assert registered == ["original", "synthetic 1", "synthetic 2", "control"]
     assert rep.sql is not None
     assert rep.sql.count("===== target") == len(TARGETS)
@@ -296,6 +297,8 @@ def test_arguments_are_checked_first() -> None:
         ({"sweep": {"size": [2]}}, "sweep: 'size' is not an argument of key_sweep()"),
         ({"engine": "oracle://x"}, "engine"),
         ({"min_count": 0}, "min_count: expected an int >= 1, got 0"),
+        ({"sweep": {"sizes": [9]}}, "sizes: [9] out of range"),
+        ({"attrib_meas": "X"}, "attrib_meas: 'X' is not one of"),
         ({"round_to": 2.5}, "round_to: expected an int >= 1, got 2.5"),
     ]
     for kw, message in cases:

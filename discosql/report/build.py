@@ -34,7 +34,8 @@ from ..measure.summary import DisclosureSummary, check_arguments, summarize
 from ..protect.sdc import SdcResult
 from ..protect.sdc import sdc as run_sdc
 from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
-from ..sweep.key_sweep import KeySweep, key_sweep
+from ..sweep.key_sweep import KeySweep, key_sweep, sweep_inputs
+from ..sweep.key_sweep import check_arguments as check_sweep
 from . import sections
 from .charts import summary_chart, sweep_chart
 from .outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
@@ -111,6 +112,7 @@ def report(
         progress: called with the name of each section as it starts (the CLI prints them).
     """
     policy, key_list = _checked(keys, sweep, sdc, thresholds, mode, (min_count, round_to))
+    sweep_args = _sweep_args(sweep, key_list, targets, options)
     measures = {k: options[k] for k in ("ident_meas", "attrib_meas") if k in options}
     check_arguments(key_list, targets, **measures)  # before any data is read, as engine_spec
     engine_spec(engine)  # an unknown engine fails here, before any data is read
@@ -123,8 +125,8 @@ def report(
     }
     syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
     data_sets = [("original", original), *((f"synthetic {j}", s) for j, s in enumerate(syn, 1))]
-    # one engine and one registration for the summary, provenance, structure, control and
-    # script (a CSV file is parsed once); sweep and sdc are calls of their own
+    # one engine and one registration for the summary, provenance, structure, control, script
+    # and sweep (a CSV file is parsed once); sdc, which writes, is a call of its own
     with open_engine(engine, threads=threads) as eng:
         step("reading the data")
         inputs = register_inputs(eng, original, syn)
@@ -148,6 +150,12 @@ def report(
             )
         step("SQL script")
         script = None if external else sections.script_section(inputs, summary)
+        swept = sweep if isinstance(sweep, KeySweep) else None
+        if sweep_args is not None:
+            step("key sweep")
+            if sweep_args["targets"] is None:  # the summary's: every non-key column
+                sweep_args["targets"] = list(summary.results)
+            swept = sweep_inputs(inputs, **sweep_args)
     content["summary"] = sections.summary_section(summary, policy, external)
     content["targets"] = {
         t: sections.target_section(r, external) for t, r in summary.results.items()
@@ -156,9 +164,6 @@ def report(
     content["identity_shared"] = idents[0] if all(i == idents[0] for i in idents) else None
     content["cap"] = sections.cap_section(summary, control_summary)
     content["cap_risks"] = [{"measure": k, "is": v} for k, v in CAP_RISKS.items()]
-    if sweep is not None and sweep is not False:
-        step("key sweep")
-    swept = _sweep(original, synthetic, summary, sweep, options, engine, threads)
     content["sweep"] = None if swept is None else sections.sweep_section(swept, external)
     if sdc is not None:
         step("protection (sdc)")
@@ -255,27 +260,24 @@ def _rows_table(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return table_rows(pa.Table.from_pylist(rows))
 
 
-def _sweep(
-    original: Any,
-    synthetic: Any,
-    summary: DisclosureSummary,
-    sweep: Any,
-    options: dict[str, Any],
-    engine: Any,
-    threads: int | None,
-) -> KeySweep | None:
-    if sweep is None or sweep is False:
+def _sweep_args(
+    sweep: Any, keys: list[str], targets: Any, options: dict[str, Any]
+) -> dict[str, Any] | None:
+    """key_sweep's arguments for the report (its keys, targets and options unless given),
+    checked before any data is read; None without a sweep to run."""
+    if sweep is None or sweep is False or isinstance(sweep, KeySweep):
         return None
-    if isinstance(sweep, KeySweep):
-        return sweep
     args = {} if sweep is True else dict(sweep)
-    args.setdefault("keys", list(summary.keys))
-    args.setdefault("targets", list(summary.results))
+    args.setdefault("keys", keys)
+    args.setdefault("targets", targets)
     for k in ("use_keys_na", "ngroups_keys", "cont_na", "denom_lim", "exclude_ov_denom_lim",
               "not_targetlevs", "use_targets_na", "ngroups_targets", "exclude"):  # fmt: skip
         if k in options:
             args.setdefault(k, options[k])
-    return key_sweep(original, synthetic, engine=engine, threads=threads, **args)
+    own = ("keys", "targets", "sizes", "fixed_keys")
+    rest = {k: v for k, v in args.items() if k not in own}
+    check_sweep(args["keys"], args["targets"], args.get("sizes"), args.get("fixed_keys", ()), rest)
+    return args
 
 
 def _sdc(

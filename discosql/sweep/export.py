@@ -26,7 +26,7 @@ from ..measure.summary import target_specs
 from ..sql.dialects import DIALECTS
 from ..sql.templates import ident
 from ..version import __version__
-from .key_sweep import MEASURES_TEMPLATE, SWEEP_SCHEMA, _checked, sweep_target
+from .key_sweep import MEASURES_TEMPLATE, SWEEP_SCHEMA, check_arguments, sweep_target
 
 ROWS = "__disco_sweep_rows"
 
@@ -67,7 +67,7 @@ def sweep_to_sql(
     :func:`discosql.to_sql`; the other arguments as :func:`discosql.key_sweep`."""
     if dialect not in DIALECTS:
         raise InputError(f"dialect: {dialect!r} is not one of {list(DIALECTS)}")
-    key_list, _, subsets, target_list = _checked(keys, targets, sizes, fixed_keys, options)
+    key_list, _, subsets, target_list = check_arguments(keys, targets, sizes, fixed_keys, options)
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     table_names = table_names_of(tables, n_syn)  # checked before any data is read
     with open_engine(engine, threads=threads) as eng:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pyarrow as pa
 
-from ..core.inputs import register_inputs
+from ..core.inputs import Inputs, register_inputs
 from ..core.plan import Column, Plan, plan
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
@@ -203,19 +203,38 @@ def key_sweep(
         A :class:`KeySweep`. Each row equals ``disclosure(original, synthetic, keys=subset,
         target=t, ...)`` with the options restricted to the subset.
     """
-    key_list, fixed, subsets, target_list = _checked(keys, targets, sizes, fixed_keys, options)
+    check_arguments(keys, targets, sizes, fixed_keys, options)  # before any data is read
     with open_engine(engine, threads=threads) as eng:
         inputs = register_inputs(eng, original, synthetic)
-        specs = target_specs(inputs, key_list, target_list, **options)
-        plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
-        sink = Rows()
-        for p, cells, _ in counted(plans, progress):
-            sweep_target(p, cells, subsets, sink)
+        return sweep_inputs(
+            inputs, keys, targets, sizes=sizes, fixed_keys=fixed_keys, progress=progress, **options
+        )
+
+
+def sweep_inputs(
+    inputs: Inputs,
+    keys: str | Sequence[str],
+    targets: str | Sequence[str] | None = None,
+    *,
+    sizes: int | Sequence[int] | None = None,
+    fixed_keys: str | Sequence[str] = (),
+    progress: Callable[[int, int, str], None] | None = None,
+    **options: Any,
+) -> KeySweep:
+    """:func:`key_sweep` on inputs already registered (the report's)."""
+    key_list, fixed, subsets, target_list = check_arguments(
+        keys, targets, sizes, fixed_keys, options
+    )
+    specs = target_specs(inputs, key_list, target_list, **options)
+    plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
+    sink = Rows()
+    for p, cells, _ in counted(plans, progress):
+        sweep_target(p, cells, subsets, sink)
     table = pa.Table.from_pylist(sink.rows, schema=SWEEP_SCHEMA)
     return KeySweep(table, tuple(key_list), tuple(fixed), tuple(s.target for s in specs))
 
 
-def _checked(
+def check_arguments(
     keys: Any, targets: Any, sizes: Any, fixed_keys: Any, options: dict[str, Any]
 ) -> tuple[list[str], list[str], list[tuple[str, ...]], list[str] | None]:
     """The sweep's arguments checked before any data is read: keys, fixed keys, subsets,
