@@ -70,3 +70,20 @@ def spark() -> Iterator[Any]:
     session = servers.spark_session()
     yield session
     session.stop()
+
+
+@pytest.fixture
+def registered(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The labels of the data sets engines register during the test, in order (each
+    registration counted: a CSV file is parsed once per registration)."""
+    from discosql.engines import base
+
+    labels: list[str] = []
+    real_register = base.Engine.register_all
+
+    def register_all(self: base.Engine, sources: list[Any]) -> Any:
+        labels.extend(source.label for source in sources)
+        return real_register(self, sources)
+
+    monkeypatch.setattr(base.Engine, "register_all", register_all)
+    return labels

@@ -215,20 +215,10 @@ def test_external_mode_withholds(tmp_path: Path) -> None:
     assert rep.content["withheld"]
 
 
-def test_each_input_is_registered_once(monkeypatch: pytest.MonkeyPatch, control: str) -> None:
+def test_each_input_is_registered_once(registered: list[str], control: str) -> None:
     """The summary, provenance, structure, CAP (with its control), the SQL script and the key
     sweep read one registration of each data set, whatever the number of targets (CSV: parsed
     once); sdc, which writes, registers its own."""
-    from discosql.engines import base
-
-    registered: list[str] = []
-    real_register = base.Engine.register_all
-
-    def register_all(self: base.Engine, sources: list[Any]) -> Any:
-        registered.extend(source.label for source in sources)
-        return real_register(self, sources)
-
-    monkeypatch.setattr(base.Engine, "register_all", register_all)
     o, syn = _paths()
     rep = ds.report(o, syn, KEYS, TARGETS, control=control, sweep=True)
     assert registered == ["original", "synthetic 1", "synthetic 2", "control"]

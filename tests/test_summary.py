@@ -15,7 +15,6 @@ import pytest
 import discosql as ds
 from discosql.cli.demo import demo_paths
 from discosql.core.results import RESULT_TABLES
-from discosql.engines import base
 
 from . import oracle
 from .test_oracle import _run as duckdb_run
@@ -184,16 +183,8 @@ def test_bad_input(kwargs: dict[str, Any], message: str) -> None:
         )
 
 
-def test_inputs_are_registered_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_inputs_are_registered_once(registered: list[str]) -> None:
     """One registration per data set for all targets (CSV is parsed once, when registered)."""
-    registered: list[str] = []
-    real_register = base.Engine.register_all
-
-    def register_all(self: base.Engine, sources: list[Any]) -> Any:
-        registered.extend(source.label for source in sources)
-        return real_register(self, sources)
-
-    monkeypatch.setattr(base.Engine, "register_all", register_all)
     ds.disclosure_summary(oracle.original_path(), oracle.synthetic_paths("s5")[:2], KEYS)
     assert registered == ["original", "synthetic 1", "synthetic 2"]
     registered.clear()
