@@ -137,7 +137,8 @@ def _protection(sdc: dict[str, Any]) -> str:
         if isinstance(r["pct"], int | float):
             shares[r["synthesis"]] = shares.get(r["synthesis"], 0.0) + r["pct"]
     per = ", ".join(f"{v:.2f}%" for _, v in sorted(shares.items()))
-    text = f"Protection (sdc): {removed if removed is not None else 'a few'} synthetic records "
+    shown = f"{removed:,}" if isinstance(removed, int) else (removed or "a few")
+    text = f"Protection (sdc): {shown} synthetic records "
     text += f"removed ({per} of each synthesis)" if per else "removed"
     if worst is not None:
         text += (
