@@ -217,11 +217,14 @@ def test_external_mode_withholds(tmp_path: Path) -> None:
 
 def test_each_input_is_registered_once(registered: list[str], control: str) -> None:
     """The summary, provenance, structure, CAP (with its control), the SQL script and the key
-    sweep read one registration of each data set, whatever the number of targets (CSV: parsed
-    once); sdc, which writes, registers its own."""
+    sweep and sdc read one registration of each data set, whatever the number of targets (CSV:
+    parsed once); sdc's "before" is the report's summary."""
+    syn_labels = ["synthetic 1", "synthetic 2"]
     o, syn = _paths()
-    rep = ds.report(o, syn, KEYS, TARGETS, control=control, sweep=True)
-    assert registered == ["original", "synthetic 1", "synthetic 2", "control"]
+    kw = {"control": control, "sweep": True, "sdc": {"rm_replicated_uniques": True}}
+    rep = ds.report(o, syn, KEYS, TARGETS, **kw)
+    # the protected syntheses are the only other data sets read (sdc's "after")
+    assert registered == ["original", "synthetic 1", "synthetic 2", "control", *syn_labels]
     assert rep.sql is not None
     assert rep.sql.count("===== target") == len(TARGETS)
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engines.base import Engine, Registered
+from ..engines.base import Engine, Registered, Source
 from ..errors import DiscoSQLWarning, InputError, SchemaError, did_you_mean
 from . import grouping as grp
 from .assumptions import Assumption
@@ -115,23 +115,38 @@ def register_inputs(engine: Engine, original: Any, synthetic: Any) -> Inputs:
             )
     else:
         syns = [synthetic]
-    sources = [engine.classify(original, "original")]
-    sources += [
-        engine.classify(s, f"synthetic {i}" if len(syns) > 1 else "synthetic")
-        for i, s in enumerate(syns, start=1)
-    ]
+    sources = [engine.classify(original, "original"), *_classified(engine, syns)]
     registered = engine.register_all(sources)
     if registered[0].n_rows == 0:
         raise InputError("original: the data set has no rows; nothing can be measured")
-    for reg in registered[1:]:
+    _warn_empty(registered[1:])
+    return Inputs(engine, registered)
+
+
+def with_syntheses(inputs: Inputs, synthetic: Sequence[Any]) -> Inputs:
+    """The original of ``inputs`` with other syntheses (sdc's protected data), registered on
+    the same engine: the original is not read again."""
+    registered = inputs.engine.register_all(_classified(inputs.engine, list(synthetic)))
+    _warn_empty(registered)
+    return Inputs(inputs.engine, [inputs.sources[0], *registered])
+
+
+def _classified(engine: Engine, syns: list[Any]) -> list[Source]:
+    return [
+        engine.classify(s, f"synthetic {i}" if len(syns) > 1 else "synthetic")
+        for i, s in enumerate(syns, start=1)
+    ]
+
+
+def _warn_empty(registered: Sequence[Registered]) -> None:
+    for reg in registered:
         if reg.n_rows == 0:
             warnings.warn(
                 f"{reg.source.label}: the data set has no rows; measures divided by its size "
                 "(UiS, Dsyn, CAPs) are NaN",
                 DiscoSQLWarning,
-                stacklevel=3,
+                stacklevel=4,
             )
-    return Inputs(engine, registered)
 
 
 def column_kinds(

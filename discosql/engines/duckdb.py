@@ -278,9 +278,15 @@ class DuckDBEngine(Engine):
             )
             return Registered(source, ident(name))
         if kind == "duckdb_table":
-            db = f"__disco_db_{self._tag}_{param}"
-            self.con.execute(f"ATTACH ${param} AS {ident(db)} (READ_ONLY)", {param: obj.database})
-            self._attached.append(db)
+            # a database file this engine already holds (sdc's output tables, measured after
+            # writing) is read where it is attached: a second ATTACH of one file is refused
+            sql = "SELECT database_name FROM duckdb_databases() WHERE path = $p"
+            held = self.con.execute(sql, {"p": obj.database}).fetchall()
+            db = held[0][0] if held else f"__disco_db_{self._tag}_{param}"
+            if not held:
+                attach = f"ATTACH ${param} AS {ident(db)} (READ_ONLY)"
+                self.con.execute(attach, {param: obj.database})
+                self._attached.append(db)
             parts = [db] + ([obj.schema] if obj.schema else []) + [obj.table]
             return Registered(source, ".".join(ident(p) for p in parts))
         if kind in ("arrow", "pandas"):

@@ -13,14 +13,14 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, column_kinds, register_inputs
+from ..core.inputs import Inputs, column_kinds, register_inputs, with_syntheses
 from ..core.output import Destination, destination
 from ..core.results import AsData, json_rows
 from ..core.spec import DisclosureSpec, column_names
 from ..engines import open_engine
 from ..engines.duckdb import file_reader
 from ..errors import DiscoSQLWarning, EngineError, InputError, SchemaError
-from ..measure.summary import DisclosureSummary, disclosure_summary
+from ..measure.summary import DisclosureSummary, summarize
 from ..sql.templates import render
 from . import removal
 from .recoding import Recode, parse_recodes, recode_inputs
@@ -195,6 +195,69 @@ def sdc(
         measure: ``disclosure_summary`` options (``keys`` defaults to ``keys``): the summary of
             the syntheses before and after protection (``res.before``, ``res.after``).
     """
+    prot, dest = _planned(
+        keys,
+        n_syn=len(synthetic) if isinstance(synthetic, list | tuple) else 1,
+        rm_replicated_uniques=rm_replicated_uniques,
+        rm_uniques_in_orig=rm_uniques_in_orig,
+        recode_vars=recode_vars,
+        bottom_top_coding=bottom_top_coding,
+        recode_exclude=recode_exclude,
+        label=label,
+        prefix=prefix,
+        suffix=suffix,
+        rm_disclosive=rm_disclosive,
+        out=out,
+        out_table=out_table,
+        overwrite=overwrite,
+        measure=measure,
+    )
+    prot.warn()
+    with open_engine(engine, threads=threads) as eng:
+        dest.check_tables(eng, overwrite)
+        inputs = register_inputs(eng, original, synthetic)
+        return _run(inputs, prot, dest, measure)
+
+
+def sdc_inputs(
+    inputs: Inputs,
+    before: DisclosureSummary | None = None,
+    **args: Any,
+) -> SdcResult:
+    """:func:`sdc` (``args``: its arguments but the data, engine and threads) on inputs already
+    registered; ``before``: the summary of the unprotected syntheses when the caller has it
+    with the options of ``args["measure"]`` (the report's)."""
+    overwrite = bool(args.get("overwrite", False))
+    prot, dest = _planned(args.pop("keys", None), n_syn=inputs.m, **args)
+    prot.warn()
+    dest.check_tables(inputs.engine, overwrite)
+    return _run(inputs, prot, dest, args.get("measure"), before)
+
+
+def check_sdc(n_syn: int, **args: Any) -> None:
+    """sdc()'s arguments (but the data, engine and threads) checked, for ``n_syn`` syntheses."""
+    _planned(args.pop("keys", None), n_syn=n_syn, **args)
+
+
+def _planned(
+    keys: Any,
+    *,
+    n_syn: int,
+    rm_replicated_uniques: bool = False,
+    rm_uniques_in_orig: bool = False,
+    recode_vars: Any = None,
+    bottom_top_coding: Any = None,
+    recode_exclude: Any = None,
+    label: str | None = None,
+    prefix: str | None = None,
+    suffix: str | None = None,
+    rm_disclosive: Any = None,
+    out: Any = None,
+    out_table: str | None = None,
+    overwrite: bool = False,
+    measure: dict[str, Any] | None = None,
+) -> tuple[Protection, Destination]:
+    """Every argument of sdc() checked before any data is read (one InputError for all)."""
     problems: list[str] = []
     prot = protection(
         keys,
@@ -209,7 +272,6 @@ def sdc(
         rm_disclosive=rm_disclosive,
         problems=problems,
     )
-    n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     dest = destination(out, out_table, n_syn, overwrite, problems)
     if measure is not None and not isinstance(measure, dict):
         problems.append(f"measure: expected a dict of disclosure_summary options, got {measure!r}")
@@ -219,17 +281,23 @@ def sdc(
         )
     if problems:
         raise InputError(problems)
-    prot.warn()
-    with open_engine(engine, threads=threads) as eng:
-        dest.check_tables(eng, overwrite)
-        inputs = register_inputs(eng, original, synthetic)
-        names = prot.names(inputs)
-        tables, removed, recoded = _protect(inputs, names, prot, dest)
+    return prot, dest
+
+
+def _run(
+    inputs: Inputs,
+    prot: Protection,
+    dest: Destination,
+    measure: dict[str, Any] | None,
+    before: DisclosureSummary | None = None,
+) -> SdcResult:
+    names = prot.names(inputs)
+    tables, removed, recoded = _protect(inputs, names, prot, dest)
     result = SdcResult(tables, removed, recoded, tuple(names), dest.written)
     if measure is None:
         return result
     protected = dest.read_back() or _unnamed(result.synthetic, prot.rename)
-    return _measure(result, original, synthetic, protected, measure, engine, threads)
+    return _measure(inputs, result, protected, measure, before)
 
 
 def _unnamed(tables: list[pa.Table], rename: tuple[str | None, str, str]) -> list[pa.Table]:
@@ -245,20 +313,21 @@ def _unnamed(tables: list[pa.Table], rename: tuple[str | None, str, str]) -> lis
 
 
 def _measure(
+    inputs: Inputs,
     res: SdcResult,
-    original: Any,
-    synthetic: Any,
     protected: list[Any],
     measure: dict[str, Any],
-    engine: Any,
-    threads: int | None,
+    before: DisclosureSummary | None,
 ) -> SdcResult:
     """The disclosure_summary of ``measure`` before and after (the protected data as returned,
-    written to files, or to tables)."""
-    options = {"keys": list(res.keys), **measure, "engine": engine, "threads": threads}
-    before = disclosure_summary(original, synthetic, **options)
-    options.setdefault("targets", list(before.results))  # the label column is no target
-    after = disclosure_summary(original, protected, **options)
+    written to files, or to tables), on the engine and original the protection read."""
+    options = dict(measure)
+    keys = options.pop("keys", list(res.keys))
+    targets = options.pop("targets", None)
+    if before is None:
+        before = summarize(inputs, keys, targets, **options)
+    targets = list(before.results) if targets is None else targets  # the label is no target
+    after = summarize(with_syntheses(inputs, protected), keys, targets, **options)
     return replace(res, before=before, after=after)
 
 

@@ -31,7 +31,7 @@ from ..engines import open_engine
 from ..engines.factory import engine_spec
 from ..errors import InputError, did_you_mean
 from ..measure.summary import DisclosureSummary, check_arguments, summarize
-from ..protect.sdc import SdcResult
+from ..protect.sdc import SdcResult, check_sdc, sdc_inputs
 from ..protect.sdc import sdc as run_sdc
 from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
 from ..sweep.key_sweep import KeySweep, key_sweep, sweep_inputs
@@ -113,6 +113,8 @@ def report(
     """
     policy, key_list = _checked(keys, sweep, sdc, thresholds, mode, (min_count, round_to))
     sweep_args = _sweep_args(sweep, key_list, targets, options)
+    n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
+    sdc_args = _sdc_args(sdc, key_list, n_syn)
     measures = {k: options[k] for k in ("ident_meas", "attrib_meas") if k in options}
     check_arguments(key_list, targets, **measures)  # before any data is read, as engine_spec
     engine_spec(engine)  # an unknown engine fails here, before any data is read
@@ -125,8 +127,7 @@ def report(
     }
     syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
     data_sets = [("original", original), *((f"synthetic {j}", s) for j, s in enumerate(syn, 1))]
-    # one engine and one registration for the summary, provenance, structure, control, script
-    # and sweep (a CSV file is parsed once); sdc, which writes, is a call of its own
+    # one engine and one registration for every section (a CSV file is parsed once)
     with open_engine(engine, threads=threads) as eng:
         step("reading the data")
         inputs = register_inputs(eng, original, syn)
@@ -151,25 +152,16 @@ def report(
         step("SQL script")
         script = None if external else sections.script_section(inputs, summary)
         swept = sweep if isinstance(sweep, KeySweep) else None
+        protected = sdc if isinstance(sdc, SdcResult) else None
         if sweep_args is not None:
             step("key sweep")
             if sweep_args["targets"] is None:  # the summary's: every non-key column
                 sweep_args["targets"] = list(summary.results)
             swept = sweep_inputs(inputs, **sweep_args)
-    content["summary"] = sections.summary_section(summary, policy, external)
-    content["targets"] = {
-        t: sections.target_section(r, external) for t, r in summary.results.items()
-    }
-    idents = [t["ident"] for t in content["targets"].values()]
-    content["identity_shared"] = idents[0] if all(i == idents[0] for i in idents) else None
-    content["cap"] = sections.cap_section(summary, control_summary)
-    content["cap_risks"] = [{"measure": k, "is": v} for k, v in CAP_RISKS.items()]
-    content["sweep"] = None if swept is None else sections.sweep_section(swept, external)
-    if sdc is not None:
-        step("protection (sdc)")
-    protected = _sdc(original, synthetic, summary, sdc, options, engine, threads)
-    content["sdc"] = None if protected is None else sections.sdc_section(protected)
-    content["definitions"] = [{"measure": m, "formula": f, "source": s} for m, f, s in DEFINITIONS]
+        if sdc_args is not None:
+            step("protection (sdc)")
+            protected = _protect(inputs, summary, sdc_args, options)
+    _measures(content, summary, policy, control_summary, swept, protected, external)
     content["sql"] = None if script is None else {
         "sha256": hashlib.sha256(script.encode()).hexdigest(),
         "lines": script.count("\n") + 1,
@@ -191,6 +183,29 @@ def report(
         table_rows=_rows_table,
     )
     return Report(content, html, None if inline_sql else script)
+
+
+def _measures(
+    content: dict[str, Any],
+    summary: DisclosureSummary,
+    policy: dict[str, float],
+    control: DisclosureSummary | None,
+    swept: KeySweep | None,
+    protected: SdcResult | None,
+    external: bool,
+) -> None:
+    """The sections of numbers, shaped from the results (nothing is read here)."""
+    content["summary"] = sections.summary_section(summary, policy, external)
+    content["targets"] = {
+        t: sections.target_section(r, external) for t, r in summary.results.items()
+    }
+    idents = [t["ident"] for t in content["targets"].values()]
+    content["identity_shared"] = idents[0] if all(i == idents[0] for i in idents) else None
+    content["cap"] = sections.cap_section(summary, control)
+    content["cap_risks"] = [{"measure": k, "is": v} for k, v in CAP_RISKS.items()]
+    content["sweep"] = None if swept is None else sections.sweep_section(swept, external)
+    content["sdc"] = None if protected is None else sections.sdc_section(protected)
+    content["definitions"] = [{"measure": m, "formula": f, "source": s} for m, f, s in DEFINITIONS]
 
 
 def _checked(
@@ -280,25 +295,26 @@ def _sweep_args(
     return args
 
 
-def _sdc(
-    original: Any,
-    synthetic: Any,
-    summary: DisclosureSummary,
-    sdc: Any,
-    options: dict[str, Any],
-    engine: Any,
-    threads: int | None,
-) -> SdcResult | None:
-    """sdc() with its before/after summary measured as the report's summary is (the same
-    targets and options)."""
-    if sdc is None:
+def _sdc_args(sdc: Any, keys: list[str], n_syn: int) -> dict[str, Any] | None:
+    """sdc()'s arguments for the report (its keys unless given), checked before any data is
+    read; None without an sdc to run. ``measure`` is the report's summary unless given."""
+    if sdc is None or isinstance(sdc, SdcResult):
         return None
-    if isinstance(sdc, SdcResult):
-        return sdc
     args = dict(sdc)
-    args.setdefault("keys", list(summary.keys))
-    args.setdefault("measure", {"targets": list(summary.results), **options})
-    return run_sdc(original, synthetic, engine=engine, threads=threads, **args)
+    args.setdefault("keys", keys)
+    check_sdc(n_syn, **{**args, "measure": args.get("measure", {})})
+    return args
+
+
+def _protect(
+    inputs: Inputs, summary: DisclosureSummary, args: dict[str, Any], options: dict[str, Any]
+) -> SdcResult:
+    """sdc() on the report's inputs, measured before and after as the report's summary is
+    (the same targets and options: the summary is its "before")."""
+    if "measure" in args:
+        return sdc_inputs(inputs, **args)
+    measure = {"keys": list(summary.keys), "targets": list(summary.results), **options}
+    return sdc_inputs(inputs, before=summary, **args, measure=measure)
 
 
 def _plots(
