@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
+from ..core.files import atomic_path, write_text
 from ..errors import InputError
 from .output import Progress, text_table, write
 from .parser import UsageError, boolean, csv_list, parse_cont_na, target_map
@@ -94,7 +96,7 @@ def sql_command(args: argparse.Namespace) -> None:
     if args.out is None:
         sys.stdout.write(script)
     else:
-        args.out.write_text(script)
+        write_text(args.out, script)
 
 
 def uniques_command(args: argparse.Namespace) -> None:
@@ -175,7 +177,7 @@ def sdc_command(args: argparse.Namespace) -> None:
         tables = _script_tables(args)
         script = sdc_to_sql(args.original, args.synthetic, dialect=args.dialect,
                             tables=tables, **protection)  # fmt: skip
-        args.sql.write_text(script)
+        write_text(args.sql, script)
         return
     res = sdc(args.original, args.synthetic, measure=measure, **protection)
     text = f"Removed\n{text_table(res.removed)}"
@@ -221,7 +223,7 @@ def summary_command(args: argparse.Namespace, progress: Progress) -> None:
         **_common_kwargs(args),
     )
     if args.plot is not None:
-        s.plot().savefig(args.plot, dpi=150)
+        save_figure(s.plot(), args.plot)
     write(s.table, str(s), args.format, args.out)
 
 
@@ -264,7 +266,7 @@ def report_command(args: argparse.Namespace, progress: Progress) -> None:
     )
     rep.save(args.out)
     if args.json is not None:
-        args.json.write_text(rep.to_json(), encoding="utf-8")
+        write_text(args.json, rep.to_json())
     sql = rep.sql_path(args.out)
     written = [str(p) for p in (args.out, sql, args.json) if p is not None]
     sys.stdout.write(f"Report written: {', '.join(written)}\n")
@@ -300,11 +302,11 @@ def sweep_command(args: argparse.Namespace, progress: Progress) -> None:
 
         script = sweep_to_sql(args.original, args.synthetic, dialect=args.dialect,
                               tables=_script_tables(args), **kwargs)  # fmt: skip
-        args.sql.write_text(script)
+        write_text(args.sql, script)
         return
     sw = key_sweep(args.original, args.synthetic, progress=progress.step, **kwargs)
     if args.plot is not None:
-        sw.plot(args.measure).savefig(args.plot, dpi=150)
+        save_figure(sw.plot(args.measure), args.plot)
     table = sw.table if args.worst is None else sw.worst(args.worst, args.measure)
     shown = table.set_column(
         table.schema.get_field_index("keys"),
@@ -317,3 +319,9 @@ def sweep_command(args: argparse.Namespace, progress: Progress) -> None:
     # CSV has no lists: the subset is written as one text field there (as printed)
     out_table = shown if args.format == "csv" else table
     write(out_table, f"{title}\n\n{text_table(shown)}", args.format, args.out)
+
+
+def save_figure(figure: Any, path: Path) -> None:
+    """A matplotlib figure at ``path`` (its format from the ending), complete or not at all."""
+    with atomic_path(path) as temp:
+        figure.savefig(temp, dpi=150)

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
+from ..core.files import atomic_path, write_text
 from ..core.results import json_rows
 
 
@@ -66,7 +67,8 @@ def write(table: pa.Table, text: str, fmt: str, out: Path | None) -> None:
     """``table`` in format ``fmt`` (``text`` for the text format) to ``out``, else stdout."""
     if fmt == "parquet":
         assert out is not None  # _output_problems made sure
-        pq.write_table(table, out)
+        with atomic_path(out) as temp:
+            pq.write_table(table, temp)
         return
     if fmt == "csv":
         sink = pa.BufferOutputStream()
@@ -79,4 +81,4 @@ def write(table: pa.Table, text: str, fmt: str, out: Path | None) -> None:
     if out is None:
         sys.stdout.write(payload)
     else:
-        out.write_text(payload)
+        write_text(out, payload)

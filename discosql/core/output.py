@@ -5,8 +5,10 @@ nothing existing is replaced unless asked, and the inputs are never changed."""
 
 from __future__ import annotations
 
+import contextlib
 import os
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pyarrow as pa
@@ -14,6 +16,7 @@ import pyarrow as pa
 from ..engines.base import Engine
 from ..engines.duckdb import duckdb_table
 from ..errors import InputError
+from .files import atomic_paths
 
 DATABASE_SUFFIXES = (".duckdb", ".ddb")
 
@@ -36,6 +39,17 @@ class Destination:
         if self.database is not None:
             return [duckdb_table(self.database, t) for t in self.tables]
         return list(self.written)
+
+    @contextlib.contextmanager
+    def staged(self) -> Iterator[Destination]:
+        """Where to write while writing: the files under temporary names, renamed into place
+        together when the block ends normally, removed when it does not (core/files.py);
+        tables are made complete by the engine (Engine.write_table)."""
+        if not self.files:
+            yield self
+            return
+        with atomic_paths(self.files) as temps:
+            yield replace(self, files=tuple(str(t) for t in temps))
 
     def write(self, engine: Engine, j: int, sql: str, params: dict[str, Any]) -> int | pa.Table:
         """Synthesis ``j`` (1-based) written where it goes (the rows written), or returned."""

@@ -10,6 +10,7 @@ make them differently. Nothing here knows a particular engine: each lives in its
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,10 @@ class Registered:
     params: dict[str, Any] = field(default_factory=dict)
     columns: dict[str, str] = field(default_factory=dict)  # name -> DuckDB type name, in order
     n_rows: int = 0
+
+
+# an output table is made under its name + STAGING, then renamed (Engine.write_table)
+STAGING = "__discosql_staging"
 
 
 class Engine:
@@ -171,17 +176,38 @@ class Engine:
         stage: str,
     ) -> int:
         """Create the output table ``name`` from the query (replacing it); returns its rows.
-        The statements are written in the engine's own dialect around the translated query."""
+        The statements are written in the engine's own dialect around the translated query.
+        The table is made under a staging name and renamed into place when complete (in one
+        transaction with the drop of the table it replaces, where the engine has them), so a
+        reader sees the old table or the new one, never part of one; on failure the staging
+        table is dropped and an existing table stays as it was."""
         table = self.output_table(name, database)
+        staging = self.output_table(name + STAGING, database)
         query, used = self.translate(sql, params)
 
         def run() -> int:
-            self._execute(f"DROP TABLE IF EXISTS {table}", {})
-            self._execute(f"CREATE TABLE {table}{self.table_format} AS\n{query}", used)
-            return int(self._query(f"SELECT count(*) AS n FROM {table}", {}).column(0)[0].as_py())
+            self._execute(f"DROP TABLE IF EXISTS {staging}", {})
+            try:
+                self._execute(f"CREATE TABLE {staging}{self.table_format} AS\n{query}", used)
+                count = f"SELECT count(*) AS n FROM {staging}"
+                n = int(self._query(count, {}).column(0)[0].as_py())
+                for statement in self.replace_table(staging, table, name):
+                    self._execute(statement, {})
+            except BaseException:
+                with contextlib.suppress(Exception):  # the staging table only: never the output
+                    self._execute(f"DROP TABLE IF EXISTS {staging}", {})
+                raise
+            return n
 
         n: int = self._guarded(stage, run)
         return n
+
+    def replace_table(self, staging: str, table: str, name: str) -> list[str]:
+        """The statements that put the complete ``staging`` table in the place of ``table``
+        (``name`` as given): one transaction (DuckDB, PostgreSQL, SQLite)."""
+        leaf = ident(name.split(".")[-1])
+        return ["BEGIN", f"DROP TABLE IF EXISTS {table}", f"ALTER TABLE {staging} RENAME TO {leaf}",
+                "COMMIT"]  # fmt: skip
 
     # what orders a table's records as stored (SQLite rowid, PostgreSQL ctid, ...)
     position_order: str | None = None

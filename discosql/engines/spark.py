@@ -118,6 +118,12 @@ class SparkEngine(Engine):
     def has_table(self, name: str, database: str | None) -> bool:
         return bool(self.spark.catalog.tableExists(name))
 
+    def replace_table(self, staging: str, table: str, name: str) -> list[str]:
+        """Spark has no transactions: the old table is dropped and the complete staging table
+        renamed at once after it (a reader between the two finds no table, never part of
+        one)."""
+        return [f"DROP TABLE IF EXISTS {table}", f"ALTER TABLE {staging} RENAME TO {table}"]
+
     def _execute(self, sql: str, params: dict[str, Any]) -> None:
         self.spark.sql(sql, args=params or None).collect()
 

@@ -292,7 +292,8 @@ def _run(
     before: DisclosureSummary | None = None,
 ) -> SdcResult:
     names = prot.names(inputs)
-    tables, removed, recoded = _protect(inputs, names, prot, dest)
+    with dest.staged() as writing:  # every file complete, or none
+        tables, removed, recoded = _protect(inputs, names, prot, writing)
     result = SdcResult(tables, removed, recoded, tuple(names), dest.written)
     if measure is None:
         return result

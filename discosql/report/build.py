@@ -24,6 +24,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..core.files import atomic_paths
 from ..core.inputs import Inputs, register_inputs
 from ..core.results import AsData
 from ..core.view import render_html, table_rows
@@ -61,10 +62,13 @@ class Report(AsData):
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write the HTML document (one file: CSS and plots inline) and, when the SQL is not
         inline, the script beside it (``<name>.sql``, whose SHA-256 the report states)."""
-        Path(path).write_text(self.html, encoding="utf-8")
+        files = [(Path(path), self.html)]
         sql_path = self.sql_path(path)
         if sql_path is not None and self.sql is not None:
-            sql_path.write_text(self.sql, encoding="utf-8")
+            files.append((sql_path, self.sql))
+        with atomic_paths([p for p, _ in files]) as temps:  # both complete, or neither
+            for temp, (_, text) in zip(temps, files, strict=True):
+                temp.write_text(text, encoding="utf-8")
 
     def to_dict(self) -> dict[str, Any]:
         return self.content
