@@ -97,6 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("always", DiscoSQLWarning)  # printed, whatever the filters say
             warnings.showwarning = _warning
             _run(args, progress)
+    except KeyboardInterrupt:  # Ctrl-C: what was being written is removed on the way out
+        print("discosql: interrupted (every output is complete or absent)", file=sys.stderr)
+        return 130
     except InputError as e:
         return _error(e.problems)
     except UsageError as e:

@@ -236,12 +236,18 @@ class Engine:
         except (EngineError, InputError):
             raise
         except Exception as e:
+            if self._is_interrupt(e):  # Ctrl-C reached the engine, which stopped the query
+                raise KeyboardInterrupt from e
             if not self._is_engine_error(e):
                 raise
             raise EngineError(f"stage {stage} failed on {self.name}: {e}") from e
 
     def _is_engine_error(self, e: Exception) -> bool:
         raise NotImplementedError
+
+    def _is_interrupt(self, e: Exception) -> bool:
+        """Whether ``e`` is the engine's report of a query stopped by Ctrl-C."""
+        return False
 
     def _execute(self, sql: str, params: dict[str, Any]) -> None:
         raise NotImplementedError

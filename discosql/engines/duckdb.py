@@ -100,6 +100,12 @@ class DuckDBEngine(Engine):
     def _is_engine_error(self, e: Exception) -> bool:
         return isinstance(e, duckdb.Error)
 
+    def _is_interrupt(self, e: Exception) -> bool:
+        # DuckDB stops a query on SIGINT; its client reports it as InterruptException, or
+        # while streaming a result as a RuntimeError with this message (DuckDB 2.0.1)
+        interrupted = isinstance(e, RuntimeError) and str(e) == "Query interrupted"
+        return isinstance(e, duckdb.InterruptException) or interrupted
+
     def _execute(self, sql: str, params: dict[str, Any]) -> None:
         self.con.execute(sql, params)
 
