@@ -233,3 +233,38 @@ def test_warnings_and_internal_errors_are_one_line(
     assert "Traceback" in Path(path).read_text()
     with pytest.raises(ZeroDivisionError):
         main(["disclosure", str(full), str(full), "--keys", "a", "--target", "t", "--debug"])
+
+
+def test_errors_speak_in_flags(run: Run, tmp_path: Path) -> None:
+    """Every error the CLI prints names its flags and values, never the Python API's keywords
+    (overwrite=True, out=, None)."""
+    data = Path(ds.__file__).parent / "data"
+    o = str(data / "sd2011.parquet")
+    s1, s2 = str(data / "syn_1.parquet"), str(data / "syn_2.parquet")
+    existing = tmp_path / "prot.csv"
+    existing.write_text("x\n")
+    database = tmp_path / "out.duckdb"
+    cases = [
+        (["sdc", o, s1, "--keys", KEYS, "--rm-replicated-uniques", "--out", str(existing)],
+         "--out: ", "pass --overwrite"),
+        (["sdc", o, s1, "--keys", KEYS, "--out", str(existing), "--out-table", "t"],
+         "--out-table: ", "--out FILE.duckdb"),
+        (["sdc", o, s1, s2, "--keys", KEYS, "--prefix", "p_", "--measure", "depress",
+          "--out", str(tmp_path / "p_{synthesis}.parquet")], "--measure: ", "drop --out"),
+        (["disclosure", o, s1, "--keys", "sex,agee", "--target", "depress"], "key 'agee'", ""),
+        (["summary", o, s1, "--keys", KEYS, "--threads", "0"], "--threads", "positive"),
+        (["report", o, s1, "--keys", KEYS, "--min-count", "0", "--out",
+          str(tmp_path / "r.html")], "--min-count: ", ""),
+    ]  # fmt: skip
+    run("sdc", o, s1, "--keys", KEYS, "--rm-replicated-uniques", "--out", str(database))
+    cases.append(
+        (["sdc", o, s1, "--keys", KEYS, "--rm-replicated-uniques", "--out", str(database)],
+         "--out-table: ", "pass --overwrite")
+    )  # fmt: skip
+    for argv, flag, words in cases:
+        done = run(*argv)
+        assert done.returncode == 2, (argv, done.stderr)
+        assert flag in done.stderr, (argv, done.stderr)
+        assert words in done.stderr, (argv, done.stderr)
+        for python in ("=True", "=False", "None", "overwrite=", "out=", "out_table", "min_count"):
+            assert python not in done.stderr, (argv, python, done.stderr)

@@ -9,8 +9,10 @@ internal error prints one line and where its traceback went (``--debug`` prints 
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import os
+import re
 import sys
 import tempfile
 import traceback
@@ -59,12 +61,48 @@ def _output_problems(args: argparse.Namespace) -> list[str]:
 def _error(problems: Sequence[str]) -> int:
     """Bad input: one line per problem on stderr, exit status 2."""
     for problem in problems:
-        print(f"discosql: error: {' '.join(problem.splitlines())}", file=sys.stderr)
+        print(f"discosql: error: {in_flags(' '.join(problem.splitlines()))}", file=sys.stderr)
     return 2
 
 
+def in_flags(message: str) -> str:
+    """A message of the Python API in the command line's words: an argument named at the
+    start (``out_table: ...``) or as ``name=True`` becomes its flag (``--out-table``,
+    ``--overwrite``), and Python's None is "nothing"."""
+    flags = _flags()
+    head, sep, rest = message.partition(": ")
+    if sep and head in flags:
+        message = f"{flags[head]}: {rest}"
+    message = re.sub(
+        r"\b([a-z_]+)=(True|\.\.\.)?(?![\w'\"({\[])",
+        lambda m: flags.get(m.group(1), m.group(0)),
+        message,
+    )
+    message = re.sub(
+        r"\b([a-z_]+)='([^']*)'",
+        lambda m: f"{flags[m.group(1)]} {m.group(2)}" if m.group(1) in flags else m.group(0),
+        message,
+    )
+    message = message.replace(" (or None for all cores)", "")
+    return re.sub(r"\bNone\b", "nothing", message)
+
+
+@functools.cache
+def _flags() -> dict[str, str]:
+    """{Python argument name: its flag} for every flag of every subcommand."""
+    out: dict[str, str] = {}
+    parser = build_parser()
+    subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for sub in subparsers[0].choices.values():
+        for action in sub._actions:
+            long = [o for o in action.option_strings if o.startswith("--")]
+            if long:
+                out.setdefault(action.dest, long[0])
+    return out
+
+
 def _warning(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
-    print(f"discosql: warning: {' '.join(str(message).splitlines())}", file=sys.stderr)
+    print(f"discosql: warning: {in_flags(' '.join(str(message).splitlines()))}", file=sys.stderr)
 
 
 def _internal_error(e: BaseException) -> int:
@@ -105,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         return _error([str(e)])
     except (DiscoSQLError, OSError) as e:
-        print(f"discosql: error: {(str(e).splitlines() or [''])[0]}", file=sys.stderr)
+        print(f"discosql: error: {in_flags((str(e).splitlines() or [''])[0])}", file=sys.stderr)
         return 1
     except Exception as e:
         if args.debug:

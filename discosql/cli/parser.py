@@ -142,7 +142,8 @@ def _add_common(p: argparse.ArgumentParser, outputs: bool = True, measures: bool
         )
     else:
         _add_measure_options(p)
-    p.add_argument("--threads", type=int, default=None, help="DuckDB threads (default: all cores)")
+    p.add_argument("--threads", type=positive, default=None, metavar="N",
+                   help="DuckDB threads (default: all cores)")  # fmt: skip
     p.add_argument(
         "--engine",
         default=None,
@@ -403,3 +404,14 @@ def _add_report(sub: Any) -> None:
                    help="the report (and FILE.sql: the script of its tables)")  # fmt: skip
     r.add_argument("--json", type=Path, default=None, metavar="FILE.json",
                    help="also write the report's content as JSON")  # fmt: skip
+
+
+def positive(text: str) -> int:
+    """A positive whole number (a flag's value)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive whole number, got {text!r}")
+    return value
