@@ -268,3 +268,26 @@ def test_errors_speak_in_flags(run: Run, tmp_path: Path) -> None:
         assert words in done.stderr, (argv, done.stderr)
         for python in ("=True", "=False", "None", "overwrite=", "out=", "out_table", "min_count"):
             assert python not in done.stderr, (argv, python, done.stderr)
+
+
+def test_csv_writes_missing_numbers_as_empty_fields(run: Run, tmp_path: Path) -> None:
+    """A sweep has NaN measures (mean_denom of a subset with no DiSCO cell): CSV
+    leaves those fields empty, which R, pandas and DuckDB read as missing; --worst names its
+    number column after the measure."""
+    data = Path(ds.__file__).parent / "data"
+    o, s1 = str(data / "sd2011.parquet"), str(data / "syn_1.parquet")
+    out = tmp_path / "sweep.csv"
+    done = run("sweep", o, s1, "--keys", KEYS, "--targets", "depress", "--format", "csv",
+               "--out", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    assert "nan" not in text.lower()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    swept = ds.key_sweep(o, s1, KEYS.split(","), ["depress"])
+    nans = sum(1 for v in swept.table.column("mean_denom").to_pylist() if v != v)
+    assert nans > 0  # the case this test is about
+    assert sum(1 for r in rows if r["mean_denom"] == "") == nans
+    done = run("sweep", o, s1, "--keys", KEYS, "--targets", "depress", "--worst", "2",
+               "--format", "csv")  # fmt: skip
+    header = done.stdout.splitlines()[0]
+    assert header == '"target","keys","n_keys","DiSCO_mean"'

@@ -221,7 +221,7 @@ def test_cli_sweep(sd2011: tuple[str, list[str]], tmp_path: Path,
     bad = [
         (["--measure", "DISCO"], "--measure: 'DISCO' is not one of"),
         (["--sizes", "a"], "--sizes: expected integers"),
-        (["--fixed-keys", "educ"], "fixed_keys: ['educ'] are not among"),
+        (["--fixed-keys", "educ"], "--fixed-keys: ['educ'] are not among"),
     ]
     for extra, message in bad:
         assert main([*base, *extra]) == 2

@@ -307,7 +307,11 @@ def sweep_command(args: argparse.Namespace, progress: Progress) -> None:
     sw = key_sweep(args.original, args.synthetic, progress=progress.step, **kwargs)
     if args.plot is not None:
         save_figure(sw.plot(args.measure), args.plot)
-    table = sw.table if args.worst is None else sw.worst(args.worst, args.measure)
+    table = sw.table
+    if args.worst is not None:  # the number column says what it holds
+        table = sw.worst(args.worst, args.measure).rename_columns(
+            ["target", "keys", "n_keys", f"{args.measure}_mean"]
+        )
     shown = table.set_column(
         table.schema.get_field_index("keys"),
         "keys",

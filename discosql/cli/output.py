@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
@@ -72,7 +73,7 @@ def write(table: pa.Table, text: str, fmt: str, out: Path | None) -> None:
         return
     if fmt == "csv":
         sink = pa.BufferOutputStream()
-        pacsv.write_csv(table, sink)
+        pacsv.write_csv(_nan_as_empty(table), sink)
         payload = sink.getvalue().to_pybytes().decode()
     elif fmt == "json":
         payload = json.dumps(json_rows(table), indent=1, ensure_ascii=False) + "\n"
@@ -82,3 +83,13 @@ def write(table: pa.Table, text: str, fmt: str, out: Path | None) -> None:
         sys.stdout.write(payload)
     else:
         write_text(out, payload)
+
+
+def _nan_as_empty(table: pa.Table) -> pa.Table:
+    """Floats' NaN as missing, which CSV writes as an empty field (R, pandas and DuckDB read
+    that as NA; Arrow would write 'nan', which R reads as text)."""
+    for i, field in enumerate(table.schema):
+        if pa.types.is_floating(field.type):
+            col = table.column(i)
+            table = table.set_column(i, field, pc.if_else(pc.is_nan(col), None, col))
+    return table
