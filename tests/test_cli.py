@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import struct
 import subprocess
 import sys
@@ -291,3 +292,29 @@ def test_csv_writes_missing_numbers_as_empty_fields(run: Run, tmp_path: Path) ->
                "--format", "csv")  # fmt: skip
     header = done.stdout.splitlines()[0]
     assert header == '"target","keys","n_keys","DiSCO_mean"'
+
+
+def test_sdc_dry_run_counts_and_writes_nothing(run: Run, tmp_path: Path) -> None:
+    """sdc without --out (or with --dry-run) prints the counts a real run removes and recodes,
+    and writes nothing."""
+    data = Path(ds.__file__).parent / "data"
+    o, s1, s2 = (str(data / f) for f in ("sd2011.parquet", "syn_1.parquet", "syn_2.parquet"))
+    flags = ["--keys", KEYS, "--rm-replicated-uniques", "--recode", "age=20,80"]
+    real = ds.sdc(o, [s1, s2], KEYS.split(","), rm_replicated_uniques=True,
+                  recode_vars=["age"], bottom_top_coding=[(20, 80)])  # fmt: skip
+    for extra in ([], ["--out", str(tmp_path / "p_{synthesis}.parquet"), "--dry-run"]):
+        done = run("sdc", o, s1, s2, *flags, *extra)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("Would remove")
+        assert done.stdout.rstrip().endswith("Nothing written (a dry run).")
+        for r in real.removed.to_pylist():
+            assert re.search(rf"{r['synthesis']}\s+{r['reason']}\s+{r['rows']}\s", done.stdout)
+        for r in real.recoded.to_pylist():
+            line = rf"{r['synthesis']}\s+age\s+{r['bottom_coded']}\s+{r['top_coded']}\n"
+            assert re.search(line, done.stdout)
+    assert list(tmp_path.iterdir()) == []
+    dry = ds.sdc(o, [s1, s2], KEYS.split(","), rm_replicated_uniques=True, recode_vars=["age"],
+                 bottom_top_coding=[(20, 80)], dry_run=True)  # fmt: skip
+    assert dry.removed.equals(real.removed)
+    assert dry.recoded.equals(real.recoded)
+    assert dry.synthetic == []

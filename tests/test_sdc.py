@@ -249,7 +249,7 @@ def test_cli_sdc(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
         pq.read_table(out.replace("{synthesis}", "2")).to_pylist() == ref.synthetic[1].to_pylist()
     )
     assert main(argv) == 2  # the files exist now
-    assert "pass overwrite=True" in capsys.readouterr().err
+    assert "pass --overwrite" in capsys.readouterr().err  # the CLI names its flag
     assert main([*argv[:-2], "--recode", "age=80", "--out", out]) == 2
     err = capsys.readouterr().err
     assert "--recode: expected VAR=BOTTOM,TOP" in err

@@ -137,8 +137,9 @@ def sdc_command(args: argparse.Namespace) -> None:
                 f"--recode-exclude: expected VAR=CODE[,CODE] for a --recode VAR, got {item!r}"
             )
         exclude[var] = _codes(codes, "--recode-exclude")
-    if args.out is None and args.out_table is None:
-        raise UsageError("sdc: give --out (files, or FILE.duckdb) or --out-table (a table)")
+    dry_run = args.dry_run or (args.out is None and args.out_table is None)
+    if dry_run and args.sql is not None:
+        raise UsageError("--sql: the script writes the protected data; give --out or --out-table")
     if args.sql is None and (args.original_table or args.synthetic_tables
                              or args.dialect != "duckdb"):  # fmt: skip
         raise UsageError("--dialect/--original-table/--synthetic-tables: only with --sql")
@@ -179,12 +180,15 @@ def sdc_command(args: argparse.Namespace) -> None:
                             tables=tables, **protection)  # fmt: skip
         write_text(args.sql, script)
         return
-    res = sdc(args.original, args.synthetic, measure=measure, **protection)
-    text = f"Removed\n{text_table(res.removed)}"
+    res = sdc(args.original, args.synthetic, measure=measure, dry_run=dry_run, **protection)
+    text = f"{'Would remove' if dry_run else 'Removed'}\n{text_table(res.removed)}"
     if res.recoded.num_rows:
-        text += f"\n\nRecoded\n{text_table(res.recoded)}"
+        text += f"\n\n{'Would recode' if dry_run else 'Recoded'}\n{text_table(res.recoded)}"
     if res.before is not None and res.after is not None:
         text += f"\n\nBefore\n{res.before}\n\nAfter\n{res.after}"
+    if dry_run:
+        sys.stdout.write(text + "\n\nNothing written (a dry run).\n")
+        return
     sys.stdout.write(text + "\n\nWritten\n" + "\n".join(res.out) + "\n")
 
 

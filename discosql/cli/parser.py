@@ -325,6 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the tables' name (with {synthesis} when there are several): in "
                    "--out FILE.duckdb, or in the database of --engine postgres/spark")  # fmt: skip
     c.add_argument("--overwrite", action="store_true", help="replace existing files or tables")
+    c.add_argument("--dry-run", action="store_true",
+                   help="count what would be removed and recoded, write nothing (the default "
+                   "without --out and --out-table)")  # fmt: skip
     _add_script_options(c, "the step (CREATE TABLE --out-table AS ...; duckdb scripts may --out "
                         "files)")  # fmt: skip
 

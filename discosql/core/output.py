@@ -29,6 +29,7 @@ class Destination:
     files: tuple[str, ...] = ()
     tables: tuple[str, ...] = ()
     database: str | None = None
+    preview: bool = False  # a dry run: the records kept are counted, nothing is written
 
     @property
     def written(self) -> tuple[str, ...]:
@@ -53,6 +54,10 @@ class Destination:
 
     def write(self, engine: Engine, j: int, sql: str, params: dict[str, Any]) -> int | pa.Table:
         """Synthesis ``j`` (1-based) written where it goes (the rows written), or returned."""
+        if self.preview:
+            counted = engine.query(f"SELECT count(*) AS n FROM ({sql}) AS kept", params,
+                                   "sdc/kept", small=True)  # fmt: skip
+            return int(counted.column(0)[0].as_py())
         if self.files:
             return engine.copy_to(sql, params, self.files[j - 1], "sdc/kept")
         if self.tables:

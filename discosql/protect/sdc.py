@@ -168,6 +168,7 @@ def sdc(
     out_table: str | None = None,
     overwrite: bool = False,
     measure: dict[str, Any] | None = None,
+    dry_run: bool = False,
     engine: Any = None,
     threads: int | None = None,
 ) -> SdcResult:
@@ -194,6 +195,9 @@ def sdc(
             files are refused unless ``overwrite=True``.
         measure: ``disclosure_summary`` options (``keys`` defaults to ``keys``): the summary of
             the syntheses before and after protection (``res.before``, ``res.after``).
+        dry_run: count what would be removed and recoded (``res.removed``, ``res.recoded``)
+            and write nothing: no files or tables, no synthesis returned (``out`` and
+            ``out_table`` are still checked).
     """
     prot, dest = _planned(
         keys,
@@ -211,6 +215,7 @@ def sdc(
         out_table=out_table,
         overwrite=overwrite,
         measure=measure,
+        dry_run=dry_run,
     )
     prot.warn()
     with open_engine(engine, threads=threads) as eng:
@@ -256,6 +261,7 @@ def _planned(
     out_table: str | None = None,
     overwrite: bool = False,
     measure: dict[str, Any] | None = None,
+    dry_run: bool = False,
 ) -> tuple[Protection, Destination]:
     """Every argument of sdc() checked before any data is read (one InputError for all)."""
     problems: list[str] = []
@@ -279,8 +285,14 @@ def _planned(
         problems.append(
             "measure: renamed files or tables (prefix/suffix) cannot be measured; drop out="
         )
+    if not isinstance(dry_run, bool):
+        problems.append(f"dry_run: expected True or False, got {dry_run!r}")
+    elif dry_run and measure is not None:
+        problems.append("measure: a dry run writes nothing to measure; drop dry_run=True")
     if problems:
         raise InputError(problems)
+    if dry_run:  # the outputs were checked; nothing goes there
+        dest = Destination(preview=True)
     return prot, dest
 
 
