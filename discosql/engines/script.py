@@ -13,7 +13,11 @@ from sqlglot import exp
 from ..errors import EngineError
 from ..sql.dialects import inline_params
 from ..sql.templates import ident, template_dir
-from .base import Engine
+from .base import STAGING, Engine
+
+# dialects whose ALTER TABLE ... RENAME TO takes the new name without its schema (and keeps
+# the table in its schema); the others are given the qualified name
+SAME_SCHEMA_RENAME = ("duckdb", "postgres", "bigquery", "tsql")
 
 
 class ScriptEngine(Engine):
@@ -66,17 +70,35 @@ class ScriptEngine(Engine):
     def write_table(
         self, name: str, database: str | None, sql: str, params: dict[str, Any], stage: str
     ) -> int:
-        """CREATE TABLE name AS the query (Spark: a Parquet table), dropped first only when
-        overwriting; the script fails on an existing table otherwise."""
+        """The query as a table (Spark: a Parquet table) made under a staging name, then renamed
+        to ``name`` (after dropping the old table, only when overwriting; the rename fails on
+        an existing table otherwise): a reader never sees part of a table. Where the dialect
+        has transactional DDL (DuckDB, PostgreSQL) the drop and the rename are one
+        transaction. DataFusion, which cannot rename, creates the table directly (its tables
+        are the session's own)."""
         if database is not None:
             raise EngineError("a script writes tables in the database it runs on")
         table = self.output_table(name, None)
+        staging = self.output_table(name + STAGING, None)
         self.comment(_template_header(stage))
+        if self.dialect == "datafusion":  # no RENAME; its tables live in the session only
+            if self.overwrite:
+                self._statement(f"DROP TABLE IF EXISTS {table}", {})
+            self._statement(f"CREATE TABLE {table} AS\n{sql}", params)
+            return 0
+        self._statement(f"DROP TABLE IF EXISTS {staging}", {})  # left by a stopped run
+        fmt = "parquet" if self.dialect in ("spark", "databricks") else None
+        self._statement(f"CREATE TABLE {staging} AS\n{sql}", params, fmt)
+        # the new name: unqualified where the dialect keeps the schema (and wants it so)
+        target = ident(name.split(".")[-1]) if self.dialect in SAME_SCHEMA_RENAME else table
+        transaction = self.overwrite and self.dialect in ("duckdb", "postgres")
+        if transaction:
+            self.parts.append("BEGIN;")
         if self.overwrite:
             self._statement(f"DROP TABLE IF EXISTS {table}", {})
-        spark = self.dialect in ("spark", "databricks")
-        fmt = "parquet" if spark else None
-        self._statement(f"CREATE TABLE {table} AS\n{sql}", params, fmt)
+        self._statement(f"ALTER TABLE {staging} RENAME TO {target}", {})
+        if transaction:
+            self.parts.append("COMMIT;")
         return 0
 
     def output_table(self, name: str, database: str | None) -> str:
