@@ -337,7 +337,8 @@ def check_arguments(
     return keys, targets
 
 
-def _mean(values: Sequence[float]) -> float:
+def mean(values: Sequence[float]) -> float:
+    """The mean over the syntheses (NaN for none), as the summary's table takes it."""
     return math.fsum(values) / len(values) if values else math.nan
 
 
@@ -350,13 +351,13 @@ def _summary_table(results: dict[str, DisclosureResult], ident: str, attrib: str
         rows.append(
             {
                 "target": target,
-                "attrib_orig": _mean([res.value(orig, j) for j in syn]),
-                "attrib_syn": _mean([res.value(attrib, j) for j in syn]),
+                "attrib_orig": mean([res.value(orig, j) for j in syn]),
+                "attrib_syn": mean([res.value(attrib, j) for j in syn]),
                 "check1": res.check1,
                 "npairs": max(fired.count(j) for j in syn),  # the worst synthesis
                 "check2": res.check2,
-                "ident_orig": _mean([res.value("UiO", j) for j in syn]),
-                "ident_syn": _mean([res.value(ident, j) for j in syn]),
+                "ident_orig": mean([res.value("UiO", j) for j in syn]),
+                "ident_syn": mean([res.value(ident, j) for j in syn]),
             }
         )
     # ascending attribute risk of the synthetic data, ties in target order, NaN last (R's order)

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..core.inputs import Inputs
 from ..core.results import DisclosureResult, json_rows
-from ..measure.summary import DisclosureSummary
+from ..measure.summary import DisclosureSummary, mean
 from ..protect.sdc import SdcResult
 from ..sql.templates import render
 from ..sweep.key_sweep import MEASURES as SWEEP_MEASURES
@@ -212,7 +212,7 @@ def summary_section(
         for measure in HEADLINE:
             values = [res.value(measure, j) for j in range(1, res.m + 1)]
             worst = _worst(values)
-            row[f"{measure} mean"] = _mean(values)
+            row[f"{measure} mean"] = mean(values)
             row[f"{measure} worst"] = values[worst - 1] if worst else math.nan
             row[f"{measure} worst synthesis"] = worst
         per_target.append(row)
@@ -244,10 +244,6 @@ def _risk_order(value: Any) -> tuple[bool, float]:
     """Sort key: highest risk first, NaN (None in JSON) last."""
     missing = value is None or (isinstance(value, float) and math.isnan(value))
     return (missing, 0.0 if missing else -float(value))
-
-
-def _mean(values: Sequence[float]) -> float:
-    return math.fsum(values) / len(values) if values else math.nan
 
 
 def target_section(res: DisclosureResult, external: bool) -> dict[str, Any]:
