@@ -1,0 +1,151 @@
+"""The original data's key cells as sdcMicro counts them: every record coded once (its input
+position, key combination q, weight, household), the cells of one GROUP BY, and each cell's
+fk and Fk with missing keys as wildcards (``sql_templates/risk/``). ``risk()`` and
+``ldiversity()`` build on these tables; this module owns the checks they share."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.dictionaries import build_dictionary, key_radices, pack_keys
+from ..core.inputs import DataSet, column_kinds, source_ctx
+from ..core.plan import Column
+from ..core.spec import column_names
+from ..engines.base import Engine, Registered
+from ..errors import InputError, SchemaError
+from ..sql.templates import render
+
+RECORDS = "__disco_risk_records"
+CELLS = "__disco_risk_cells"
+FREQUENCIES = "__disco_risk_freq"
+MAX_KEYS = 60  # a cell's pattern of known keys is a BIGINT bit mask
+
+
+def check_keys(keys: Any, problems: list[str]) -> list[str]:
+    """The keys argument: a non-empty list of distinct column names, at most MAX_KEYS."""
+    names = column_names("keys", keys, problems)
+    if len(names) > MAX_KEYS:
+        problems.append(f"keys: {len(names)} keys given; at most {MAX_KEYS} are allowed")
+    return names
+
+
+def check_role(arg: str, value: Any, keys: list[str], problems: list[str]) -> str | None:
+    """A single optional column (weight, household): a name that is not a key."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        problems.append(f"{arg}: expected one column name (str) or None, got {value!r}")
+        return None
+    if value in keys:
+        problems.append(f"{arg}: {value!r} is also one of the keys {keys!r}; it must not be")
+    return value
+
+
+def check_fraction(
+    arg: str, value: Any, problems: list[str], *, low_open: bool, high_open: bool
+) -> float:
+    """A number in [0, 1], with the ends excluded as asked."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    if ok:
+        v = float(value)
+        ok = (v > 0 if low_open else v >= 0) and (v < 1 if high_open else v <= 1)
+    if not ok:
+        allowed = f"{'(' if low_open else '['}0, 1{')' if high_open else ']'}"
+        problems.append(f"{arg}: expected a number in {allowed}, got {value!r}")
+        return math.nan
+    return float(value)
+
+
+def check_columns(reg: Registered, roles: dict[str, str], numeric: Sequence[str]) -> None:
+    """Every column exists with a usable type; ``numeric`` columns hold numbers."""
+    kinds, problems = column_kinds([reg], roles)
+    for col in numeric:
+        if col in kinds and kinds[col] not in ("integer", "float"):
+            problems.append(
+                f"{roles[col]} {col!r} in the {reg.source.label} data has type "
+                f"{reg.columns[col]}; a weight must be numeric"
+            )
+    if problems:
+        raise SchemaError(problems)
+
+
+def check_weights(engine: Engine, data: DataSet, weight: str, params: dict[str, Any]) -> None:
+    """Weights must be positive numbers: NULL, NaN, zero or negative ones are an error that
+    counts them (one pass over the weight column)."""
+    sql = render("risk/bad_weights.sql.j2", engine.dialect, source=data, weight=weight)
+    row = engine.query(sql, params, "risk/bad_weights", small=True).to_pylist()[0]
+    bad = {k: int(v or 0) for k, v in row.items()}
+    if any(bad.values()):
+        parts = [f"{n} {what}" for what, n in bad.items() if n]
+        raise InputError(
+            f"weight {weight!r}: {', '.join(parts)} weight(s); every weight must be a positive "
+            "number (drop or impute those records first)"
+        )
+
+
+@dataclass
+class KeyCells:
+    """The tables one call made on its engine (dropped by :func:`key_cells`'s block)."""
+
+    engine: Engine
+    keys: tuple[Column, ...]
+    n_words: int
+    params: dict[str, Any]
+    tables: list[str] = field(default_factory=list)
+
+    def create(self, name: str, template: str, **context: Any) -> None:
+        sql = render(template, self.engine.dialect, keys=self.keys, n_words=self.n_words,
+                     **context)  # fmt: skip
+        self.tables.append(name)
+        self.engine.create_table(name, sql, self.params, template)
+
+    def render(self, template: str, **context: Any) -> str:
+        return render(template, self.engine.dialect, keys=self.keys, n_words=self.n_words,
+                      **context)  # fmt: skip
+
+
+@contextlib.contextmanager
+def key_cells(
+    engine: Engine,
+    reg: Registered,
+    keys: list[str],
+    *,
+    weight: str | None = None,
+    household: str | None = None,
+    sensitive: Sequence[str] = (),
+) -> Iterator[KeyCells]:
+    """The coded records (RECORDS) and the key cells (CELLS) of the data set ``reg``; the
+    tables are dropped when the block ends."""
+    data = source_ctx([reg])[0]
+    positioned = DataSet(0, engine.positioned(reg), data.kinds, data.empty)
+    columns = tuple(
+        Column(name=k, alias=f"k_{i}", pos=i, levels=f"__disco_risk_levels_k{i}")
+        for i, k in enumerate(keys)
+    )
+    made: list[str] = []
+    cells = KeyCells(engine, columns, 1, dict(reg.params), made)
+    try:
+        for c in columns:
+            made.append(c.levels)
+            build_dictionary(engine, [data], c, reg.params, na_only_missing=True)
+        packed, n_words, coding = pack_keys(columns, key_radices(engine, columns))
+        cells.keys, cells.n_words = packed, n_words
+        cells.params.update(coding)
+        cells.create(RECORDS, "risk/records.sql.j2", source=positioned, weight=weight,
+                     household=household, sensitive=list(sensitive))  # fmt: skip
+        cells.create(CELLS, "risk/cells.sql.j2", records=RECORDS)
+        yield cells
+    finally:
+        for name in reversed(made):
+            engine.drop_table(name)
+
+
+def frequencies(cells: KeyCells, alpha: float) -> None:
+    """FREQUENCIES: each cell's fk and Fk with missing keys as wildcards (risk/frequencies)."""
+    k = len(cells.keys)
+    cells.params.update({"alpha": alpha, "full": 2**k - 1, "one_key": k == 1})
+    cells.create(FREQUENCIES, "risk/frequencies.sql.j2", cells=CELLS)

@@ -1,0 +1,260 @@
+"""sdcMicro's ``measure_risk()`` in SQL: each record's sample and population frequencies (fk,
+Fk, missing keys as wildcards), its individual risk of re-identification, the file's global
+risk and risk threshold, and with a household id the household risk. The formulas are in the
+templates of ``sql_templates/risk/`` (frequencies, individual, global, household)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from ..core.output import Destination, destination
+from ..core.results import AsData, json_rows
+from ..engines import open_engine
+from ..engines.base import Engine
+from ..errors import InputError
+from . import frequencies as fq
+
+INDIVIDUAL = "__disco_risk_individual"
+HOUSEHOLDS = "__disco_risk_households"
+
+SCALARS = (
+    "n1",
+    "n2",
+    "global_risk_ER",
+    "global_risk",
+    "global_risk_pct",
+    "global_threshold",
+    "hier_risk_ER",
+    "hier_risk",
+    "hier_risk_pct",
+)
+SUMMARY_ONLY = ("records", "k2_violations", "k3_violations", "k5_violations")
+TOP_CELLS = 10
+
+
+@dataclass(frozen=True)
+class RiskResult(AsData):
+    """The original data's re-identification risk (sdcMicro's ``measure_risk``).
+
+    ``records``: row (1-based input position), fk (records matching its keys, missing keys as
+    wildcards), Fk (their weights' sum: the estimated population frequency), risk (individual
+    risk: 1/fk without weights, the Benedetti-Franconi approximation with them), hier_risk
+    (with a household: 1 - prod(1 - risk) over the household), in input order; None when
+    written to ``out`` (``written`` names the file).
+    ``summary``: measure, value: records, n1, n2, records violating k-anonymity for k = 2, 3,
+    5, global_risk_ER (expected re-identifications = sum of risks), global_risk (/ records),
+    global_risk_pct, global_threshold (NaN where sdcMicro gives NA), the hier_ ones (NaN
+    without a household).
+    ``riskiest``: the key combinations of the riskiest records: their levels, records, fk,
+    Fk, risk (at most 10, highest risk first).
+    """
+
+    records: pa.Table | None
+    summary: pa.Table
+    riskiest: pa.Table
+    keys: tuple[str, ...]
+    weight: str | None
+    household: str | None
+    alpha: float
+    max_global_risk: float
+    written: tuple[str, ...] = ()
+
+    def value(self, name: str) -> float:
+        """One of the summary's measures by name (n1, global_risk, global_threshold, ...)."""
+        names = self.summary.column("measure").to_pylist()
+        if name not in names:
+            raise InputError(f"value: unknown measure {name!r}; allowed: {', '.join(names)}")
+        v = self.summary.column("value")[names.index(name)].as_py()
+        return math.nan if v is None else float(v)
+
+    def describe(self, mode: str = "internal") -> str:
+        """What a review board reads: k-anonymity, expected re-identifications, the threshold
+        and (internal mode) the riskiest key combinations with their counts; ``external``
+        mode gives counts only, never level names."""
+        if mode not in ("internal", "external"):
+            raise InputError(f"mode: expected 'internal' or 'external', got {mode!r}")
+        v = self.value
+        n = int(v("records"))
+        weighted = f", weight {self.weight!r}" if self.weight else ""
+        lines = [
+            f"Re-identification risk of the original data ({n} records; keys "
+            f"{', '.join(self.keys)}{weighted})",
+            f"  unique on the keys (fk = 1):         {int(v('n1'))}",
+            f"  violating 2-anonymity (fk < 2):      {int(v('k2_violations'))}",
+            f"  violating 3-anonymity (fk < 3):      {int(v('k3_violations'))}",
+            f"  violating 5-anonymity (fk < 5):      {int(v('k5_violations'))}",
+            f"  expected re-identifications:         {v('global_risk_ER'):.2f} "
+            f"({v('global_risk_pct'):.2f} %)",
+        ]
+        threshold = v("global_threshold")
+        lines.append(
+            f"  risk threshold for a global risk of {self.max_global_risk:g}: "
+            + ("none needed" if math.isnan(threshold) else f"{threshold:.4g}")
+        )
+        if self.household:
+            lines.append(
+                f"  household risk: {v('hier_risk_ER'):.2f} expected re-identifications "
+                f"({v('hier_risk_pct'):.2f} %)"
+            )
+        if mode == "internal" and self.riskiest.num_rows:
+            lines.append("Riskiest key combinations:")
+            for r in self.riskiest.to_pylist():
+                cells = ", ".join(f"{k}={r[k]}" for k in self.keys)
+                lines.append(
+                    f"  {cells}: {r['records']} record(s), fk {r['fk']:g}, "
+                    f"Fk {r['Fk']:g}, risk {r['risk']:.4g}"
+                )
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
+        title = f"risk(): keys {', '.join(self.keys)}"
+        return title, [("", self.summary), ("Riskiest key combinations", self.riskiest)], []
+
+    def to_dict(self) -> dict[str, Any]:
+        """keys, arguments, the summary as {measure: value} and the riskiest cells."""
+        return {
+            "keys": list(self.keys),
+            "weight": self.weight,
+            "household": self.household,
+            "alpha": self.alpha,
+            "max_global_risk": self.max_global_risk,
+            "summary": {r["measure"]: r["value"] for r in json_rows(self.summary)},
+            "riskiest": json_rows(self.riskiest),
+        }
+
+
+def check_arguments(
+    keys: Any, weight: Any, household: Any, alpha: Any, max_global_risk: Any
+) -> tuple[list[str], str | None, str | None, float, float]:
+    """Every argument of ``risk()`` checked before any data is read."""
+    problems: list[str] = []
+    names = fq.check_keys(keys, problems)
+    w = fq.check_role("weight", weight, names, problems)
+    h = fq.check_role("household", household, names, problems)
+    if w is not None and w == h:
+        problems.append(f"household: {h!r} is also the weight; it must not be")
+    a = fq.check_fraction("alpha", alpha, problems, low_open=False, high_open=False)
+    m = fq.check_fraction("max_global_risk", max_global_risk, problems, low_open=True,
+                          high_open=True)  # fmt: skip
+    if problems:
+        raise InputError(problems)
+    return names, w, h, a, m
+
+
+def risk(
+    data: Any,
+    keys: Any,
+    weight: str | None = None,
+    household: str | None = None,
+    alpha: float = 1.0,
+    max_global_risk: float = 0.01,
+    engine: Any = None,
+    threads: int | None = None,
+    *,
+    out: Any = None,
+    overwrite: bool = False,
+) -> RiskResult:
+    """Re-identification risk of the original data on ``keys`` (sdcMicro's ``measure_risk``
+    and ``freqCalc``).
+
+    fk: records sharing the record's keys (a missing key matches any value; matches through a
+    missing value weigh ``alpha``); Fk: their weights' sum. risk = 1/fk without ``weight``;
+    with it, pk = fk/Fk and risk = pk/(fk - (1 - pk)) for fk > 2, pk/(1-pk) - (pk/(1-pk))^2
+    ln(1/pk) for fk = 2, pk/(1-pk) ln(1/pk) for fk = 1, 1/fk where fk = Fk. global_risk_ER =
+    sum of risks; global_threshold: the risk above which records must be protected to bring
+    the global risk to ``max_global_risk``. ``household``: hier_risk = 1 - prod(1 - risk).
+    ``out``: write the per-record table to a Parquet/CSV file instead of returning it.
+    """
+    names, w, h, a, m = check_arguments(keys, weight, household, alpha, max_global_risk)
+    problems: list[str] = []
+    dest = destination(out, None, 1, overwrite, problems) if out is not None else Destination()
+    if problems:
+        raise InputError(problems)
+    with open_engine(engine, threads=threads) as eng:
+        reg = eng.register(eng.classify(data, "data"))
+        roles = dict.fromkeys(names, "key") | ({w: "weight"} if w else {})
+        fq.check_columns(reg, roles | ({h: "household"} if h else {}), [w] if w else [])
+        if w:
+            fq.check_weights(eng, fq.source_ctx([reg])[0], w, reg.params)
+        with fq.key_cells(eng, reg, names, weight=w, household=h) as cells:
+            fq.frequencies(cells, a)
+            cells.create(INDIVIDUAL, "risk/individual.sql.j2", frequencies=fq.FREQUENCIES,
+                         weighted=w is not None)  # fmt: skip
+            summary = _summary(cells, m, h is not None)
+            riskiest = _riskiest(cells)
+            records = _records(cells, h is not None, dest)
+    return RiskResult(
+        records=records if isinstance(records, pa.Table) else None,
+        summary=summary,
+        riskiest=riskiest,
+        keys=tuple(names),
+        weight=w,
+        household=h,
+        alpha=a,
+        max_global_risk=m,
+        written=dest.written,
+    )
+
+
+def _summary(cells: fq.KeyCells, max_global_risk: float, household: bool) -> pa.Table:
+    eng = cells.engine
+    params = {**cells.params, "max_global_risk": max_global_risk}
+    sql = cells.render("risk/global.sql.j2", cells=INDIVIDUAL)
+    g = eng.query(sql, params, "risk/global", small=True).to_pylist()[0]
+    hier = [math.nan] * 3
+    if household:
+        cells.create(HOUSEHOLDS, "risk/household.sql.j2", records=fq.RECORDS, cells=INDIVIDUAL)
+        sql = cells.render("risk/household_totals.sql.j2", records=fq.RECORDS,
+                           households=HOUSEHOLDS)  # fmt: skip
+        er = eng.query(sql, params, "risk/household_totals", small=True).column(0)[0].as_py()
+        er = float(er or 0.0)
+        hier = [er, er / g["n_records"], er / g["n_records"] * 100]
+    values = {
+        "records": g["n_records"],
+        "n1": g["n1"],
+        "n2": g["n2"],
+        "k2_violations": g["k2"],
+        "k3_violations": g["k3"],
+        "k5_violations": g["k5"],
+        "global_risk_ER": g["global_risk_ER"],
+        "global_risk": g["global_risk"],
+        "global_risk_pct": g["global_risk_pct"],
+        "global_threshold": g["global_threshold"],
+        "hier_risk_ER": hier[0],
+        "hier_risk": hier[1],
+        "hier_risk_pct": hier[2],
+    }
+    return pa.table(
+        {
+            "measure": list(values),
+            "value": pa.array(
+                [math.nan if v is None else float(v) for v in values.values()], pa.float64()
+            ),
+        }
+    )
+
+
+def _riskiest(cells: fq.KeyCells) -> pa.Table:
+    sql = cells.render("risk/riskiest.sql.j2", cells=INDIVIDUAL, limit=TOP_CELLS)
+    table = cells.engine.query(sql, cells.params, "risk/riskiest", small=True)
+    return table.rename_columns([c.name for c in cells.keys] + ["records", "fk", "Fk", "risk"])
+
+
+def _records(cells: fq.KeyCells, household: bool, dest: Destination) -> pa.Table | int:
+    sql = cells.render("risk/per_record.sql.j2", records=fq.RECORDS, cells=INDIVIDUAL,
+                       households=HOUSEHOLDS if household else None)  # fmt: skip
+    with dest.staged() as staged:
+        return _write(cells.engine, staged, sql, cells.params)
+
+
+def _write(engine: Engine, dest: Destination, sql: str, params: dict[str, Any]) -> pa.Table | int:
+    if dest.files:
+        return engine.copy_to(sql, params, dest.files[0], "risk/per_record")
+    return engine.query(sql, params, "risk/per_record")
