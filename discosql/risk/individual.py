@@ -11,6 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..core.inputs import source_ctx
 from ..core.output import Destination, destination
 from ..core.results import AsData, json_rows
 from ..engines import open_engine
@@ -182,7 +183,7 @@ def risk(
         roles = dict.fromkeys(names, "key") | ({w: "weight"} if w else {})
         fq.check_columns(reg, roles | ({h: "household"} if h else {}), [w] if w else [])
         if w:
-            fq.check_weights(eng, fq.source_ctx([reg])[0], w, reg.params)
+            fq.check_weights(eng, source_ctx([reg])[0], w, reg.params)
         with fq.key_cells(eng, reg, names, weight=w, household=h) as cells:
             fq.frequencies(cells, a)
             cells.create(INDIVIDUAL, "risk/individual.sql.j2", frequencies=fq.FREQUENCIES,

@@ -1,0 +1,135 @@
+"""sdcMicro's ``ldiversity()`` in SQL: how diverse the sensitive values are within each key
+cell (distinct, entropy and recursive (c, l) l-diversity per sensitive variable, and the
+multi-attribute ones), per record. Formulas: ``sql_templates/risk/ldiversity.sql.j2``."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from ..core.output import Destination, destination
+from ..core.results import AsData, json_rows
+from ..core.spec import column_names
+from ..engines import open_engine
+from ..errors import InputError
+from . import frequencies as fq
+
+
+@dataclass(frozen=True)
+class LDiversityResult(AsData):
+    """l-diversity of ``sensitive`` in the key cells of ``keys`` (sdcMicro's ``ldiversity``).
+
+    ``records``: row (1-based input position), then per sensitive variable
+    <var>_Distinct_Ldiversity (categories in the record's cell), <var>_Entropy_Ldiversity
+    (exp of their entropy), <var>_Recursive_Ldiversity (recursive (c, l)), then
+    MultiEntropy_Ldiversity and MultiRecursive_Ldiversity; in input order; None when written
+    to ``out``. ``summary``: column, min, mean, max, and records with l = 1 (a cell where
+    everyone shares the sensitive value: attribute disclosure).
+    """
+
+    records: pa.Table | None
+    summary: pa.Table
+    keys: tuple[str, ...]
+    sensitive: tuple[str, ...]
+    l_recurs_c: float
+    written: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        lines = [f"l-diversity of {', '.join(self.sensitive)} on keys {', '.join(self.keys)}"]
+        for r in self.summary.to_pylist():
+            lines.append(
+                f"  {r['column']}: min {r['min']:g}, mean {r['mean']:.4g}, max {r['max']:g}; "
+                f"{r['records_l1']} record(s) with l = 1"
+            )
+        return "\n".join(lines)
+
+    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
+        return f"ldiversity(): {', '.join(self.sensitive)}", [("", self.summary)], []
+
+    def to_dict(self) -> dict[str, Any]:
+        """keys, sensitive variables, c and the summary rows."""
+        return {
+            "keys": list(self.keys),
+            "sensitive": list(self.sensitive),
+            "l_recurs_c": self.l_recurs_c,
+            "summary": json_rows(self.summary),
+        }
+
+
+def check_arguments(
+    keys: Any, sensitive: Any, l_recurs_c: Any
+) -> tuple[list[str], list[str], float]:
+    """Every argument of ``ldiversity()`` checked before any data is read."""
+    problems: list[str] = []
+    names = fq.check_keys(keys, problems)
+    sens = column_names("sensitive", sensitive, problems)
+    both = [s for s in sens if s in names]
+    if both:
+        problems.append(f"sensitive: {both!r} are also keys; a variable is one or the other")
+    ok = isinstance(l_recurs_c, int | float) and not isinstance(l_recurs_c, bool)
+    if not ok or not math.isfinite(l_recurs_c) or l_recurs_c <= 0:
+        problems.append(f"l_recurs_c: expected a positive number, got {l_recurs_c!r}")
+    if problems:
+        raise InputError(problems)
+    return names, sens, float(l_recurs_c)
+
+
+def ldiversity(
+    data: Any,
+    keys: Any,
+    sensitive: Any,
+    l_recurs_c: float = 2,
+    engine: Any = None,
+    threads: int | None = None,
+    *,
+    out: Any = None,
+    overwrite: bool = False,
+) -> LDiversityResult:
+    """l-diversity of each sensitive variable within the records' key cells.
+
+    Distinct: the number of categories m; Entropy: exp(-sum p_i ln p_i); Recursive: the
+    smallest l with c (r_{l+1} + ... + r_m) <= r_1 (frequencies r_1 >= ... >= r_m, c =
+    ``l_recurs_c``). Any number of sensitive variables; ``out``: write the per-record table
+    to a Parquet/CSV file instead of returning it.
+    """
+    names, sens, c = check_arguments(keys, sensitive, l_recurs_c)
+    problems: list[str] = []
+    dest = destination(out, None, 1, overwrite, problems) if out is not None else Destination()
+    if problems:
+        raise InputError(problems)
+    with open_engine(engine, threads=threads) as eng:
+        reg = eng.register(eng.classify(data, "data"))
+        fq.check_columns(reg, dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive"), [])
+        with fq.key_cells(eng, reg, names, sensitive=sens) as cells:
+            cells.params["l_recurs_c"] = c
+            sql = cells.render("risk/ldiversity.sql.j2", records=fq.RECORDS, names=sens)
+            columns = [
+                f"{s}_{m}_Ldiversity" for s in sens for m in ("Distinct", "Entropy", "Recursive")
+            ] + ["MultiEntropy_Ldiversity", "MultiRecursive_Ldiversity"]
+            summary_sql = cells.render("risk/ldiversity_summary.sql.j2", per_record=sql,
+                                       columns=columns)  # fmt: skip
+            summary = eng.query(summary_sql, cells.params, "risk/ldiversity_summary", small=True)
+            with dest.staged() as staged:
+                if staged.files:
+                    eng.copy_to(sql, cells.params, staged.files[0], "risk/ldiversity")
+                    records = None
+                else:
+                    records = eng.query(sql, cells.params, "risk/ldiversity")
+    return LDiversityResult(records, _long(summary, columns), tuple(names), tuple(sens), c,
+                            dest.written)  # fmt: skip
+
+
+def _long(row: pa.Table, columns: list[str]) -> pa.Table:
+    r = row.to_pylist()[0]
+    return pa.table(
+        {
+            "column": columns,
+            "min": pa.array([r[f"min_{i}"] for i in range(len(columns))], pa.float64()),
+            "mean": pa.array([r[f"mean_{i}"] for i in range(len(columns))], pa.float64()),
+            "max": pa.array([r[f"max_{i}"] for i in range(len(columns))], pa.float64()),
+            "records_l1": pa.array([r[f"l1_{i}"] or 0 for i in range(len(columns))], pa.int64()),
+        }
+    )
