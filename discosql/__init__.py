@@ -32,6 +32,8 @@ from .protect.export import sdc_to_sql
 from .protect.sdc import SdcResult, sdc
 from .protect.uniques import ReplicatedUniques, replicated_uniques
 from .report.build import Report, report
+from .risk.individual import RiskResult, risk
+from .risk.ldiversity import LDiversityResult, ldiversity
 from .sweep.export import sweep_to_sql
 from .sweep.key_sweep import KeySweep, key_sweep
 from .version import __version__
@@ -47,8 +49,10 @@ __all__ = [
     "EngineError",
     "InputError",
     "KeySweep",
+    "LDiversityResult",
     "ReplicatedUniques",
     "Report",
+    "RiskResult",
     "SchemaError",
     "SdcResult",
     "TaubTCAP",
@@ -65,9 +69,11 @@ __all__ = [
     "duckdb",
     "duckdb_table",
     "key_sweep",
+    "ldiversity",
     "postgres",
     "replicated_uniques",
     "report",
+    "risk",
     "sdc",
     "sdc_to_sql",
     "spark",

@@ -132,3 +132,23 @@ def _files(text: str, m: int, overwrite: bool, problems: list[str]) -> tuple[str
         if os.path.exists(p) and not overwrite:
             problems.append(f"out: {p!r} exists; pass overwrite=True to replace it")
     return tuple(paths)
+
+
+def write_stream(reader: pa.RecordBatchReader, path: str) -> int:
+    """Write a stream of record batches to ``path`` (Parquet, or CSV by its ending) as they
+    come; returns the rows written. For results whose column names differ only in case (fk
+    and Fk), which DuckDB's COPY would rename."""
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    writer: Any
+    if path.lower().endswith(".csv"):
+        writer = pcsv.CSVWriter(path, reader.schema)
+    else:
+        writer = pq.ParquetWriter(path, reader.schema)
+    rows = 0
+    with writer:
+        for batch in reader:
+            writer.write_batch(batch)
+            rows += batch.num_rows
+    return rows

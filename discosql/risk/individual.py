@@ -12,7 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..core.inputs import source_ctx
-from ..core.output import Destination, destination
+from ..core.output import Destination, destination, write_stream
 from ..core.results import AsData, json_rows
 from ..engines import open_engine
 from ..engines.base import Engine
@@ -35,6 +35,7 @@ SCALARS = (
 )
 SUMMARY_ONLY = ("records", "k2_violations", "k3_violations", "k5_violations")
 TOP_CELLS = 10
+BATCH = 1_000_000  # records per batch written to out
 
 
 @dataclass(frozen=True)
@@ -257,5 +258,6 @@ def _records(cells: fq.KeyCells, household: bool, dest: Destination) -> pa.Table
 
 def _write(engine: Engine, dest: Destination, sql: str, params: dict[str, Any]) -> pa.Table | int:
     if dest.files:
-        return engine.copy_to(sql, params, dest.files[0], "risk/per_record")
+        reader = engine.stream(sql, params, "risk/per_record", BATCH)
+        return write_stream(reader, dest.files[0])
     return engine.query(sql, params, "risk/per_record")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.output import Destination, destination
+from ..core.output import Destination, destination, write_stream
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
 from ..engines import open_engine
@@ -114,7 +114,8 @@ def ldiversity(
             summary = eng.query(summary_sql, cells.params, "risk/ldiversity_summary", small=True)
             with dest.staged() as staged:
                 if staged.files:
-                    eng.copy_to(sql, cells.params, staged.files[0], "risk/ldiversity")
+                    reader = eng.stream(sql, cells.params, "risk/ldiversity", 1_000_000)
+                    write_stream(reader, staged.files[0])
                     records = None
                 else:
                     records = eng.query(sql, cells.params, "risk/ldiversity")
