@@ -122,7 +122,7 @@ def test_risk_arguments_checked_before_reading(kwargs: dict[str, Any], message: 
 
 def test_risk_unknown_key_and_non_numeric_weight() -> None:
     data = load(TESTDATA)
-    with pytest.raises(ds.SchemaError, match="key 'nokey': not a column of the data data"):
+    with pytest.raises(ds.SchemaError, match="key 'nokey': not a column of the input data"):
         ds.risk(data, ["roof", "nokey"])
     text = data.append_column("wtext", pa.array(["a"] * data.num_rows))
     with pytest.raises(ds.SchemaError, match="a weight must be numeric"):

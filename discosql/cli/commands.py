@@ -4,6 +4,7 @@ sql, uniques, sdc, sweep, report (how their tables print: :mod:`.output`)."""
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -333,3 +334,54 @@ def save_figure(figure: Any, path: Path) -> None:
     """A matplotlib figure at ``path`` (its format from the ending), complete or not at all."""
     with atomic_path(path) as temp:
         figure.savefig(temp, dpi=150)
+
+
+def risk_command(args: argparse.Namespace) -> None:
+    """The board's summary (table, json), or the per-record table (csv, parquet: with --out
+    streamed to FILE, and the l-diversity records to FILE_ldiversity.ext beside it)."""
+    from ..risk.individual import check_arguments as check_risk
+    from ..risk.individual import risk
+    from ..risk.ldiversity import check_arguments as check_ldiversity
+    from ..risk.ldiversity import ldiversity
+
+    check_risk(args.keys, args.weight, args.household, args.alpha, args.max_global_risk)
+    if args.ldiversity is not None:
+        check_ldiversity(args.keys, args.ldiversity, args.l_recurs_c)
+    per_record = args.format in ("csv", "parquet")
+    streamed = per_record and args.out is not None
+    out = str(args.out) if streamed else None
+    l_out = None
+    if streamed and args.ldiversity is not None:
+        l_out = str(args.out.with_name(f"{args.out.stem}_ldiversity{args.out.suffix}"))
+    common = {"engine": _engine(args), "threads": args.threads}
+    res = risk(args.data, args.keys, weight=args.weight, household=args.household,
+               alpha=args.alpha, max_global_risk=args.max_global_risk, out=out,
+               overwrite=True, **common)  # fmt: skip
+    ldiv = None
+    if args.ldiversity is not None:
+        ldiv = ldiversity(args.data, args.keys, args.ldiversity, l_recurs_c=args.l_recurs_c,
+                          out=l_out, overwrite=True, **common)  # fmt: skip
+    if streamed:
+        return
+    if per_record:  # csv to stdout
+        table = res.records
+        assert table is not None
+        if ldiv is not None and ldiv.records is not None:
+            for name in ldiv.records.column_names[1:]:
+                table = table.append_column(name, ldiv.records.column(name))
+        write(table, "", args.format, None)
+        return
+    if args.format == "json":
+        payload = res.to_dict()
+        if args.mode == "external":
+            payload.pop("riskiest")
+        if ldiv is not None:
+            payload["ldiversity"] = ldiv.to_dict()
+        text = json.dumps(payload, indent=1, ensure_ascii=False, allow_nan=False,
+                          default=str) + "\n"  # fmt: skip
+    else:
+        text = res.describe(args.mode) + ("\n\n" + str(ldiv) if ldiv is not None else "") + "\n"
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        write_text(args.out, text)

@@ -142,6 +142,13 @@ def _add_common(p: argparse.ArgumentParser, outputs: bool = True, measures: bool
         )
     else:
         _add_measure_options(p)
+    _add_engine_options(p)
+    if outputs:
+        _add_output_options(p)
+
+
+def _add_engine_options(p: argparse.ArgumentParser) -> None:
+    """Where the SQL runs (every subcommand that reads data)."""
     p.add_argument("--threads", type=positive, default=None, metavar="N",
                    help="DuckDB threads (default: all cores)")  # fmt: skip
     p.add_argument(
@@ -163,8 +170,9 @@ def _add_common(p: argparse.ArgumentParser, outputs: bool = True, measures: bool
     p.add_argument(
         "--debug", action="store_true", help="show the full traceback of an internal error"
     )
-    if not outputs:
-        return
+
+
+def _add_output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--format",
         choices=["table", "json", "csv", "parquet"],
@@ -357,6 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="save synthpop's comparison plot",
     )
 
+    _add_risk(sub)
     _add_report(sub)
 
     w = sub.add_parser("sweep", help="the measures of every subset of the keys (key sweep)")
@@ -376,6 +385,33 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--plot", type=Path, default=None, metavar="FILE.png|.svg",
                    help="save the sweep plot (risk by number of keys, key heat map)")  # fmt: skip
     return p
+
+
+def _add_risk(sub: Any) -> None:
+    r = sub.add_parser(
+        "risk",
+        help="re-identification risk and l-diversity of the original data (sdcMicro "
+        "measure_risk(), ldiversity())",
+    )
+    r.add_argument("data", help="the data: a Parquet or CSV path, glob or directory (a table "
+                   "name with --engine postgresql://...)")  # fmt: skip
+    r.add_argument("--keys", type=csv_list, required=True, help="key columns, comma-separated")
+    r.add_argument("--weight", default=None, metavar="W",
+                   help="sampling weight column (Fk: the population estimate)")  # fmt: skip
+    r.add_argument("--household", default=None, metavar="H",
+                   help="household id column: adds the household risk")  # fmt: skip
+    r.add_argument("--alpha", type=float, default=1.0, metavar="A",
+                   help="weight of a match through a missing key, 0 to 1 (default 1)")  # fmt: skip
+    r.add_argument("--max-global-risk", type=float, default=0.01, metavar="R",
+                   help="global risk the threshold aims at, in (0, 1) (default 0.01)")  # fmt: skip
+    r.add_argument("--ldiversity", type=csv_list, default=None, metavar="VAR[,VAR...]",
+                   help="also the l-diversity of these sensitive variables")  # fmt: skip
+    r.add_argument("--l-recurs-c", type=float, default=2.0, metavar="C",
+                   help="the constant c of recursive (c, l)-diversity (default 2)")  # fmt: skip
+    r.add_argument("--mode", choices=["internal", "external"], default="internal",
+                   help="external: counts only, never the riskiest cells' levels")  # fmt: skip
+    _add_engine_options(r)
+    _add_output_options(r)
 
 
 def _add_report(sub: Any) -> None:

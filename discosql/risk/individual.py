@@ -180,7 +180,7 @@ def risk(
     if problems:
         raise InputError(problems)
     with open_engine(engine, threads=threads) as eng:
-        reg = eng.register(eng.classify(data, "data"))
+        reg = eng.register(eng.classify(data, "input"))
         roles = dict.fromkeys(names, "key") | ({w: "weight"} if w else {})
         fq.check_columns(reg, roles | ({h: "household"} if h else {}), [w] if w else [])
         if w:

@@ -101,7 +101,7 @@ def ldiversity(
     if problems:
         raise InputError(problems)
     with open_engine(engine, threads=threads) as eng:
-        reg = eng.register(eng.classify(data, "data"))
+        reg = eng.register(eng.classify(data, "input"))
         fq.check_columns(reg, dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive"), [])
         with fq.key_cells(eng, reg, names, sensitive=sens) as cells:
             cells.params["l_recurs_c"] = c
