@@ -193,3 +193,33 @@ def test_summary_and_describe() -> None:
     assert level in internal
     assert level not in external
     assert "expected re-identifications" in external
+
+
+def test_cli_risk(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from discosql.cli.main import main
+
+    data = str(ORACLE / "data" / TESTDATA)
+    keys = ",".join(KEYS)
+    assert main(["risk", data, "--keys", keys, "--weight", "sampling_weight"]) == 0
+    out = capsys.readouterr().out
+    r = ds.risk(load(TESTDATA), KEYS, weight="sampling_weight")
+    assert out == r.describe() + "\n"
+    assert main(["risk", data, "--keys", keys, "--mode", "external", "--ldiversity", "relat"]) == 0
+    out = capsys.readouterr().out
+    assert "Riskiest" not in out
+    assert "relat_Distinct_Ldiversity" in out
+    target = tmp_path / "r.csv"
+    args = ["risk", data, "--keys", keys, "--format", "csv", "--out", str(target)]
+    assert main([*args, "--ldiversity", "relat"]) == 0
+    with open(target, newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 4580
+    assert list(rows[0]) == ["row", "fk", "Fk", "risk"]
+    assert (tmp_path / "r_ldiversity.csv").exists()
+    assert main(["risk", data, "--keys", keys, "--alpha", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "discosql: error: --alpha: expected a number in [0, 1], got 2.0"
+    assert main(["risk", data, "--keys", "roof,nokey"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1

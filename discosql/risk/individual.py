@@ -214,10 +214,11 @@ def _summary(cells: fq.KeyCells, max_global_risk: float, household: bool) -> pa.
     if household:
         cells.create(HOUSEHOLDS, "risk/household.sql.j2", records=fq.RECORDS, cells=INDIVIDUAL)
         sql = cells.render("risk/household_totals.sql.j2", records=fq.RECORDS,
-                           households=HOUSEHOLDS)  # fmt: skip
+                           households=HOUSEHOLDS, cells=INDIVIDUAL)  # fmt: skip
         er = eng.query(sql, params, "risk/household_totals", small=True).column(0)[0].as_py()
         er = float(er or 0.0)
-        hier = [er, er / g["n_records"], er / g["n_records"] * 100]
+        n = g["n_records"] or math.nan
+        hier = [er, er / n, er / n * 100]
     values = {
         "records": g["n_records"],
         "n1": g["n1"],
