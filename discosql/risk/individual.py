@@ -226,7 +226,7 @@ def _summary(cells: fq.KeyCells, max_global_risk: float, household: bool) -> pa.
         "k2_violations": g["k2"],
         "k3_violations": g["k3"],
         "k5_violations": g["k5"],
-        "global_risk_ER": g["global_risk_ER"],
+        "global_risk_ER": g["er_total"],
         "global_risk": g["global_risk"],
         "global_risk_pct": g["global_risk_pct"],
         "global_threshold": g["global_threshold"],
