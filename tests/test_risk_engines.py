@@ -39,8 +39,9 @@ def runs(tables: dict[str, pa.Table], engine: Any, names: dict[str, Any]) -> lis
         ds.risk(names["testdata_na"], KEYS, engine=engine, **RISK),
         ds.risk(names["sd2011"], SD_KEYS, engine=engine),
         ds.ldiversity(names["testdata_na"], KEYS[:4], ["relat", "electcon"], engine=engine),
-        ds.ldiversity(names["sd2011"], SD_KEYS[:3], ["depress", "ls"], l_recurs_c=1.5,
-                      engine=engine),  # fmt: skip
+        ds.ldiversity(
+            names["sd2011"], SD_KEYS[:3], ["depress", "ls"], l_recurs_c=1.5, engine=engine
+        ),
     ]
 
 

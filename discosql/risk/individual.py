@@ -95,7 +95,13 @@ class RiskResult(AsData):
         threshold = v("global_threshold")
         lines.append(
             f"  risk threshold for a global risk of {self.max_global_risk:g}: "
-            + ("none needed" if math.isnan(threshold) else f"{threshold:.4g}")
+            + (
+                "none needed"
+                if math.isnan(threshold)
+                else "0 (no threshold reaches it: every record needs protection)"
+                if threshold == 0
+                else f"{threshold:.4g}"
+            )
         )
         if self.household:
             lines.append(
