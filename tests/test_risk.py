@@ -223,3 +223,25 @@ def test_cli_risk(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_report_risk_section() -> None:
+    data = Path(ds.__file__).parent / "data"
+    original, syn = str(data / "sd2011.parquet"), str(data / "syn_1.parquet")
+    keys = ["sex", "age", "region"]
+    r = ds.risk(original, keys)
+    internal = ds.report(original, syn, keys, ["depress"], risk=True)
+    section = internal.content["risk"]
+    numbers = {n["measure"]: n["value"] for n in section["numbers"]}
+    assert numbers["records unique on the keys (fk = 1)"] == f"{int(r.value('n1')):,}"
+    assert numbers["expected re-identifications"] == f"{r.value('global_risk_ER'):,.2f}"
+    assert section["riskiest"] == json.loads(json.dumps(r.to_dict()["riskiest"]))
+    assert "Risk of the original data" in internal.html
+    external = ds.report(original, syn, keys, ["depress"], risk=True, mode="external")
+    assert external.content["risk"]["riskiest"] == []
+    top = r.riskiest.to_pylist()[0]["region"]
+    assert top in internal.html
+    assert top not in external.content["risk"]["numbers"].__repr__()
+    assert ds.report(original, syn, keys, ["depress"]).content["risk"] is None
+    with pytest.raises(ds.InputError, match="weight: 'sex' is also one of the keys"):
+        ds.report(original, syn, keys, ["depress"], weight="sex")

@@ -260,6 +260,8 @@ def report_command(args: argparse.Namespace, progress: Progress) -> None:
         control=args.control,
         sweep=True if args.sweep else None,
         sdc=sdc,
+        risk=args.risk,
+        weight=args.weight,
         thresholds=thresholds or None,
         mode=args.mode,
         min_count=args.min_count,

@@ -119,8 +119,15 @@ def _internal_error(e: BaseException) -> int:
     return 1
 
 
+INTERRUPTED = "discosql: interrupted (every output is complete or absent)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:  # Ctrl-C while the command line is read: nothing has been read or written yet
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:
+        print(INTERRUPTED, file=sys.stderr)
+        return 130
     if args.command == "demo":
         from .demo import run_demo
 
@@ -136,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.showwarning = _warning
             _run(args, progress)
     except KeyboardInterrupt:  # Ctrl-C: what was being written is removed on the way out
-        print("discosql: interrupted (every output is complete or absent)", file=sys.stderr)
+        print(INTERRUPTED, file=sys.stderr)
         return 130
     except InputError as e:
         return _error(e.problems)

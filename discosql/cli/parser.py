@@ -424,6 +424,10 @@ def _add_report(sub: Any) -> None:
                    help="a holdout of the original (records not used to fit the synthesiser): "
                    "the CAP scores' baseline")  # fmt: skip
     r.add_argument("--sweep", action="store_true", help="add the key sweep (every key subset)")
+    r.add_argument("--risk", action="store_true",
+                   help="add the original data's risk (sdcMicro measure_risk)")  # fmt: skip
+    r.add_argument("--weight", default=None, metavar="W",
+                   help="the original's sampling weight (adds the risk section)")  # fmt: skip
     r.add_argument("--sdc", choices=["replicated", "in_original"], default=None,
                    help="add sdc(): remove the replicated uniques or the uniques in the "
                    "original, with the measures before and after")  # fmt: skip

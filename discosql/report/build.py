@@ -34,6 +34,8 @@ from ..errors import InputError, did_you_mean
 from ..measure.summary import DisclosureSummary, check_arguments, summarize
 from ..protect.sdc import SdcResult, check_sdc, sdc_inputs
 from ..protect.sdc import sdc as run_sdc
+from ..risk.individual import check_arguments as check_risk
+from ..risk.individual import risk_on
 from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
 from ..sweep.key_sweep import KeySweep, key_sweep, sweep_inputs
 from ..sweep.key_sweep import check_arguments as check_sweep
@@ -86,6 +88,8 @@ def report(
     control: Any = None,
     sweep: bool | Mapping[str, Any] | KeySweep | None = None,
     sdc: Mapping[str, Any] | SdcResult | None = None,
+    risk: bool = False,
+    weight: str | None = None,
     thresholds: Mapping[str, float] | None = None,
     mode: str = "internal",
     min_count: int = MIN_COUNT,
@@ -104,6 +108,8 @@ def report(
             the CAP scores' baseline and excess risk.
         sweep: True (every subset of the keys), key_sweep arguments, or a KeySweep.
         sdc: an SdcResult (made with ``measure=``) or sdc() arguments (``measure`` is added).
+        risk, weight: add "Risk of the original data" (sdcMicro's measure_risk on the keys,
+            with ``weight`` its sampling weight); a weight alone adds it too.
         thresholds: the user's own policy, e.g. ``{"repU": 1.0, "DiSCO": 5.0}`` (percent, every
             synthesis and target): pass/fail per number, the verdict from them. discosql invents
             none.
@@ -116,6 +122,7 @@ def report(
         progress: called with the name of each section as it starts (the CLI prints them).
     """
     policy, key_list = _checked(keys, sweep, sdc, thresholds, mode, (min_count, round_to))
+    with_risk = _risk_wanted(risk, weight, key_list)
     sweep_args = _sweep_args(sweep, key_list, targets, options)
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     sdc_args = _sdc_args(sdc, key_list, n_syn)
@@ -165,6 +172,10 @@ def report(
         if sdc_args is not None:
             step("protection (sdc)")
             protected = _protect(inputs, summary, sdc_args, options)
+        if with_risk:
+            step("risk of the original data")
+            measured = risk_on(eng, inputs.sources[0], key_list, weight, None, 1.0, 0.01)
+    content["risk"] = sections.risk_section(measured, external) if with_risk else None
     _measures(content, summary, policy, control_summary, swept, protected, external)
     content["sql"] = None if script is None else {
         "sha256": hashlib.sha256(script.encode()).hexdigest(),
@@ -187,6 +198,16 @@ def report(
         table_rows=_rows_table,
     )
     return Report(content, html, None if inline_sql else script)
+
+
+def _risk_wanted(risk: Any, weight: Any, keys: list[str]) -> bool:
+    """Whether the report measures the original's own risk (``risk`` or a ``weight``),
+    its arguments checked before any data is read."""
+    if not isinstance(risk, bool):
+        raise InputError(f"risk: expected True or False, got {risk!r}")
+    if weight is not None:
+        check_risk(keys, weight, None, 1.0, 0.01)
+    return risk or weight is not None
 
 
 def _measures(

@@ -16,6 +16,7 @@ from ..core.inputs import Inputs
 from ..core.results import DisclosureResult, json_rows
 from ..measure.summary import DisclosureSummary, mean
 from ..protect.sdc import SdcResult
+from ..risk.individual import RiskResult
 from ..sql.templates import render
 from ..sweep.key_sweep import MEASURES as SWEEP_MEASURES
 from ..sweep.key_sweep import KeySweep
@@ -357,6 +358,28 @@ def sdc_section(res: SdcResult) -> dict[str, Any]:
     compared.sort(key=lambda r: _risk_order(r["DiSCO before"]))
     return {"removed": removed, "recoded": recoded, "compared": compared,
             "removed_total": sum(r["rows"] for r in removed), "caveat": SWISS_CHEESE}  # fmt: skip
+
+
+def risk_section(res: RiskResult, external: bool) -> dict[str, Any]:
+    """The original data's own risk (sdcMicro's measure_risk on the report's keys): the
+    k-anonymity counts, expected re-identifications and threshold; in internal mode also the
+    riskiest key combinations with their counts (external: counts only, no level names)."""
+    v = res.value
+    threshold = v("global_threshold")
+    rows = [
+        {"measure": "records unique on the keys (fk = 1)", "value": f"{int(v('n1')):,}"},
+        {"measure": "records violating 3-anonymity (fk < 3)",
+         "value": f"{int(v('k3_violations')):,}"},
+        {"measure": "records violating 5-anonymity (fk < 5)",
+         "value": f"{int(v('k5_violations')):,}"},
+        {"measure": "expected re-identifications", "value": f"{v('global_risk_ER'):,.2f}"},
+        {"measure": "global risk (%)", "value": f"{v('global_risk_pct'):.2f}"},
+        {"measure": f"risk threshold for a global risk of {res.max_global_risk:g}",
+         "value": "none needed" if math.isnan(threshold) else f"{threshold:.4g}"},
+    ]  # fmt: skip
+    riskiest = [] if external else json_rows(res.riskiest)
+    return {"keys": list(res.keys), "weight": res.weight, "records": int(v("records")),
+            "numbers": rows, "riskiest": riskiest}  # fmt: skip
 
 
 def script_section(inputs: Inputs, summary: DisclosureSummary) -> str | None:

@@ -15,7 +15,7 @@ from ..core.inputs import source_ctx
 from ..core.output import Destination, destination, write_stream
 from ..core.results import AsData, json_rows
 from ..engines import open_engine
-from ..engines.base import Engine
+from ..engines.base import Engine, Registered
 from ..errors import InputError
 from . import frequencies as fq
 
@@ -187,26 +187,43 @@ def risk(
         raise InputError(problems)
     with open_engine(engine, threads=threads) as eng:
         reg = eng.register(eng.classify(data, "input"))
-        roles = dict.fromkeys(names, "key") | ({w: "weight"} if w else {})
-        fq.check_columns(reg, roles | ({h: "household"} if h else {}), [w] if w else [])
-        if w:
-            fq.check_weights(eng, source_ctx([reg])[0], w, reg.params)
-        with fq.key_cells(eng, reg, names, weight=w, household=h) as cells:
-            fq.frequencies(cells, a)
-            cells.create(INDIVIDUAL, "risk/individual.sql.j2", frequencies=fq.FREQUENCIES,
-                         weighted=w is not None)  # fmt: skip
-            summary = _summary(cells, m, h is not None)
-            riskiest = _riskiest(cells)
-            records = _records(cells, h is not None, dest)
+        return risk_on(eng, reg, names, w, h, a, m, dest)
+
+
+def risk_on(
+    eng: Engine,
+    reg: Registered,
+    keys: list[str],
+    weight: str | None,
+    household: str | None,
+    alpha: float,
+    max_global_risk: float,
+    dest: Destination | None = None,
+) -> RiskResult:
+    """:func:`risk` on a data set registered on ``eng`` (checked arguments; the report's
+    original), the per-record table returned or written to ``dest``."""
+    dest = dest or Destination()
+    roles = dict.fromkeys(keys, "key") | ({weight: "weight"} if weight else {})
+    roles |= {household: "household"} if household else {}
+    fq.check_columns(reg, roles, [weight] if weight else [])
+    if weight:
+        fq.check_weights(eng, source_ctx([reg])[0], weight, reg.params)
+    with fq.key_cells(eng, reg, keys, weight=weight, household=household) as cells:
+        fq.frequencies(cells, alpha)
+        cells.create(INDIVIDUAL, "risk/individual.sql.j2", frequencies=fq.FREQUENCIES,
+                     weighted=weight is not None)  # fmt: skip
+        summary = _summary(cells, max_global_risk, household is not None)
+        riskiest = _riskiest(cells)
+        records = _records(cells, household is not None, dest)
     return RiskResult(
         records=records if isinstance(records, pa.Table) else None,
         summary=summary,
         riskiest=riskiest,
-        keys=tuple(names),
-        weight=w,
-        household=h,
-        alpha=a,
-        max_global_risk=m,
+        keys=tuple(keys),
+        weight=weight,
+        household=household,
+        alpha=alpha,
+        max_global_risk=max_global_risk,
         written=dest.written,
     )
 
