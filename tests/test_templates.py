@@ -15,6 +15,7 @@ from discosql.core import assumptions, dictionaries, plan, stacked, stages
 from discosql.protect import recoding, removal, uniques
 from discosql.protect import sdc as protect
 from discosql.report import sections as report_sections
+from discosql.risk import frequencies as risk_frequencies
 from discosql.sql import templates
 from discosql.sql.dialects import parsed_placeholders, placeholders
 from discosql.sweep import key_sweep as sweep
@@ -64,7 +65,7 @@ def rendered() -> dict[str, str]:
 
     mp = pytest.MonkeyPatch()
     for module in (plan, stages, stacked, dictionaries, assumptions, uniques, protect, removal,
-                   sweep, recoding, report_sections):  # fmt: skip
+                   sweep, recoding, report_sections, risk_frequencies):  # fmt: skip
         mp.setattr(module, "render", spy)
     every_option: dict[str, Any] = {
         "keys": ["sex", "age", "income", "marital"],
@@ -94,6 +95,10 @@ def rendered() -> dict[str, str]:
         ds.sdc_to_sql(oracle.original_path(), syn, out_table="t_{synthesis}", **sdc_kw)
         ds.key_sweep(oracle.original_path(), syn, ["sex", "age"], ["depress"], sizes=[1])
         ds.report(oracle.original_path(), syn, ["sex", "age"], ["depress"])
+        with_weight = pa.table({"k1": ["a", None, "b", "a"], "k2": [1, 2, None, 1],
+                                "w": [1.5, 2.0, 3.0, 1.0], "h": [1, 1, 2, None]})  # fmt: skip
+        ds.risk(with_weight, ["k1", "k2"], weight="w", household="h", alpha=0.5)
+        ds.ldiversity(with_weight, ["k1"], ["k2", "h"])
         empty = pa.table({"k": ["a", "", "b"], "t": ["x", "y", "x"]})
         with pytest.warns(ds.DiscoSQLWarning, match="empty strings"):
             ds.disclosure(empty, empty, keys=["k"], target="t")

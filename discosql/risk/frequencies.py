@@ -13,6 +13,7 @@ from typing import Any
 
 from ..core.dictionaries import build_dictionary, key_radices, pack_keys
 from ..core.inputs import DataSet, column_kinds, source_ctx
+from ..core.output import Destination, destination
 from ..core.plan import Column
 from ..core.spec import column_names
 from ..engines.base import Engine, Registered
@@ -85,6 +86,18 @@ def check_weights(engine: Engine, data: DataSet, weight: str, params: dict[str, 
             f"weight {weight!r}: {', '.join(parts)} weight(s); every weight must be a positive "
             "number (drop or impute those records first)"
         )
+
+
+def records_destination(out: Any, overwrite: bool) -> Destination:
+    """Where the per-record table goes: ``out`` (a Parquet or CSV file, checked before any
+    data is read), else back to the caller."""
+    if out is None:
+        return Destination()
+    problems: list[str] = []
+    dest = destination(out, None, 1, overwrite, problems)
+    if problems:
+        raise InputError(problems)
+    return dest
 
 
 @dataclass

@@ -12,7 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..core.inputs import source_ctx
-from ..core.output import Destination, destination, write_stream
+from ..core.output import Destination, write_stream
 from ..core.results import AsData, json_rows
 from ..engines import open_engine
 from ..engines.base import Engine, Registered
@@ -181,10 +181,7 @@ def risk(
     ``out``: write the per-record table to a Parquet/CSV file instead of returning it.
     """
     names, w, h, a, m = check_arguments(keys, weight, household, alpha, max_global_risk)
-    problems: list[str] = []
-    dest = destination(out, None, 1, overwrite, problems) if out is not None else Destination()
-    if problems:
-        raise InputError(problems)
+    dest = fq.records_destination(out, overwrite)
     with open_engine(engine, threads=threads) as eng:
         reg = eng.register(eng.classify(data, "input"))
         return risk_on(eng, reg, names, w, h, a, m, dest)

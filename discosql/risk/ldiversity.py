@@ -10,7 +10,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.output import Destination, destination, write_stream
+from ..core.output import write_stream
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
 from ..engines import open_engine
@@ -96,10 +96,7 @@ def ldiversity(
     to a Parquet/CSV file instead of returning it.
     """
     names, sens, c = check_arguments(keys, sensitive, l_recurs_c)
-    problems: list[str] = []
-    dest = destination(out, None, 1, overwrite, problems) if out is not None else Destination()
-    if problems:
-        raise InputError(problems)
+    dest = fq.records_destination(out, overwrite)
     with open_engine(engine, threads=threads) as eng:
         reg = eng.register(eng.classify(data, "input"))
         fq.check_columns(reg, dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive"), [])
