@@ -145,7 +145,10 @@ def write_stream(reader: pa.RecordBatchReader, path: str) -> int:
     if path.lower().endswith(".csv"):
         writer = pcsv.CSVWriter(path, reader.schema)
     else:
-        writer = pq.ParquetWriter(path, reader.schema)
+        # dictionary encoding only for text: on per-record numbers (positions, risks) it
+        # doubles the time to write 10M rows (1.7 s against 0.76 s) for a larger file
+        text = [f.name for f in reader.schema if pa.types.is_string(f.type)]
+        writer = pq.ParquetWriter(path, reader.schema, use_dictionary=text or False)
     rows = 0
     with writer:
         for batch in reader:

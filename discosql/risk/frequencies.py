@@ -18,7 +18,7 @@ from ..core.plan import Column
 from ..core.spec import column_names
 from ..engines.base import Engine, Registered
 from ..errors import InputError, SchemaError
-from ..sql.templates import render
+from ..sql.templates import ident, render
 
 RECORDS = "__disco_risk_records"
 CELLS = "__disco_risk_cells"
@@ -74,10 +74,15 @@ def check_columns(reg: Registered, roles: dict[str, str], numeric: Sequence[str]
         raise SchemaError(problems)
 
 
+def records_data() -> DataSet:
+    """The coded records (RECORDS) as a data set a template reads (its weight column: w)."""
+    return DataSet(0, ident(RECORDS), {}, False)
+
+
 def check_weights(engine: Engine, data: DataSet, weight: str, params: dict[str, Any]) -> None:
     """Weights must be positive numbers: NULL, NaN, zero or negative ones are an error that
-    counts them (one pass over the weight column)."""
-    sql = render("risk/bad_weights.sql.j2", engine.dialect, source=data, weight=weight)
+    counts them (named ``weight`` in the message; read from ``data``'s column w)."""
+    sql = render("risk/bad_weights.sql.j2", engine.dialect, source=data, weight="w")
     row = engine.query(sql, params, "risk/bad_weights", small=True).to_pylist()[0]
     bad = {k: int(v or 0) for k, v in row.items()}
     if any(bad.values()):

@@ -11,7 +11,6 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.inputs import source_ctx
 from ..core.output import Destination, write_stream
 from ..core.results import AsData, json_rows
 from ..engines import open_engine
@@ -203,9 +202,10 @@ def risk_on(
     roles = dict.fromkeys(keys, "key") | ({weight: "weight"} if weight else {})
     roles |= {household: "household"} if household else {}
     fq.check_columns(reg, roles, [weight] if weight else [])
-    if weight:
-        fq.check_weights(eng, source_ctx([reg])[0], weight, reg.params)
     with fq.key_cells(eng, reg, keys, weight=weight, household=household) as cells:
+        if weight:  # on the coded records, which hold the weight as a DOUBLE (0.01 s, not a
+            # second read of the data: 0.6 s at 10M rows)
+            fq.check_weights(eng, fq.records_data(), weight, cells.params)
         fq.frequencies(cells, alpha)
         cells.create(INDIVIDUAL, "risk/individual.sql.j2", frequencies=fq.FREQUENCIES,
                      weighted=weight is not None)  # fmt: skip
