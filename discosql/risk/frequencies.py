@@ -11,19 +11,22 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import pyarrow as pa
+
 from ..core.dictionaries import build_dictionary, key_radices, pack_keys
 from ..core.inputs import DataSet, column_kinds, source_ctx
-from ..core.output import Destination, destination
+from ..core.output import Destination, destination, write_stream
 from ..core.plan import Column
 from ..core.spec import column_names
 from ..engines.base import Engine, Registered
 from ..errors import InputError, SchemaError
-from ..sql.templates import ident, render
+from ..sql.templates import render
 
 RECORDS = "__disco_risk_records"
 CELLS = "__disco_risk_cells"
 FREQUENCIES = "__disco_risk_freq"
 MAX_KEYS = 60  # a cell's pattern of known keys is a BIGINT bit mask
+BATCH = 1_000_000  # records per batch streamed to an out= file
 
 
 def check_keys(keys: Any, problems: list[str]) -> list[str]:
@@ -74,15 +77,11 @@ def check_columns(reg: Registered, roles: dict[str, str], numeric: Sequence[str]
         raise SchemaError(problems)
 
 
-def records_data() -> DataSet:
-    """The coded records (RECORDS) as a data set a template reads (its weight column: w)."""
-    return DataSet(0, ident(RECORDS), {}, False)
-
-
-def check_weights(engine: Engine, data: DataSet, weight: str, params: dict[str, Any]) -> None:
+def check_weights(engine: Engine, weight: str, params: dict[str, Any]) -> None:
     """Weights must be positive numbers: NULL, NaN, zero or negative ones are an error that
-    counts them (named ``weight`` in the message; read from ``data``'s column w)."""
-    sql = render("risk/bad_weights.sql.j2", engine.dialect, source=data, weight="w")
+    counts them. Read from the coded records (RECORDS, its column w), which hold the weight
+    ``weight`` as a DOUBLE: no second read of the data."""
+    sql = render("risk/bad_weights.sql.j2", engine.dialect, records=RECORDS)
     row = engine.query(sql, params, "risk/bad_weights", small=True).to_pylist()[0]
     bad = {k: int(v or 0) for k, v in row.items()}
     if any(bad.values()):
@@ -160,6 +159,18 @@ def key_cells(
     finally:
         for name in reversed(made):
             engine.drop_table(name)
+
+
+def deliver(
+    engine: Engine, dest: Destination, sql: str, params: dict[str, Any], stage: str
+) -> pa.Table | None:
+    """A per-record query's result: returned, or streamed to ``dest``'s file (complete or
+    absent; None is returned then)."""
+    with dest.staged() as staged:
+        if not staged.files:
+            return engine.query(sql, params, stage)
+        write_stream(engine.stream(sql, params, stage, BATCH), staged.files[0])
+        return None
 
 
 def frequencies(cells: KeyCells, alpha: float) -> None:

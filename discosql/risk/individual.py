@@ -11,7 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.output import Destination, write_stream
+from ..core.output import Destination
 from ..core.results import AsData, json_rows
 from ..engines import open_engine
 from ..engines.base import Engine, Registered
@@ -21,20 +21,7 @@ from . import frequencies as fq
 INDIVIDUAL = "__disco_risk_individual"
 HOUSEHOLDS = "__disco_risk_households"
 
-SCALARS = (
-    "n1",
-    "n2",
-    "global_risk_ER",
-    "global_risk",
-    "global_risk_pct",
-    "global_threshold",
-    "hier_risk_ER",
-    "hier_risk",
-    "hier_risk_pct",
-)
-SUMMARY_ONLY = ("records", "k2_violations", "k3_violations", "k5_violations")
 TOP_CELLS = 10
-BATCH = 1_000_000  # records per batch written to out
 
 
 @dataclass(frozen=True)
@@ -205,7 +192,7 @@ def risk_on(
     with fq.key_cells(eng, reg, keys, weight=weight, household=household) as cells:
         if weight:  # on the coded records, which hold the weight as a DOUBLE (0.01 s, not a
             # second read of the data: 0.6 s at 10M rows)
-            fq.check_weights(eng, fq.records_data(), weight, cells.params)
+            fq.check_weights(eng, weight, cells.params)
         fq.frequencies(cells, alpha)
         cells.create(INDIVIDUAL, "risk/individual.sql.j2", frequencies=fq.FREQUENCIES,
                      weighted=weight is not None)  # fmt: skip
@@ -213,7 +200,7 @@ def risk_on(
         riskiest = _riskiest(cells)
         records = _records(cells, household is not None, dest)
     return RiskResult(
-        records=records if isinstance(records, pa.Table) else None,
+        records=records,
         summary=summary,
         riskiest=riskiest,
         keys=tuple(keys),
@@ -270,15 +257,7 @@ def _riskiest(cells: fq.KeyCells) -> pa.Table:
     return table.rename_columns([c.name for c in cells.keys] + ["records", "fk", "Fk", "risk"])
 
 
-def _records(cells: fq.KeyCells, household: bool, dest: Destination) -> pa.Table | int:
+def _records(cells: fq.KeyCells, household: bool, dest: Destination) -> pa.Table | None:
     sql = cells.render("risk/per_record.sql.j2", records=fq.RECORDS, cells=INDIVIDUAL,
                        households=HOUSEHOLDS if household else None)  # fmt: skip
-    with dest.staged() as staged:
-        return _write(cells.engine, staged, sql, cells.params)
-
-
-def _write(engine: Engine, dest: Destination, sql: str, params: dict[str, Any]) -> pa.Table | int:
-    if dest.files:
-        reader = engine.stream(sql, params, "risk/per_record", BATCH)
-        return write_stream(reader, dest.files[0])
-    return engine.query(sql, params, "risk/per_record")
+    return fq.deliver(cells.engine, dest, sql, cells.params, "risk/per_record")

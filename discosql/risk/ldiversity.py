@@ -10,12 +10,14 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.output import write_stream
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
 from ..engines import open_engine
 from ..errors import InputError
+from ..sql.templates import ident
 from . import frequencies as fq
+
+LDIVERSITY = "__disco_risk_ldiversity"
 
 
 @dataclass(frozen=True)
@@ -102,20 +104,15 @@ def ldiversity(
         fq.check_columns(reg, dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive"), [])
         with fq.key_cells(eng, reg, names, sensitive=sens) as cells:
             cells.params["l_recurs_c"] = c
-            sql = cells.render("risk/ldiversity.sql.j2", records=fq.RECORDS, names=sens)
+            cells.create(LDIVERSITY, "risk/ldiversity.sql.j2", records=fq.RECORDS, names=sens)
             columns = [
                 f"{s}_{m}_Ldiversity" for s in sens for m in ("Distinct", "Entropy", "Recursive")
             ] + ["MultiEntropy_Ldiversity", "MultiRecursive_Ldiversity"]
-            summary_sql = cells.render("risk/ldiversity_summary.sql.j2", per_record=sql,
+            summary_sql = cells.render("risk/ldiversity_summary.sql.j2", per_record=LDIVERSITY,
                                        columns=columns)  # fmt: skip
             summary = eng.query(summary_sql, cells.params, "risk/ldiversity_summary", small=True)
-            with dest.staged() as staged:
-                if staged.files:
-                    reader = eng.stream(sql, cells.params, "risk/ldiversity", 1_000_000)
-                    write_stream(reader, staged.files[0])
-                    records = None
-                else:
-                    records = eng.query(sql, cells.params, "risk/ldiversity")
+            in_order = f"SELECT * FROM {ident(LDIVERSITY)} ORDER BY {ident('row')}"
+            records = fq.deliver(eng, dest, in_order, cells.params, "risk/ldiversity")
     return LDiversityResult(records, _long(summary, columns), tuple(names), tuple(sens), c,
                             dest.written)  # fmt: skip
 
