@@ -239,6 +239,10 @@ def test_report_risk_section() -> None:
     assert "Risk of the original data" in internal.html
     external = ds.report(original, syn, keys, ["depress"], risk=True, mode="external")
     assert external.content["risk"]["riskiest"] == []
+    shown = {n["measure"]: n["value"] for n in external.content["risk"]["numbers"]}
+    n1 = int(r.value("n1"))  # rounded to 5 by the output check
+    assert shown["records unique on the keys (fk = 1)"] == f"{5 * round(n1 / 5):,}"
+    assert n1 % 5  # so the rounding shows
     top = r.riskiest.to_pylist()[0]["region"]
     assert top in internal.html
     assert top not in external.content["risk"]["numbers"].__repr__()

@@ -175,7 +175,7 @@ def report(
         if with_risk:
             step("risk of the original data")
             measured = risk_on(eng, inputs.sources[0], key_list, weight, None, 1.0, 0.01)
-    content["risk"] = sections.risk_section(measured, external) if with_risk else None
+    content["risk"] = None  # filled below, once the output check (external mode) is known
     _measures(content, summary, policy, control_summary, swept, protected, external)
     content["sql"] = None if script is None else {
         "sha256": hashlib.sha256(script.encode()).hexdigest(),
@@ -187,6 +187,8 @@ def report(
         base = min(int(r["rows"]) for r in content["provenance"]["inputs"])
         check = OutputCheck(min_count, round_to, base)
         check.apply(content)
+    if with_risk:
+        content["risk"] = sections.risk_section(measured, check)
     content["withheld"] = sections.withheld_section(None if check is None else check.described())
     content["verdict"] = verdict_section(content)
     html = render_html(

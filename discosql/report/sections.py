@@ -21,6 +21,7 @@ from ..sql.templates import render
 from ..sweep.key_sweep import MEASURES as SWEEP_MEASURES
 from ..sweep.key_sweep import KeySweep
 from ..version import __version__
+from .outputcheck import OutputCheck
 
 # every measure a threshold may name, with its direction (all: lower is safer)
 DIRECTIONS = {m: "lower is safer" for m in SWEEP_MEASURES if m not in ("max_denom", "mean_denom")}
@@ -360,25 +361,33 @@ def sdc_section(res: SdcResult) -> dict[str, Any]:
             "removed_total": sum(r["rows"] for r in removed), "caveat": SWISS_CHEESE}  # fmt: skip
 
 
-def risk_section(res: RiskResult, external: bool) -> dict[str, Any]:
+def risk_section(res: RiskResult, check: OutputCheck | None) -> dict[str, Any]:
     """The original data's own risk (sdcMicro's measure_risk on the report's keys): the
     k-anonymity counts, expected re-identifications and threshold; in internal mode also the
-    riskiest key combinations with their counts (external: counts only, no level names)."""
+    riskiest key combinations with their counts. An external report (``check``) shows the
+    counts through its output check and no key combination."""
     v = res.value
+
+    def count(name: str) -> str:
+        n = check.count(int(v(name))) if check else int(v(name))
+        return n if isinstance(n, str) else f"{n:,}"
+
     threshold = v("global_threshold")
+    if math.isnan(threshold):
+        shown = "none needed"
+    else:
+        shown = "0 (none reaches it)" if threshold == 0 else f"{threshold:.4g}"
     rows = [
-        {"measure": "records unique on the keys (fk = 1)", "value": f"{int(v('n1')):,}"},
-        {"measure": "records violating 3-anonymity (fk < 3)",
-         "value": f"{int(v('k3_violations')):,}"},
-        {"measure": "records violating 5-anonymity (fk < 5)",
-         "value": f"{int(v('k5_violations')):,}"},
+        {"measure": "records unique on the keys (fk = 1)", "value": count("n1")},
+        {"measure": "records violating 3-anonymity (fk < 3)", "value": count("k3_violations")},
+        {"measure": "records violating 5-anonymity (fk < 5)", "value": count("k5_violations")},
         {"measure": "expected re-identifications", "value": f"{v('global_risk_ER'):,.2f}"},
         {"measure": "global risk (%)", "value": f"{v('global_risk_pct'):.2f}"},
         {"measure": f"risk threshold for a global risk of {res.max_global_risk:g}",
-         "value": "none needed" if math.isnan(threshold) else f"{threshold:.4g}"},
+         "value": shown},
     ]  # fmt: skip
-    riskiest = [] if external else json_rows(res.riskiest)
-    return {"keys": list(res.keys), "weight": res.weight, "records": int(v("records")),
+    riskiest = [] if check else json_rows(res.riskiest)
+    return {"keys": list(res.keys), "weight": res.weight, "records": count("records"),
             "numbers": rows, "riskiest": riskiest}  # fmt: skip
 
 
