@@ -180,6 +180,37 @@ def test_risk_out_file(tmp_path: Path) -> None:
         ds.risk(data, KEYS, out=str(out))
 
 
+
+def test_out_database_tables(tmp_path: Path) -> None:
+    """out=FILE.duckdb makes the per-record table there (risk_records, ldiversity_records or
+    out_table), refuses to replace one without overwrite, and out_table alone needs an engine
+    with a database of its own."""
+    import duckdb
+
+    data = load(TESTDATA)
+    db = tmp_path / "risk.duckdb"
+    r = ds.risk(data, KEYS, weight="sampling_weight", out=str(db))
+    assert r.records is None and r.written == ("risk_records",)
+    lr = ds.ldiversity(data, KEYS, ["relat"], out=str(db), out_table="l_div")
+    assert lr.written == ("l_div",)
+    expected_r = ds.risk(data, KEYS, weight="sampling_weight").records
+    expected_l = ds.ldiversity(data, KEYS, ["relat"]).records
+    con = duckdb.connect(str(db))
+    try:
+        # a table's Fk is Fk_population: DuckDB compares column names without case
+        got = con.sql('SELECT * FROM risk_records ORDER BY "row"').to_arrow_table()
+        assert got.column_names == ["row", "fk", "Fk_population", "risk"]
+        assert got.rename_columns(expected_r.column_names).equals(expected_r)
+        got = con.sql('SELECT * FROM l_div ORDER BY "row"').to_arrow_table()
+        assert got.equals(expected_l)
+    finally:
+        con.close()
+    with pytest.raises(ds.InputError, match="'risk_records' exists"):
+        ds.risk(data, KEYS, out=str(db))
+    ds.risk(data, KEYS, out=str(db), overwrite=True)  # unweighted now
+    with pytest.raises(ds.InputError, match="DuckDB runs in memory"):
+        ds.ldiversity(data, KEYS, ["relat"], out_table="t")
+
 def test_summary_and_describe() -> None:
     r = ds.risk(load(TESTDATA), KEYS, weight="sampling_weight")
     names = r.summary.column("measure").to_pylist()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +16,7 @@ import pyarrow as pa
 
 from ..core.dictionaries import build_dictionary, key_radices, pack_keys
 from ..core.inputs import DataSet, column_kinds, source_ctx
-from ..core.output import Destination, destination, write_stream
+from ..core.output import DATABASE_SUFFIXES, Destination, destination, write_stream
 from ..core.plan import Column
 from ..core.spec import column_names
 from ..engines.base import Engine, Registered
@@ -92,13 +93,20 @@ def check_weights(engine: Engine, weight: str, params: dict[str, Any]) -> None:
         )
 
 
-def records_destination(out: Any, overwrite: bool) -> Destination:
-    """Where the per-record table goes: ``out`` (a Parquet or CSV file, checked before any
-    data is read), else back to the caller."""
-    if out is None:
+def records_destination(out: Any, out_table: Any, overwrite: bool, default: str) -> Destination:
+    """Where the per-record table goes: ``out`` (a Parquet or CSV file, or a DuckDB database
+    file holding the table ``out_table``, else ``default``), ``out_table`` alone (a table in
+    the engine's own database), else back to the caller. Files are checked here, tables by
+    ``Destination.check_tables`` once the engine is open; both before any data is read."""
+    if out is None and out_table is None:
         return Destination()
+    is_database = isinstance(out, str | os.PathLike) and os.fspath(out).lower().endswith(
+        DATABASE_SUFFIXES
+    )
+    if is_database and out_table is None:
+        out_table = default
     problems: list[str] = []
-    dest = destination(out, None, 1, overwrite, problems)
+    dest = destination(out, out_table, 1, overwrite, problems)
     if problems:
         raise InputError(problems)
     return dest
@@ -164,8 +172,11 @@ def key_cells(
 def deliver(
     engine: Engine, dest: Destination, sql: str, params: dict[str, Any], stage: str
 ) -> pa.Table | None:
-    """A per-record query's result: returned, or streamed to ``dest``'s file (complete or
-    absent; None is returned then)."""
+    """A per-record query's result: returned, streamed to ``dest``'s file or made as its
+    table (complete or absent; None is returned then)."""
+    if dest.tables:
+        engine.write_table(dest.tables[0], dest.database, sql, params, stage)
+        return None
     with dest.staged() as staged:
         if not staged.files:
             return engine.query(sql, params, stage)

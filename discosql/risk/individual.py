@@ -32,7 +32,8 @@ class RiskResult(AsData):
     wildcards), Fk (their weights' sum: the estimated population frequency), risk (individual
     risk: 1/fk without weights, the Benedetti-Franconi approximation with them), hier_risk
     (with a household: 1 - prod(1 - risk) over the household), in input order; None when
-    written to ``out`` (``written`` names the file).
+    written to ``out``/``out_table`` (``written`` names the file or table; a table's Fk
+    column is Fk_population, as DuckDB, SQLite and Spark compare column names without case).
     ``summary``: measure, value: records, n1, n2, records violating k-anonymity for k = 2, 3,
     5, global_risk_ER (expected re-identifications = sum of risks), global_risk (/ records),
     global_risk_pct, global_threshold (NaN where sdcMicro gives NA), the hier_ ones (NaN
@@ -153,6 +154,7 @@ def risk(
     threads: int | None = None,
     *,
     out: Any = None,
+    out_table: str | None = None,
     overwrite: bool = False,
 ) -> RiskResult:
     """Re-identification risk of the original data on ``keys`` (sdcMicro's ``measure_risk``
@@ -164,11 +166,14 @@ def risk(
     ln(1/pk) for fk = 2, pk/(1-pk) ln(1/pk) for fk = 1, 1/fk where fk = Fk. global_risk_ER =
     sum of risks; global_threshold: the risk above which records must be protected to bring
     the global risk to ``max_global_risk``. ``household``: hier_risk = 1 - prod(1 - risk).
-    ``out``: write the per-record table to a Parquet/CSV file instead of returning it.
+    ``out``: write the per-record table to a Parquet/CSV file instead of returning it, or to
+    the table ``out_table`` (default risk_records) of a DuckDB database file; ``out_table``
+    alone: a table in the engine's own database. ``overwrite``: replace an existing one.
     """
     names, w, h, a, m = check_arguments(keys, weight, household, alpha, max_global_risk)
-    dest = fq.records_destination(out, overwrite)
+    dest = fq.records_destination(out, out_table, overwrite, "risk_records")
     with open_engine(engine, threads=threads) as eng:
+        dest.check_tables(eng, overwrite)
         reg = eng.register(eng.classify(data, "input"))
         return risk_on(eng, reg, names, w, h, a, m, dest)
 
@@ -258,6 +263,9 @@ def _riskiest(cells: fq.KeyCells) -> pa.Table:
 
 
 def _records(cells: fq.KeyCells, household: bool, dest: Destination) -> pa.Table | None:
+    # a table cannot hold both fk and Fk where column names ignore case (DuckDB, SQLite, Spark)
+    fk_w_name = "Fk_population" if dest.tables else "Fk"
     sql = cells.render("risk/per_record.sql.j2", records=fq.RECORDS, cells=INDIVIDUAL,
-                       households=HOUSEHOLDS if household else None)  # fmt: skip
+                       households=HOUSEHOLDS if household else None,
+                       fk_w_name=fk_w_name)  # fmt: skip
     return fq.deliver(cells.engine, dest, sql, cells.params, "risk/per_record")

@@ -88,18 +88,20 @@ def ldiversity(
     threads: int | None = None,
     *,
     out: Any = None,
+    out_table: str | None = None,
     overwrite: bool = False,
 ) -> LDiversityResult:
     """l-diversity of each sensitive variable within the records' key cells.
 
     Distinct: the number of categories m; Entropy: exp(-sum p_i ln p_i); Recursive: the
     smallest l with c (r_{l+1} + ... + r_m) <= r_1 (frequencies r_1 >= ... >= r_m, c =
-    ``l_recurs_c``). Any number of sensitive variables; ``out``: write the per-record table
-    to a Parquet/CSV file instead of returning it.
+    ``l_recurs_c``). Any number of sensitive variables. ``out``, ``out_table``,
+    ``overwrite``: as :func:`discosql.risk` (the default table is ldiversity_records).
     """
     names, sens, c = check_arguments(keys, sensitive, l_recurs_c)
-    dest = fq.records_destination(out, overwrite)
+    dest = fq.records_destination(out, out_table, overwrite, "ldiversity_records")
     with open_engine(engine, threads=threads) as eng:
+        dest.check_tables(eng, overwrite)
         reg = eng.register(eng.classify(data, "input"))
         fq.check_columns(reg, dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive"), [])
         with fq.key_cells(eng, reg, names, sensitive=sens) as cells:
