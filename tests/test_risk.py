@@ -129,14 +129,23 @@ def test_risk_unknown_key_and_non_numeric_weight() -> None:
         ds.risk(text, KEYS, weight="wtext")
 
 
-def test_bad_weights_are_counted() -> None:
+@pytest.mark.parametrize("as_file", [False, True])
+def test_bad_weights_are_counted(as_file: bool, tmp_path: Path) -> None:
+    """In memory and from a Parquet file written by pyarrow (whose statistics leave NaN out:
+    an engine that trusted them would not see the NaN)."""
+    import pyarrow.parquet as pq
+
     data = load(TESTDATA)
     w = data.column("sampling_weight").to_pylist()
     w[0], w[1], w[2], w[3] = None, 0.0, -2.0, float("nan")
     data = data.set_column(data.schema.get_field_index("sampling_weight"), "sampling_weight",
                            pa.array(w, pa.float64()))  # fmt: skip
+    source: Any = data
+    if as_file:
+        source = str(tmp_path / "w.parquet")
+        pq.write_table(data, source)
     with pytest.raises(ds.InputError) as e:
-        ds.risk(data, KEYS, weight="sampling_weight")
+        ds.risk(source, KEYS, weight="sampling_weight")
     assert "weight 'sampling_weight': 2 missing, 1 zero, 1 negative weight(s)" in str(e.value)
 
 
