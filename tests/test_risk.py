@@ -189,7 +189,6 @@ def test_risk_out_file(tmp_path: Path) -> None:
         ds.risk(data, KEYS, out=str(out))
 
 
-
 def test_out_database_tables(tmp_path: Path) -> None:
     """out=FILE.duckdb makes the per-record table there (risk_records, ldiversity_records or
     out_table), refuses to replace one without overwrite, and out_table alone needs an engine
@@ -199,7 +198,8 @@ def test_out_database_tables(tmp_path: Path) -> None:
     data = load(TESTDATA)
     db = tmp_path / "risk.duckdb"
     r = ds.risk(data, KEYS, weight="sampling_weight", out=str(db))
-    assert r.records is None and r.written == ("risk_records",)
+    assert r.records is None
+    assert r.written == ("risk_records",)
     lr = ds.ldiversity(data, KEYS, ["relat"], out=str(db), out_table="l_div")
     assert lr.written == ("l_div",)
     expected_r = ds.risk(data, KEYS, weight="sampling_weight").records
@@ -219,6 +219,7 @@ def test_out_database_tables(tmp_path: Path) -> None:
     ds.risk(data, KEYS, out=str(db), overwrite=True)  # unweighted now
     with pytest.raises(ds.InputError, match="DuckDB runs in memory"):
         ds.ldiversity(data, KEYS, ["relat"], out_table="t")
+
 
 def test_summary_and_describe() -> None:
     r = ds.risk(load(TESTDATA), KEYS, weight="sampling_weight")
