@@ -20,6 +20,8 @@ from . import frequencies as fq
 
 INDIVIDUAL = "__disco_risk_individual"
 HOUSEHOLDS = "__disco_risk_households"
+TOTALS = "__disco_risk_totals"
+HOUSEHOLD_TOTALS = "__disco_risk_household_totals"
 
 TOP_CELLS = 10
 
@@ -191,23 +193,20 @@ def risk_on(
     """:func:`risk` on a data set registered on ``eng`` (checked arguments; the report's
     original), the per-record table returned or written to ``dest``."""
     dest = dest or Destination()
-    roles = dict.fromkeys(keys, "key") | ({weight: "weight"} if weight else {})
-    roles |= {household: "household"} if household else {}
-    fq.check_columns(reg, roles, [weight] if weight else [])
-    with fq.key_cells(eng, reg, keys, weight=weight, household=household) as cells:
-        if weight:  # on the coded records, which hold the weight as a DOUBLE (0.01 s, not a
-            # second read of the data: 0.6 s at 10M rows)
-            fq.check_weights(eng, weight, cells.params)
-        fq.frequencies(cells, alpha)
-        cells.create(INDIVIDUAL, "risk/individual.sql.j2", frequencies=fq.FREQUENCIES,
-                     weighted=weight is not None)  # fmt: skip
-        summary = _summary(cells, max_global_risk, household is not None)
-        riskiest = _riskiest(cells)
-        records = _records(cells, household is not None, dest)
+    summary, riskiest, records = run_risk(
+        eng, reg, keys, weight, household, alpha, max_global_risk, dest
+    )
+    values = summary.column("value").to_pylist()
     return RiskResult(
         records=records,
-        summary=summary,
-        riskiest=riskiest,
+        summary=pa.table(
+            {
+                "measure": summary.column("measure").cast(pa.string()),
+                # SQLite has no NaN: its NULL is sdcMicro's NA here
+                "value": pa.array([math.nan if v is None else v for v in values], pa.float64()),
+            }
+        ),
+        riskiest=riskiest.rename_columns([*keys, "records", "fk", "Fk", "risk"]),
         keys=tuple(keys),
         weight=weight,
         household=household,
@@ -217,49 +216,47 @@ def risk_on(
     )
 
 
+def run_risk(
+    eng: Engine,
+    reg: Registered,
+    keys: list[str],
+    weight: str | None,
+    household: str | None,
+    alpha: float,
+    max_global_risk: float,
+    dest: Destination,
+    radices: list[int] | None = None,
+) -> tuple[pa.Table, pa.Table, pa.Table | None]:
+    """The statements of :func:`risk` on ``eng``: the summary (measure, value), the riskiest
+    cells and the per-record table (None when written to ``dest``). ``radices``: the q
+    packing decided ahead, for a script engine (whose results are read where it runs)."""
+    roles = dict.fromkeys(keys, "key") | ({weight: "weight"} if weight else {})
+    roles |= {household: "household"} if household else {}
+    fq.check_columns(reg, roles, [weight] if weight else [])
+    with fq.key_cells(eng, reg, keys, weight=weight, household=household,
+                      radices=radices) as cells:  # fmt: skip
+        fq.frequencies(cells, alpha)
+        cells.create(INDIVIDUAL, "risk/individual.sql.j2", frequencies=fq.FREQUENCIES,
+                     weighted=weight is not None)  # fmt: skip
+        summary = _summary(cells, max_global_risk, household is not None)
+        sql = cells.render("risk/riskiest.sql.j2", cells=INDIVIDUAL, limit=TOP_CELLS)
+        riskiest = eng.query(sql, cells.params, "risk/riskiest", small=True)
+        records = _records(cells, household is not None, dest)
+    return summary, riskiest, records
+
+
 def _summary(cells: fq.KeyCells, max_global_risk: float, household: bool) -> pa.Table:
-    eng = cells.engine
-    params = {**cells.params, "max_global_risk": max_global_risk}
-    sql = cells.render("risk/global.sql.j2", cells=INDIVIDUAL)
-    g = eng.query(sql, params, "risk/global", small=True).to_pylist()[0]
-    hier = [math.nan] * 3
+    """The file-level measures (risk/global, risk/household_totals) as the rows of
+    risk/summary."""
+    cells.params["max_global_risk"] = max_global_risk
+    cells.create(TOTALS, "risk/global.sql.j2", cells=INDIVIDUAL)
     if household:
         cells.create(HOUSEHOLDS, "risk/household.sql.j2", records=fq.RECORDS, cells=INDIVIDUAL)
-        sql = cells.render("risk/household_totals.sql.j2", records=fq.RECORDS,
-                           households=HOUSEHOLDS, cells=INDIVIDUAL)  # fmt: skip
-        er = eng.query(sql, params, "risk/household_totals", small=True).column(0)[0].as_py()
-        er = float(er or 0.0)
-        n = g["n_records"] or math.nan
-        hier = [er, er / n, er / n * 100]
-    values = {
-        "records": g["n_records"],
-        "n1": g["n1"],
-        "n2": g["n2"],
-        "k2_violations": g["k2"],
-        "k3_violations": g["k3"],
-        "k5_violations": g["k5"],
-        "global_risk_ER": g["er_total"],
-        "global_risk": g["global_risk"],
-        "global_risk_pct": g["global_risk_pct"],
-        "global_threshold": g["global_threshold"],
-        "hier_risk_ER": hier[0],
-        "hier_risk": hier[1],
-        "hier_risk_pct": hier[2],
-    }
-    return pa.table(
-        {
-            "measure": list(values),
-            "value": pa.array(
-                [math.nan if v is None else float(v) for v in values.values()], pa.float64()
-            ),
-        }
-    )
-
-
-def _riskiest(cells: fq.KeyCells) -> pa.Table:
-    sql = cells.render("risk/riskiest.sql.j2", cells=INDIVIDUAL, limit=TOP_CELLS)
-    table = cells.engine.query(sql, cells.params, "risk/riskiest", small=True)
-    return table.rename_columns([c.name for c in cells.keys] + ["records", "fk", "Fk", "risk"])
+        cells.create(HOUSEHOLD_TOTALS, "risk/household_totals.sql.j2", records=fq.RECORDS,
+                     households=HOUSEHOLDS, cells=INDIVIDUAL)  # fmt: skip
+    sql = cells.render("risk/summary.sql.j2", totals=TOTALS,
+                       household_totals=HOUSEHOLD_TOTALS if household else None)  # fmt: skip
+    return cells.engine.query(sql, cells.params, "risk/summary", small=True)
 
 
 def _records(cells: fq.KeyCells, household: bool, dest: Destination) -> pa.Table | None:
@@ -268,4 +265,4 @@ def _records(cells: fq.KeyCells, household: bool, dest: Destination) -> pa.Table
     sql = cells.render("risk/per_record.sql.j2", records=fq.RECORDS, cells=INDIVIDUAL,
                        households=HOUSEHOLDS if household else None,
                        fk_w_name=fk_w_name)  # fmt: skip
-    return fq.deliver(cells.engine, dest, sql, cells.params, "risk/per_record")
+    return fq.deliver(cells, dest, sql, "risk/per_record")

@@ -10,14 +10,26 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..core.output import Destination
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
 from ..engines import open_engine
+from ..engines.base import Engine, Registered
 from ..errors import InputError
 from ..sql.templates import ident
 from . import frequencies as fq
 
 LDIVERSITY = "__disco_risk_ldiversity"
+TOTALS = "__disco_risk_ldiversity_totals"
+SUMMARY_SCHEMA = pa.schema(
+    [
+        ("column", pa.string()),
+        ("min", pa.float64()),
+        ("mean", pa.float64()),
+        ("max", pa.float64()),
+        ("records_l1", pa.int64()),
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -103,30 +115,35 @@ def ldiversity(
     with open_engine(engine, threads=threads) as eng:
         dest.check_tables(eng, overwrite)
         reg = eng.register(eng.classify(data, "input"))
-        fq.check_columns(reg, dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive"), [])
-        with fq.key_cells(eng, reg, names, sensitive=sens) as cells:
-            cells.params["l_recurs_c"] = c
-            cells.create(LDIVERSITY, "risk/ldiversity.sql.j2", records=fq.RECORDS, names=sens)
-            columns = [
-                f"{s}_{m}_Ldiversity" for s in sens for m in ("Distinct", "Entropy", "Recursive")
-            ] + ["MultiEntropy_Ldiversity", "MultiRecursive_Ldiversity"]
-            summary_sql = cells.render("risk/ldiversity_summary.sql.j2", per_record=LDIVERSITY,
-                                       columns=columns)  # fmt: skip
-            summary = eng.query(summary_sql, cells.params, "risk/ldiversity_summary", small=True)
-            in_order = f"SELECT * FROM {ident(LDIVERSITY)} ORDER BY {ident('row')}"
-            records = fq.deliver(eng, dest, in_order, cells.params, "risk/ldiversity")
-    return LDiversityResult(records, _long(summary, columns), tuple(names), tuple(sens), c,
-                            dest.written)  # fmt: skip
+        summary, records = run_ldiversity(eng, reg, names, sens, c, dest)
+    summary = summary.cast(SUMMARY_SCHEMA)
+    return LDiversityResult(records, summary, tuple(names), tuple(sens), c, dest.written)
 
 
-def _long(row: pa.Table, columns: list[str]) -> pa.Table:
-    r = row.to_pylist()[0]
-    return pa.table(
-        {
-            "column": columns,
-            "min": pa.array([r[f"min_{i}"] for i in range(len(columns))], pa.float64()),
-            "mean": pa.array([r[f"mean_{i}"] for i in range(len(columns))], pa.float64()),
-            "max": pa.array([r[f"max_{i}"] for i in range(len(columns))], pa.float64()),
-            "records_l1": pa.array([r[f"l1_{i}"] or 0 for i in range(len(columns))], pa.int64()),
-        }
-    )
+def run_ldiversity(
+    eng: Engine,
+    reg: Registered,
+    keys: list[str],
+    sensitive: list[str],
+    l_recurs_c: float,
+    dest: Destination,
+    radices: list[int] | None = None,
+) -> tuple[pa.Table, pa.Table | None]:
+    """The statements of :func:`ldiversity` on ``eng``: the summary (one row per output
+    column) and the per-record table (None when written to ``dest``). ``radices``: the q
+    packing decided ahead, for a script engine (whose results are read where it runs)."""
+    fq.check_columns(reg, dict.fromkeys(keys, "key") | dict.fromkeys(sensitive, "sensitive"), [])
+    columns = [
+        f"{s}_{m}_Ldiversity" for s in sensitive for m in ("Distinct", "Entropy", "Recursive")
+    ] + ["MultiEntropy_Ldiversity", "MultiRecursive_Ldiversity"]
+    with fq.key_cells(eng, reg, keys, sensitive=sensitive, radices=radices) as cells:
+        cells.params["l_recurs_c"] = l_recurs_c
+        cells.params |= {f"column_{i}": name for i, name in enumerate(columns)}
+        cells.create(LDIVERSITY, "risk/ldiversity.sql.j2", records=fq.RECORDS, names=sensitive)
+        cells.create(TOTALS, "risk/ldiversity_totals.sql.j2", per_record=LDIVERSITY,
+                     columns=columns)  # fmt: skip
+        sql = cells.render("risk/ldiversity_summary.sql.j2", totals=TOTALS, columns=columns)
+        summary = eng.query(sql, cells.params, "risk/ldiversity_summary", small=True)
+        in_order = f"SELECT * FROM {ident(LDIVERSITY)} ORDER BY {ident('row')}"
+        records = fq.deliver(cells, dest, in_order, "risk/ldiversity")
+    return summary, records
