@@ -264,7 +264,12 @@ def repeat(kind: str, path: Path, tmp: Path, a: argparse.Namespace) -> dict[str,
                "--threads", str(a.threads), "--temp-dir", a.temp_dir]  # fmt: skip
         if a.memory_limit:
             cmd += ["--memory-limit", a.memory_limit]
-        runs.append(measure(cmd, timeout=a.timeout))
+        try:
+            runs.append(measure(cmd, timeout=a.timeout))
+        except SystemExit as e:  # recorded (an out-of-memory error, say), the others still run
+            error = next((x for x in str(e).splitlines() if "Error" in x), str(e)[-300:])
+            print(f"  {kind:13} failed: {error}", flush=True)
+            return {"median": None, "fastest": None, "runs": [], "failed": error}
         if "timeout" in runs[-1]:
             break
     out.unlink(missing_ok=True)
@@ -448,11 +453,13 @@ def main() -> None:
     report["measurements"] = m
     report["seconds"] = {k: v.get("median") for k, v in m.items()}
     report["rss_mb"] = {k: v.get("rss_mb") for k, v in m.items()}
+    report["failed"] = {k: v["failed"] for k, v in m.items() if "failed" in v}
     s = report["seconds"]
     ratios: dict[str, Any] = {}
     if s.get("floor") and s.get("risk_out"):
         ratios["risk_out / floor"] = s["risk_out"] / s["floor"]
-        ratios["risk_out / floor_sorted"] = s["risk_out"] / s["floor_sorted"]
+        if s.get("floor_sorted"):
+            ratios["risk_out / floor_sorted"] = s["risk_out"] / s["floor_sorted"]
     if s.get("floor") and s.get("risk_mem"):
         ratios["risk_mem / floor"] = s["risk_mem"] / s["floor"]
     checks: dict[str, Any] = {}
@@ -482,7 +489,7 @@ def print_table(report: dict[str, Any]) -> None:
     print("| measurement | median s | fastest s | runs | peak RSS MB |\n|---|---:|---:|---:|---:|")
     for k, v in report["measurements"].items():
         if v.get("median") is None:
-            print(f"| {k} | timed out | | | |")
+            print(f"| {k} | {'failed: ' + v['failed'] if 'failed' in v else 'timed out'} | | | |")
             continue
         print(f"| {k} | {v['median']:.2f} | {v['fastest']:.2f} | {len(v['runs'])} | "
               f"{v['rss_mb']:.0f} |")  # fmt: skip

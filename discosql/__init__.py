@@ -32,6 +32,7 @@ from .protect.export import sdc_to_sql
 from .protect.sdc import SdcResult, sdc
 from .protect.uniques import ReplicatedUniques, replicated_uniques
 from .report.build import Report, report
+from .risk.export import ldiversity_to_sql, risk_to_sql
 from .risk.individual import RiskResult, risk
 from .risk.ldiversity import LDiversityResult, ldiversity
 from .sweep.export import sweep_to_sql
@@ -70,10 +71,12 @@ __all__ = [
     "duckdb_table",
     "key_sweep",
     "ldiversity",
+    "ldiversity_to_sql",
     "postgres",
     "replicated_uniques",
     "report",
     "risk",
+    "risk_to_sql",
     "sdc",
     "sdc_to_sql",
     "spark",

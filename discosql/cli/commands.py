@@ -338,6 +338,31 @@ def save_figure(figure: Any, path: Path) -> None:
         figure.savefig(temp, dpi=150)
 
 
+def _risk_script(args: argparse.Namespace) -> None:
+    """--sql: the risk script (and the l-diversity one after it) written to FILE."""
+    from ..risk.export import ldiversity_to_sql, risk_to_sql
+
+    if args.format not in ("table", "csv", "parquet") or args.mode != "internal":
+        raise UsageError("--format json/--mode: not with --sql (the script prints the tables)")
+    out = str(args.out) if args.out is not None else None
+    options = {"dialect": args.dialect, "table": args.table, "overwrite": True,
+               "engine": _engine(args), "threads": args.threads}  # fmt: skip
+    script = risk_to_sql(args.data, args.keys, weight=args.weight, household=args.household,
+                         alpha=args.alpha, max_global_risk=args.max_global_risk, out=out,
+                         out_table=args.out_table, **options)  # fmt: skip
+    if args.ldiversity is not None:
+        l_out = (
+            None
+            if args.out is None
+            else str(args.out.with_name(f"{args.out.stem}_ldiversity{args.out.suffix}"))
+        )
+        l_table = f"{args.out_table}_ldiversity" if args.out_table else None
+        script += "\n" + ldiversity_to_sql(args.data, args.keys, args.ldiversity,
+                                           l_recurs_c=args.l_recurs_c, out=l_out,
+                                           out_table=l_table, **options)  # fmt: skip
+    write_text(args.sql, script)
+
+
 def risk_command(args: argparse.Namespace) -> None:
     """The board's summary (table, json), or the per-record table (csv, parquet: with --out
     streamed to FILE, and the l-diversity records to FILE_ldiversity.ext beside it)."""
@@ -349,20 +374,32 @@ def risk_command(args: argparse.Namespace) -> None:
     check_risk(args.keys, args.weight, args.household, args.alpha, args.max_global_risk)
     if args.ldiversity is not None:
         check_ldiversity(args.keys, args.ldiversity, args.l_recurs_c)
+    if args.sql is not None:
+        _risk_script(args)
+        return
+    if args.table is not None or args.dialect != "duckdb":
+        raise UsageError("--dialect/--table: only with --sql")
     per_record = args.format in ("csv", "parquet")
+    if args.out_table is not None and per_record:
+        raise UsageError("--out-table: the per-record table goes there; --format csv/parquet "
+                         "would print it too (give table or json for the summary)")  # fmt: skip
     streamed = per_record and args.out is not None
     out = str(args.out) if streamed else None
     l_out = None
     if streamed and args.ldiversity is not None:
         l_out = str(args.out.with_name(f"{args.out.stem}_ldiversity{args.out.suffix}"))
+    l_table = None
+    if args.out_table is not None:  # in --out FILE.duckdb, else on the engine's database
+        out = l_out = str(args.out) if args.out is not None else None
+        l_table = f"{args.out_table}_ldiversity"
     common = {"engine": _engine(args), "threads": args.threads}
     res = risk(args.data, args.keys, weight=args.weight, household=args.household,
                alpha=args.alpha, max_global_risk=args.max_global_risk, out=out,
-               overwrite=True, **common)  # fmt: skip
+               out_table=args.out_table, overwrite=True, **common)  # fmt: skip
     ldiv = None
     if args.ldiversity is not None:
         ldiv = ldiversity(args.data, args.keys, args.ldiversity, l_recurs_c=args.l_recurs_c,
-                          out=l_out, overwrite=True, **common)  # fmt: skip
+                          out=l_out, out_table=l_table, overwrite=True, **common)  # fmt: skip
     if streamed:
         return
     if per_record:  # csv to stdout
@@ -375,6 +412,8 @@ def risk_command(args: argparse.Namespace) -> None:
         return
     if args.format == "json":
         payload = res.to_dict()
+        if args.out_table is not None:
+            payload["written"] = [*res.written, *(ldiv.written if ldiv else ())]
         if args.mode == "external":
             payload.pop("riskiest")
         if ldiv is not None:
@@ -383,7 +422,7 @@ def risk_command(args: argparse.Namespace) -> None:
                           default=str) + "\n"  # fmt: skip
     else:
         text = res.describe(args.mode) + ("\n\n" + str(ldiv) if ldiv is not None else "") + "\n"
-    if args.out is None:
+    if args.out is None or args.out_table is not None:
         sys.stdout.write(text)
     else:
         write_text(args.out, text)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.results import ATTRIB_MEASURES, IDENT_MEASURES, TABLE_NAMES
+from ..risk.export import DIALECTS as RISK_DIALECTS
 from ..sql.dialects import DIALECTS
 
 
@@ -410,6 +411,15 @@ def _add_risk(sub: Any) -> None:
                    help="the constant c of recursive (c, l)-diversity (default 2)")  # fmt: skip
     r.add_argument("--mode", choices=["internal", "external"], default="internal",
                    help="external: counts only, never the riskiest cells' levels")  # fmt: skip
+    r.add_argument("--sql", type=Path, default=None, metavar="FILE",
+                   help="write the measures as one SQL script to FILE, not run them")  # fmt: skip
+    r.add_argument("--dialect", default="duckdb", choices=RISK_DIALECTS,
+                   help="with --sql: the script's dialect (default: duckdb)")  # fmt: skip
+    r.add_argument("--table", default=None, metavar="NAME",
+                   help="with --sql: the table the script reads (schema.table)")  # fmt: skip
+    r.add_argument("--out-table", default=None, metavar="NAME",
+                   help="the per-record table to create (in --out FILE.duckdb, on the engine's "
+                   "database, or with --sql where the script runs)")  # fmt: skip
     _add_engine_options(r)
     _add_output_options(r)
 

@@ -13,11 +13,20 @@ from sqlglot import exp
 from ..errors import EngineError
 from ..sql.dialects import inline_params
 from ..sql.templates import ident, template_dir
-from .base import STAGING, Engine
+from .base import STAGING, Engine, Registered
 
 # dialects whose ALTER TABLE ... RENAME TO takes the new name without its schema (and keeps
 # the table in its schema); the others are given the qualified name
 SAME_SCHEMA_RENAME = ("duckdb", "postgres", "bigquery", "tsql")
+
+# what orders a table's records as stored, where the dialect has it (as the engines'
+# position_order); DuckDB's depends on what the script reads (ScriptEngine.positioned)
+POSITION_ORDER = {
+    "postgres": "ctid",
+    "spark": "monotonically_increasing_id()",
+    "databricks": "monotonically_increasing_id()",
+}
+INPUT = "__disco_input"  # a CSV file parsed once by a duckdb script (record positions)
 
 
 class ScriptEngine(Engine):
@@ -33,6 +42,7 @@ class ScriptEngine(Engine):
         # the script's stages take the shape they would take on the engine that runs it
         self.inline_cells = dialect == "duckdb"
         self.parts: list[str] = []
+        self.made: list[str] = []  # work tables of positioned(), dropped by drop_made()
 
     def comment(self, text: str) -> None:
         self.parts.append("\n".join(f"-- {line}".rstrip() for line in text.splitlines()))
@@ -104,6 +114,42 @@ class ScriptEngine(Engine):
     def output_table(self, name: str, database: str | None) -> str:
         """``name`` or ``schema.name``, quoted (in the templates' dialect)."""
         return ".".join(ident(part) for part in name.split("."))
+
+    def positioned(self, reg: Registered) -> str:
+        """The data set ``reg`` (as the script reads it) with ``__disco_pos``, each record's
+        1-based position, as the engine that runs the script numbers them: DuckDB a Parquet
+        file's row numbers (files in the order of their names), a CSV file's lines (parsed
+        into a work table first) or a table's rowid; PostgreSQL ctid; Spark the partitions'
+        order. The other dialects' tables have no record order: an error."""
+        order = POSITION_ORDER.get(self.dialect)
+        if self.dialect != "duckdb":
+            if order is None:
+                raise EngineError(
+                    f"a {self.dialect} table has no order of its records, so a per-record "
+                    f"table cannot give their positions; export for one of "
+                    f"duckdb, {', '.join(POSITION_ORDER)}"
+                )
+            return (
+                f"(SELECT *, row_number() OVER (ORDER BY {order}) AS __disco_pos "
+                f"FROM {reg.sql} AS __disco_f)"
+            )
+        if reg.params and reg.source.kind == "parquet":  # files the script reads itself
+            return (
+                "(SELECT *, row_number() OVER (ORDER BY file_index, file_row_number) AS "
+                f"__disco_pos FROM {reg.sql} AS __disco_f)"
+            )
+        source = reg.sql
+        if reg.params:  # CSV: parsed once, its lines kept in order as the table's rowid
+            self.create_table(INPUT, f"SELECT * FROM {reg.sql}", reg.params, "input (CSV)")
+            self.made.append(INPUT)
+            source = ident(INPUT)
+        return f"(SELECT *, rowid + 1 AS __disco_pos FROM {source})"
+
+    def drop_made(self) -> None:
+        """Drop the work tables :meth:`positioned` made."""
+        for name in self.made:
+            self.drop_table(name)
+        self.made.clear()
 
     def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
         temp = "TEMP "

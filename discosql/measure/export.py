@@ -17,6 +17,7 @@ from typing import Any
 
 from ..core.dictionaries import pack_keys
 from ..core.inputs import Inputs, register_inputs
+from ..core.output import Destination
 from ..core.plan import Plan, plan
 from ..core.spec import DisclosureSpec, build_spec
 from ..core.stages import decide_radices, execute
@@ -89,7 +90,7 @@ def script_of(
         dataclasses.replace(p, radices=r) for p, r in zip(plans, decide_radices(plans), strict=True)
     ]
     script = ScriptEngine(dialect)
-    sources = script_sources(inputs, table_names, dialect)
+    sources = script_sources(inputs.sources, table_names, dialect)
     script.comment(_header(plans, inputs, sources, dialect))
     for p in plans:
         script.comment(f"\n===== target {p.spec.target!r} =====\n{_decisions(p)}")
@@ -120,10 +121,43 @@ def table_names_of(tables: dict[str, Any] | None, n_syn: int) -> list[str | None
     return names
 
 
-def script_sources(inputs: Inputs, names: list[str | None], dialect: str) -> list[Registered]:
-    """What the script reads for each data set: files (DuckDB) or table names."""
+def script_destination(
+    out: Any, out_table: Any, m: int, dialect: str, problems: list[str]
+) -> Destination:
+    """Where a script puts its m outputs: tables (``out_table``, ``{synthesis}`` in it when
+    m > 1) or, duckdb scripts only, files (``out``). Nothing is checked on this machine: the
+    script runs elsewhere."""
+    if (out is None) == (out_table is None):
+        problems.append("out_table: give the tables to create (or out=, files, duckdb only)")
+        return Destination()
+    pattern = out_table if out is None else out
+    if not isinstance(pattern, str) or not pattern.strip():
+        problems.append(f"out_table: expected a table name, got {pattern!r}")
+        return Destination()
+    if m > 1 and "{synthesis}" not in pattern:
+        problems.append(f"{pattern!r} names one output for {m} syntheses; put {{synthesis}} in it")
+        return Destination()
+    names = tuple(pattern.replace("{synthesis}", str(j)) for j in range(1, m + 1))
+    if out_table is not None:
+        return Destination(tables=names)
+    if dialect != "duckdb":
+        problems.append(f"out: a {dialect} script cannot write files; give out_table")
+    elif not pattern.lower().endswith((".parquet", ".csv")):
+        problems.append(f"out: {pattern!r} must end in .parquet or .csv")
+    return Destination(files=names)
+
+
+def script_sources(
+    regs: Sequence[Registered],
+    names: Sequence[str | None],
+    dialect: str,
+    argument: str = "tables",
+    example: str = "tables={'original': 'db.persons', 'synthetic': ['db.syn1']}",
+) -> list[Registered]:
+    """What the script reads for each data set: files (DuckDB) or table names (given by the
+    caller's ``argument``, as in ``example``)."""
     out: list[Registered] = []
-    for reg, name in zip(inputs.sources, names, strict=True):
+    for reg, name in zip(regs, names, strict=True):
         src = reg.source
         if name is not None:
             params: dict[str, Any] = {}
@@ -135,9 +169,8 @@ def script_sources(inputs: Inputs, names: list[str | None], dialect: str) -> lis
             sql, params = file_reader(src.kind, p), {p: src.obj}
         else:
             raise InputError(
-                f"tables: the {src.label} data ({src.kind}) cannot be named in a {dialect} "
-                "script; give its table name, e.g. tables={'original': 'db.persons', "
-                "'synthetic': ['db.syn1']}"
+                f"{argument}: the {src.label} data ({src.kind}) cannot be named in a {dialect} "
+                f"script; give its table name, e.g. {example}"
             )
         out.append(dataclasses.replace(reg, sql=sql, params=params))
     return out

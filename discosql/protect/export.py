@@ -20,7 +20,7 @@ from ..core.output import Destination
 from ..engines import open_engine
 from ..engines.script import ScriptEngine
 from ..errors import InputError
-from ..measure.export import script_sources, table_names_of
+from ..measure.export import script_destination, script_sources, table_names_of
 from ..sql.dialects import DIALECTS
 from ..version import __version__
 from .removal import REASONS, reason_of
@@ -81,7 +81,7 @@ def sdc_to_sql(
         problems=problems,
     )
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
-    dest = _destination(out, out_table, n_syn, dialect, problems)
+    dest = script_destination(out, out_table, n_syn, dialect, problems)
     if not isinstance(overwrite, bool):
         problems.append(f"overwrite: expected True or False, got {overwrite!r}")
     if problems:
@@ -90,38 +90,13 @@ def sdc_to_sql(
     prot.warn()
     with open_engine(engine, threads=threads) as eng:
         inputs = register_inputs(eng, original, synthetic)
-        sources = script_sources(inputs, table_names, dialect)
+        sources = script_sources(inputs.sources, table_names, dialect)
         names = prot.names(inputs)
         decided = decide(inputs, names, prot)
         script = ScriptEngine(dialect, overwrite=overwrite)
         script.comment(_header(prot, names, sources, dest, dialect, inputs.m))
         _protect(Inputs(script, sources), names, prot, dest, decided)
     return "\n\n".join(script.parts) + "\n"
-
-
-def _destination(
-    out: Any, out_table: Any, m: int, dialect: str, problems: list[str]
-) -> Destination:
-    """Where the script puts the protected syntheses (nothing is checked on this machine: the
-    script runs elsewhere)."""
-    if (out is None) == (out_table is None):
-        problems.append("out_table: give the tables to create (or out=, files, duckdb only)")
-        return Destination()
-    pattern = out_table if out is None else out
-    if not isinstance(pattern, str) or not pattern.strip():
-        problems.append(f"out_table: expected a table name, got {pattern!r}")
-        return Destination()
-    if m > 1 and "{synthesis}" not in pattern:
-        problems.append(f"{pattern!r} names one output for {m} syntheses; put {{synthesis}} in it")
-        return Destination()
-    names = tuple(pattern.replace("{synthesis}", str(j)) for j in range(1, m + 1))
-    if out_table is not None:
-        return Destination(tables=names)
-    if dialect != "duckdb":
-        problems.append(f"out: a {dialect} script cannot write files; give out_table")
-    elif not pattern.lower().endswith((".parquet", ".csv")):
-        problems.append(f"out: {pattern!r} must end in .parquet or .csv")
-    return Destination(files=names)
 
 
 def _header(

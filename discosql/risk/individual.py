@@ -206,7 +206,7 @@ def risk_on(
                 "value": pa.array([math.nan if v is None else v for v in values], pa.float64()),
             }
         ),
-        riskiest=riskiest.rename_columns([*keys, "records", "fk", "Fk", "risk"]),
+        riskiest=riskiest,
         keys=tuple(keys),
         weight=weight,
         household=household,
@@ -240,7 +240,8 @@ def run_risk(
                      weighted=weight is not None)  # fmt: skip
         summary = _summary(cells, max_global_risk, household is not None)
         sql = cells.render("risk/riskiest.sql.j2", cells=INDIVIDUAL, limit=TOP_CELLS)
-        riskiest = eng.query(sql, cells.params, "risk/riskiest", small=True)
+        # not small=True: its table would rename Fk (DuckDB's names ignore case; fk is there)
+        riskiest = eng.query(sql, cells.params, "risk/riskiest")
         records = _records(cells, household is not None, dest)
     return summary, riskiest, records
 
@@ -260,8 +261,9 @@ def _summary(cells: fq.KeyCells, max_global_risk: float, household: bool) -> pa.
 
 
 def _records(cells: fq.KeyCells, household: bool, dest: Destination) -> pa.Table | None:
-    # a table cannot hold both fk and Fk where column names ignore case (DuckDB, SQLite, Spark)
-    fk_w_name = "Fk_population" if dest.tables else "Fk"
+    # a table cannot hold both fk and Fk where column names ignore case (DuckDB, SQLite,
+    # Spark), nor a file DuckDB's COPY writes (an exported script's): it would rename Fk
+    fk_w_name = "Fk_population" if dest.tables or cells.exported else "Fk"
     sql = cells.render("risk/per_record.sql.j2", records=fq.RECORDS, cells=INDIVIDUAL,
                        households=HOUSEHOLDS if household else None,
                        fk_w_name=fk_w_name)  # fmt: skip

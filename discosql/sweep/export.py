@@ -79,7 +79,7 @@ def sweep_to_sql(
             for p, r in zip(plans, decide_radices(plans), strict=True)
         ]
         script = ScriptEngine(dialect)
-        sources = script_sources(inputs, table_names, dialect)
+        sources = script_sources(inputs.sources, table_names, dialect)
         script.comment(_header(key_list, [s.target for s in specs], len(subsets), dialect))
         sink = ScriptRows()
         for p, cells, _ in counted([retarget(p, script, sources) for p in plans]):

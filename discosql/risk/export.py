@@ -1,0 +1,178 @@
+"""``risk_to_sql`` and ``ldiversity_to_sql``: the original data's risk as one SQL script (the
+duckdb shell, PostgreSQL, Spark).
+
+The script runs the statements :func:`discosql.risk` and :func:`discosql.ldiversity` run,
+with every bound value a literal. One decision needs the data: the q packing of the keys
+(each key's radix), made at export time by reading the keys once. The script checks it where
+it runs (stage 015) and, with a weight, that every weight is a positive number; when either
+fails it stops with a message, before anything is counted. The records' positions (the
+per-record table's ``row``) are the order the engine keeps them in, so only dialects with one
+are offered: duckdb, postgres, spark and databricks.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from ..core.output import Destination
+from ..engines import open_engine
+from ..engines.base import Registered
+from ..engines.script import POSITION_ORDER, ScriptEngine
+from ..errors import InputError
+from ..measure.export import script_destination, script_sources
+from ..version import __version__
+from . import frequencies as fq
+from .individual import check_arguments as check_risk
+from .individual import run_risk
+from .ldiversity import check_arguments as check_ldiversity
+from .ldiversity import run_ldiversity
+
+DIALECTS = ("duckdb", *POSITION_ORDER)  # the dialects whose tables keep a record order
+
+
+def risk_to_sql(
+    data: Any,
+    keys: Any,
+    weight: str | None = None,
+    household: str | None = None,
+    alpha: float = 1.0,
+    max_global_risk: float = 0.01,
+    *,
+    dialect: str = "duckdb",
+    table: str | None = None,
+    out: str | None = None,
+    out_table: str | None = None,
+    overwrite: bool = False,
+    engine: Any = None,
+    threads: int | None = None,
+) -> str:
+    """One SQL script that computes :func:`discosql.risk` where the data live.
+
+    Args:
+        data: read once at export time for the column types and the keys' q packing. With
+            ``dialect="duckdb"`` and Parquet/CSV files the script reads those files.
+        keys, weight, household, alpha, max_global_risk: as :func:`discosql.risk`.
+        dialect: duckdb, postgres, spark or databricks (their tables keep an order of the
+            records, which numbers them).
+        table: what the script reads instead (a table name, dotted for a schema); needed
+            unless the data are files and the dialect is duckdb, or a table on ``engine``.
+        out_table: the per-record table to create where the script runs; out: duckdb only, a
+            Parquet/CSV file instead; neither: printed. Its Fk column is Fk_population (a
+            table or DuckDB's COPY cannot hold fk and Fk: names ignore case).
+            ``overwrite``: the script drops an existing table first.
+        engine, threads: where to read the data at export time (default: DuckDB).
+
+    Returns:
+        The script. It prints the summary (measure, value), the riskiest key cells, then the
+        per-record table (or writes it).
+    """
+    names, w, h, a, m = check_risk(keys, weight, household, alpha, max_global_risk)
+    dest = _script_options(dialect, table, out, out_table, overwrite)
+    with open_engine(engine, threads=threads) as eng:
+        reg = eng.register(eng.classify(data, "input"))
+        roles = dict.fromkeys(names, "key") | ({w: "weight"} if w else {})
+        fq.check_columns(reg, roles | ({h: "household"} if h else {}), [w] if w else [])
+        radices = fq.decide_radices(eng, reg, names)
+        source = script_sources([reg], [table], dialect, "table", "table='db.persons'")[0]
+        script = ScriptEngine(dialect, overwrite=overwrite)
+        extra = [f"weight {w}" if w else "no weight", f"household {h}" if h else "no household"]
+        extra.append(f"alpha {a:g}, max_global_risk {m:g}")
+        script.comment(_header("risk() (sdcMicro measure_risk)", names, radices, source, dest,
+                               dialect, extra, "the summary (measure, value) and the riskiest "
+                               "key cells", weighted=w is not None))  # fmt: skip
+        run_risk(script, source, names, w, h, a, m, dest, radices)
+        script.drop_made()
+    return "\n\n".join(script.parts) + "\n"
+
+
+def ldiversity_to_sql(
+    data: Any,
+    keys: Any,
+    sensitive: Any,
+    l_recurs_c: float = 2,
+    *,
+    dialect: str = "duckdb",
+    table: str | None = None,
+    out: str | None = None,
+    out_table: str | None = None,
+    overwrite: bool = False,
+    engine: Any = None,
+    threads: int | None = None,
+) -> str:
+    """One SQL script that computes :func:`discosql.ldiversity` where the data live; the
+    arguments as :func:`discosql.risk_to_sql` and :func:`discosql.ldiversity`. The script
+    prints the summary (one row per output column), then the per-record table (or writes
+    it)."""
+    names, sens, c = check_ldiversity(keys, sensitive, l_recurs_c)
+    dest = _script_options(dialect, table, out, out_table, overwrite)
+    with open_engine(engine, threads=threads) as eng:
+        reg = eng.register(eng.classify(data, "input"))
+        roles = dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive")
+        fq.check_columns(reg, roles, [])
+        radices = fq.decide_radices(eng, reg, names)
+        source = script_sources([reg], [table], dialect, "table", "table='db.persons'")[0]
+        script = ScriptEngine(dialect, overwrite=overwrite)
+        extra = [f"sensitive {', '.join(sens)}; l_recurs_c {c:g}"]
+        script.comment(_header("ldiversity() (sdcMicro ldiversity)", names, radices, source,
+                               dest, dialect, extra, "the summary (one row per output "
+                               "column)"))  # fmt: skip
+        run_ldiversity(script, source, names, sens, c, dest, radices)
+        script.drop_made()
+    return "\n\n".join(script.parts) + "\n"
+
+
+def _script_options(
+    dialect: Any, table: Any, out: Any, out_table: Any, overwrite: Any
+) -> Destination:
+    """The script's arguments, checked before any data is read; where the per-record table
+    goes (neither out nor out_table: printed)."""
+    problems: list[str] = []
+    if dialect not in DIALECTS:
+        problems.append(
+            f"dialect: {dialect!r} is not one of {list(DIALECTS)} (the per-record table needs "
+            "an order of the records, which the other dialects' tables do not keep)"
+        )
+    if table is not None and (not isinstance(table, str) or not table.strip()):
+        problems.append(f"table: expected a table name, got {table!r}")
+    if not isinstance(overwrite, bool):
+        problems.append(f"overwrite: expected True or False, got {overwrite!r}")
+    dest = Destination()
+    if out is not None or out_table is not None:
+        dest = script_destination(out, out_table, 1, str(dialect), problems)
+    if problems:
+        raise InputError(problems)
+    return dest
+
+
+def _header(
+    what: str,
+    keys: list[str],
+    radices: list[int],
+    source: Registered,
+    dest: Destination,
+    dialect: str,
+    extra: list[str],
+    results: str,
+    weighted: bool = False,
+) -> str:
+    reads = next(iter(source.params.values())) if source.params else source.sql
+    writes = ", ".join(dest.written) or "nothing: the per-record table is printed"
+    weights = ", and that every weight is a positive number" if weighted else ""
+    about = (
+        f"Results: {results}, then the per-record table (row: each record's 1-based position "
+        "as the engine keeps them). Work tables start with __disco_. The q packing (key "
+        f"radices {radices}, levels + 1) was decided at export time; the script checks it "
+        f"before it counts (stage 015){weights}, and stops "
+        "with a message when the data no longer fit: re-export then. Run with `duckdb -bail`, "
+        "`psql -v ON_ERROR_STOP=1` or your console's equivalent."
+    )
+    return "\n".join(
+        [
+            f"discosql {__version__}: {what} as SQL ({dialect} dialect)",
+            f"reads: {reads}",
+            f"keys {', '.join(keys)}; {'; '.join(extra)}",
+            f"writes: {writes}",
+            *textwrap.wrap(about, 90),
+        ]
+    )
