@@ -22,12 +22,14 @@ from ..core.plan import Column
 from ..core.spec import column_names
 from ..engines.base import Engine, Registered
 from ..errors import InputError, SchemaError
-from ..sql.templates import render
+from ..sql.templates import ident, render
 
 RECORDS = "__disco_risk_records"
 WEIGHT_GUARD = "__disco_risk_weights_ok"
 CELLS = "__disco_risk_cells"
 FREQUENCIES = "__disco_risk_freq"
+KEY_VALUES = "__disco_risk_key_values"
+GROUPING_SETS = ("duckdb", "postgres", "spark", "databricks")  # dialects with grouping sets
 MAX_KEYS = 60  # a cell's pattern of known keys is a BIGINT bit mask
 BATCH = 1_000_000  # records per batch streamed to an out= file
 
@@ -155,17 +157,36 @@ def key_columns(keys: Sequence[str]) -> tuple[Column, ...]:
 def decide_radices(engine: Engine, reg: Registered, keys: Sequence[str]) -> list[int]:
     """Each key's radix in the q packing, from the data (an exported script checks that its
     data still fit them)."""
-    data = source_ctx([reg])[0]
     columns = key_columns(keys)
-    made: list[str] = []
+    cells = KeyCells(engine, columns, 1, dict(reg.params))
     try:
-        for c in columns:
-            made.append(c.levels)
-            build_dictionary(engine, [data], c, reg.params, na_only_missing=True)
+        dictionaries(cells, source_ctx([reg])[0], reg.params)
         return key_radices(engine, columns)
     finally:
-        for name in made:
+        for name in cells.tables:
             engine.drop_table(name)
+
+
+def dictionaries(cells: KeyCells, data: DataSet, params: dict[str, Any]) -> None:
+    """Each key's stage 010 dictionary (NA and NaN alone as code 0), from one pass over the
+    data where the engine has grouping sets (risk/key_values), else one pass per key."""
+    engine = cells.engine
+    sources = [data] * len(cells.keys)
+    if engine.dialect in GROUPING_SETS:
+        cells.tables.append(KEY_VALUES)
+        sql = render("risk/key_values.sql.j2", engine.dialect, source=data, keys=cells.keys)
+        engine.create_table(KEY_VALUES, sql, params, "risk/key_values.sql.j2")
+        sources = [
+            DataSet(0, f"(SELECT {ident(c.name)} FROM {ident(KEY_VALUES)} WHERE "
+                    f"{ident(f'g_{c.pos}')} = 0)", data.kinds, data.empty)  # fmt: skip
+            for c in cells.keys
+        ]
+    for c, source in zip(cells.keys, sources, strict=True):
+        cells.tables.append(c.levels)
+        build_dictionary(engine, [source], c, params, na_only_missing=True)
+    if engine.dialect in GROUPING_SETS:
+        engine.drop_table(KEY_VALUES)
+        cells.tables.remove(KEY_VALUES)
 
 
 @contextlib.contextmanager
@@ -188,9 +209,7 @@ def key_cells(
     made: list[str] = []
     cells = KeyCells(engine, columns, 1, dict(reg.params), made, exported=radices is not None)
     try:
-        for c in columns:
-            made.append(c.levels)
-            build_dictionary(engine, [data], c, reg.params, na_only_missing=True)
+        dictionaries(cells, data, reg.params)
         guard = None
         if radices is not None:
             checks = [key_fits(c, r) for c, r in zip(columns, radices, strict=True)]
