@@ -176,9 +176,9 @@ def dictionaries(cells: KeyCells, data: DataSet, params: dict[str, Any]) -> None
         cells.tables.append(KEY_VALUES)
         sql = render("risk/key_values.sql.j2", engine.dialect, source=data, keys=cells.keys)
         engine.create_table(KEY_VALUES, sql, params, "risk/key_values.sql.j2")
+        values = "(SELECT {} FROM " + ident(KEY_VALUES) + " WHERE {} = 0)"
         sources = [
-            DataSet(0, f"(SELECT {ident(c.name)} FROM {ident(KEY_VALUES)} WHERE "
-                    f"{ident(f'g_{c.pos}')} = 0)", data.kinds, data.empty)  # fmt: skip
+            DataSet(0, values.format(ident(c.name), ident(f"g_{c.pos}")), data.kinds, data.empty)
             for c in cells.keys
         ]
     for c, source in zip(cells.keys, sources, strict=True):
