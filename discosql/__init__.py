@@ -35,6 +35,7 @@ from .report.build import Report, report
 from .risk.export import ldiversity_to_sql, risk_to_sql
 from .risk.individual import RiskResult, risk
 from .risk.ldiversity import LDiversityResult, ldiversity
+from .risk.suda import SudaResult, suda
 from .sweep.export import sweep_to_sql
 from .sweep.key_sweep import KeySweep, key_sweep
 from .version import __version__
@@ -56,6 +57,7 @@ __all__ = [
     "RiskResult",
     "SchemaError",
     "SdcResult",
+    "SudaResult",
     "TaubTCAP",
     "TemplateError",
     "__version__",
@@ -81,6 +83,7 @@ __all__ = [
     "sdc_to_sql",
     "spark",
     "sqlite",
+    "suda",
     "sweep_to_sql",
     "taub_tcap",
     "to_sql",

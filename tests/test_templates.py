@@ -99,6 +99,7 @@ def rendered() -> dict[str, str]:
                                 "w": [1.5, 2.0, 3.0, 1.0], "h": [1, 1, 2, None]})  # fmt: skip
         ds.risk(with_weight, ["k1", "k2"], weight="w", household="h", alpha=0.5)
         ds.ldiversity(with_weight, ["k1"], ["k2", "h"])
+        ds.suda(with_weight, ["k1", "k2", "h"])
         empty = pa.table({"k": ["a", "", "b"], "t": ["x", "y", "x"]})
         with pytest.warns(ds.DiscoSQLWarning, match="empty strings"):
             ds.disclosure(empty, empty, keys=["k"], target="t")

@@ -1,0 +1,246 @@
+"""SUDA2 special uniques in SQL (sdcMicro's ``suda2()``): each record's minimal sample uniques
+(MSUs: the smallest key subsets on which it is unique), its SUDA score and DIS-SUDA score, and
+the keys' and levels' contributions. The formulas are in ``sql_templates/suda/``.
+
+The search is level by level over the subsets of the keys: the records unique on each subset
+of size s (suda/uniques: grouping sets over the key cells), minus those with an MSU inside it
+found at a smaller size (suda/msus). Python decides the subsets and the weights; SQL counts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from ..core.output import Destination
+from ..core.results import AsData, json_rows
+from ..engines import open_engine
+from ..engines.base import Engine, Registered
+from ..errors import InputError
+from ..sql.templates import ident
+from . import frequencies as fq
+
+UNIQUES = "__disco_suda_uniques"
+MSUS = "__disco_suda_msus"
+LEVEL_MSUS = "__disco_suda_level_msus"
+SUDA_CELLS = "__disco_suda_cells"
+SCORES = "__disco_suda_scores"
+DIS = "__disco_suda_dis"
+MAX_SUBSETS = 4095  # 12 keys; more need max_size (docs/suda.md: the cost per subset)
+GROUPING_SETS = ("duckdb", "postgres", "spark", "databricks")
+INTERVALS = ("== 0", "(0.0, 0.1]", "(0.1, 0.2]", "(0.2, 0.3]", "(0.3, 0.4]", "(0.4, 0.5]",
+             "(0.5, 0.6]", "(0.6, 0.7]", "> 0.7")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SudaResult(AsData):
+    """SUDA2 special uniques of the original data on ``keys`` (sdcMicro's ``suda2``).
+
+    ``records``: row (1-based input position), <key>_contribution (the share of the record's
+    MSU weight whose MSUs contain the key: a fraction; a record's shares add up to more than
+    1), suda_score, dis_suda_score; in input order; None when written to ``out``.
+    ``attributes``: variable, contribution (percent of all scores). ``levels``: variable,
+    attribute (the level), contribution (percent of the key's). ``msu_counts``: size, records
+    with an MSU of that size. ``dis_table``: interval, records (sdcMicro's print table).
+    """
+
+    records: pa.Table | None
+    attributes: pa.Table
+    levels: pa.Table
+    msu_counts: pa.Table
+    dis_table: pa.Table
+    keys: tuple[str, ...]
+    dis_fraction: float
+    original_scores: bool
+    max_size: int
+    written: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        lines = [
+            f"SUDA2 special uniques on keys {', '.join(self.keys)} (MSUs up to "
+            f"{self.max_size} keys; DIS fraction {self.dis_fraction:g})",
+            "DIS-SUDA scores:",
+        ]
+        for r in self.dis_table.to_pylist():
+            lines.append(f"  {r['interval']:>11}: {r['records']} record(s)")
+        lines.append("Records with an MSU of each size:")
+        for r in self.msu_counts.to_pylist():
+            lines.append(f"  {r['size']} key(s): {r['records']}")
+        lines.append("Attribute contribution (%):")
+        for r in self.attributes.to_pylist():
+            lines.append(f"  {r['variable']}: {r['contribution']:.2f}")
+        return "\n".join(lines)
+
+    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
+        title = f"suda(): keys {', '.join(self.keys)}"
+        tables = [("DIS-SUDA scores", self.dis_table), ("MSU sizes", self.msu_counts),
+                  ("Attribute contribution", self.attributes)]  # fmt: skip
+        return title, tables, []
+
+    def to_dict(self) -> dict[str, Any]:
+        """keys, arguments, the DIS-SUDA table, the MSU sizes, the attribute and level
+        contributions."""
+        return {
+            "keys": list(self.keys),
+            "dis_fraction": self.dis_fraction,
+            "original_scores": self.original_scores,
+            "max_size": self.max_size,
+            "dis_table": json_rows(self.dis_table),
+            "msu_counts": json_rows(self.msu_counts),
+            "attributes": json_rows(self.attributes),
+            "levels": json_rows(self.levels),
+        }
+
+
+def check_arguments(
+    keys: Any, dis_fraction: Any, original_scores: Any, max_size: Any
+) -> tuple[list[str], float, bool, int]:
+    """Every argument of ``suda()`` checked before any data is read; the largest MSU size."""
+    problems: list[str] = []
+    names = fq.check_keys(keys, problems)
+    f = fq.check_fraction("dis_fraction", dis_fraction, problems, low_open=False,
+                          high_open=False)  # fmt: skip
+    if not isinstance(original_scores, bool):
+        problems.append(f"original_scores: expected True or False, got {original_scores!r}")
+    largest = len(names)
+    if max_size is not None:
+        if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
+            problems.append(f"max_size: expected a whole number >= 1 or None, got {max_size!r}")
+        else:
+            largest = min(max_size, len(names))
+    n_subsets = sum(math.comb(len(names), s) for s in range(1, largest + 1))
+    if names and n_subsets > MAX_SUBSETS:
+        problems.append(
+            f"keys: {len(names)} keys have {n_subsets} subsets of up to {largest} keys to "
+            f"search, more than {MAX_SUBSETS}; give max_size (e.g. max_size=4: "
+            f"{sum(math.comb(len(names), s) for s in range(1, 5))} subsets) or fewer keys"
+        )
+    if problems:
+        raise InputError(problems)
+    return names, f, bool(original_scores), largest
+
+
+def suda(
+    data: Any,
+    keys: Any,
+    dis_fraction: float = 0.01,
+    original_scores: bool = True,
+    max_size: int | None = None,
+    engine: Any = None,
+    threads: int | None = None,
+    *,
+    out: Any = None,
+    out_table: str | None = None,
+    overwrite: bool = False,
+) -> SudaResult:
+    """SUDA2 special uniques: each record's minimal sample uniques (MSUs) on ``keys``, scored.
+
+    A record's MSUs are the key subsets S on which it is unique (no other record has its
+    values; a missing value matches nothing) while unique on no subset of S. An MSU of k of
+    the M keys weighs (M - k)! (``original_scores``; else (2^(M-k) - 1) / C(M, k)); the SUDA
+    score s_r is the sum over the record's MSUs. DIS-SUDA = 1 / (1 + P (1 - f) / (f s_r^Q A))
+    for s_r > 0, with f = ``dis_fraction`` (0: 0.5), P the records in pairs identical on all
+    keys, Q = 1 + (8 - M) / 20, A = sum of s^-Q over the records with a score. ``max_size``:
+    MSUs up to that many keys (default: all). ``out``, ``out_table``, ``overwrite``: as
+    :func:`discosql.risk` (the default table is suda_records).
+    """
+    names, f, original, largest = check_arguments(keys, dis_fraction, original_scores, max_size)
+    dest = fq.records_destination(out, out_table, overwrite, "suda_records")
+    with open_engine(engine, threads=threads) as eng:
+        dest.check_tables(eng, overwrite)
+        reg = eng.register(eng.classify(data, "input"))
+        tables, records = run_suda(eng, reg, names, f, original, largest, dest)
+    attributes, levels, msu_counts, dis_table = tables
+    intervals = [INTERVALS[i] for i in dis_table.column("bin").to_pylist()]
+    return SudaResult(
+        records=records,
+        attributes=_with_nan(attributes),
+        levels=_with_nan(levels),
+        msu_counts=msu_counts.cast(pa.schema([("size", pa.int64()), ("records", pa.int64())])),
+        dis_table=pa.table({"interval": intervals, "records": dis_table.column("records")}).cast(
+            pa.schema([("interval", pa.string()), ("records", pa.int64())])
+        ),
+        keys=tuple(names),
+        dis_fraction=f,
+        original_scores=original,
+        max_size=largest,
+        written=dest.written,
+    )
+
+
+def run_suda(
+    eng: Engine,
+    reg: Registered,
+    keys: list[str],
+    dis_fraction: float,
+    original_scores: bool,
+    largest: int,
+    dest: Destination,
+    radices: list[int] | None = None,
+) -> tuple[tuple[pa.Table, ...], pa.Table | None]:
+    """The statements of :func:`suda` on ``eng``: (attributes, levels, msu_counts, dis_table)
+    and the per-record table (None when written to ``dest``). ``radices``: the q packing
+    decided ahead, for a script engine (whose results are read where it runs)."""
+    fq.check_columns(reg, dict.fromkeys(keys, "key"), [])
+    m = len(keys)
+    sizes = list(range(1, largest + 1))
+    with fq.key_cells(eng, reg, keys, radices=radices) as cells:
+        cells.params |= {f"variable_{i}": k for i, k in enumerate(keys)}
+        cells.params |= {f"w_{s}": _weight(m, s, original_scores) for s in sizes}
+        # sdcMicro replaces a fraction of 0 by 0.5 (R/suda2.R passes it, src/Suda2.h ignores 0)
+        cells.params["dis_fraction"] = dis_fraction or 0.5
+        cells.params["q"] = 1 + (8 - m) / 20
+        cells.create(SUDA_CELLS, "suda/cells.sql.j2", records=fq.RECORDS)
+        _search(cells, sizes)
+        cells.create(SCORES, "suda/scores.sql.j2", msus=MSUS, sizes=sizes)
+        cells.create(DIS, "suda/dis.sql.j2", scores=SCORES, cells=SUDA_CELLS)
+        tables = tuple(
+            eng.query(cells.render(f"suda/{name}.sql.j2", records=fq.RECORDS, dis=DIS,
+                                   msus=MSUS, sizes=sizes), cells.params, f"suda/{name}")
+            for name in ("attributes", "levels", "msu_counts", "dis_table")
+        )  # fmt: skip
+        columns = [f"{k}_contribution" for k in keys]
+        sql = cells.render("suda/per_record.sql.j2", records=fq.RECORDS, dis=DIS,
+                           columns=columns)  # fmt: skip
+        records = fq.deliver(cells, dest, sql, "suda/per_record")
+    return tables, records
+
+
+def _search(cells: fq.KeyCells, sizes: list[int]) -> None:
+    """MSUS: the MSUs of every size, level by level (suda/uniques, suda/msus)."""
+    eng = cells.engine
+    positions = [k.pos for k in cells.keys]
+    for size in sizes:
+        subsets = [{"mask": sum(2**i for i in s), "keys": list(s)}
+                   for s in itertools.combinations(positions, size)]  # fmt: skip
+        used = sorted({i for s in subsets for i in s["keys"]})
+        cells.create(UNIQUES, "suda/uniques.sql.j2", cells=SUDA_CELLS, subsets=subsets,
+                     used=used, size=size,
+                     grouping_sets=eng.dialect in GROUPING_SETS)  # fmt: skip
+        if size == 1:
+            cells.create(MSUS, "suda/msus.sql.j2", uniques=UNIQUES, msus=None)
+        else:
+            sql = cells.render("suda/msus.sql.j2", uniques=UNIQUES, msus=MSUS)
+            eng.execute(f"INSERT INTO {ident(MSUS)}\n{sql}", cells.params, "suda/msus.sql.j2")
+        eng.drop_table(UNIQUES)
+        cells.tables.remove(UNIQUES)
+
+
+def _weight(m: int, k: int, original_scores: bool) -> float:
+    """The weight of an MSU of k of the m keys."""
+    if original_scores:
+        return float(math.factorial(m - k))
+    return float(2 ** (m - k) - 1) / math.comb(m, k)
+
+
+def _with_nan(table: pa.Table) -> pa.Table:
+    """The contribution column as doubles with NaN where the engine gave NULL (SQLite)."""
+    values = [math.nan if v is None else float(v) for v in table.column("contribution").to_pylist()]
+    i = table.schema.get_field_index("contribution")
+    table = table.set_column(i, "contribution", pa.array(values, pa.float64()))
+    return table.cast(pa.schema([(f.name, pa.string() if f.name != "contribution" else
+                                  pa.float64()) for f in table.schema]))  # fmt: skip
