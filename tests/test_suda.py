@@ -10,6 +10,7 @@ values to 1e-6 (docs/suda.md, differences from sdcMicro).
 
 from __future__ import annotations
 
+import json
 import math
 from functools import cache
 from pathlib import Path
@@ -152,3 +153,31 @@ def test_arguments_are_checked_before_reading(kwargs: dict[str, Any], message: s
     args = {"keys": ["a", "b", "c"], **kwargs}
     with pytest.raises(ds.InputError, match=message.replace("[", r"\[").replace("]", r"\]")):
         ds.suda("does-not-exist.parquet", **args)
+
+
+def test_cli_suda(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from discosql.cli.main import main
+
+    case = next(c for c in CASES if c["id"] == "su01")
+    data = tmp_path / "data.parquet"
+    pq.write_table(load(case["data"]), data)
+    argv = ["suda", str(data), "--keys", ",".join(case["keys"])]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "DIS-SUDA scores:" in out
+    assert "Attribute contribution (%):" in out
+    records = tmp_path / "suda.parquet"
+    assert main([*argv, "--format", "parquet", "--out", str(records)]) == 0
+    assert pq.read_table(records).equals(_run("su01").records)
+    assert main([*argv, "--format", "json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert [r["variable"] for r in payload["attributes"]] == case["keys"]
+    for extra, message in [
+        (["--dis-fraction", "2"], "--dis-fraction: expected a number in [0, 1]"),
+        (["--max-size", "0"], "--max-size: expected a whole number >= 1"),
+        (["--out-table", "t", "--format", "csv"], "--out-table: the per-record table"),
+    ]:
+        assert main([*argv, *extra]) == 2
+        err = capsys.readouterr().err
+        assert message in err
+        assert "Traceback" not in err

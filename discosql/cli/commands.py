@@ -338,6 +338,39 @@ def save_figure(figure: Any, path: Path) -> None:
         figure.savefig(temp, dpi=150)
 
 
+def suda_command(args: argparse.Namespace) -> None:
+    """The DIS-SUDA table, MSU sizes and contributions (table, json), or the per-record table
+    (csv, parquet: with --out streamed to FILE; --out-table: a table, the summary printed)."""
+    from ..risk.suda import check_arguments, suda
+
+    check_arguments(args.keys, args.dis_fraction, not args.ihsn_scores, args.max_size)
+    per_record = args.format in ("csv", "parquet")
+    if args.out_table is not None and per_record:
+        raise UsageError("--out-table: the per-record table goes there; --format csv/parquet "
+                         "would print it too (give table or json for the summary)")  # fmt: skip
+    streamed = per_record and args.out is not None
+    out = str(args.out) if streamed or (args.out_table is not None and args.out) else None
+    res = suda(args.data, args.keys, dis_fraction=args.dis_fraction,
+               original_scores=not args.ihsn_scores, max_size=args.max_size,
+               engine=_engine(args), threads=args.threads, out=out, out_table=args.out_table,
+               overwrite=True)  # fmt: skip
+    if streamed:
+        return
+    if per_record:
+        assert res.records is not None
+        write(res.records, "", args.format, None)
+        return
+    if args.format == "json":
+        payload = res.to_dict() | ({"written": list(res.written)} if res.written else {})
+        text = json.dumps(payload, indent=1, ensure_ascii=False, default=str) + "\n"
+    else:
+        text = str(res) + "\n"
+    if args.out is None or args.out_table is not None:
+        sys.stdout.write(text)
+    else:
+        write_text(args.out, text)
+
+
 def _risk_script(args: argparse.Namespace) -> None:
     """--sql: the risk script (and the l-diversity one after it) written to FILE."""
     from ..risk.export import ldiversity_to_sql, risk_to_sql

@@ -172,7 +172,8 @@ def _run(args: argparse.Namespace, progress: Progress) -> None:
         commands.report_command(args, progress)
     else:
         runs = {"sql": commands.sql_command, "uniques": commands.uniques_command,
-                "sdc": commands.sdc_command, "risk": commands.risk_command}  # fmt: skip
+                "sdc": commands.sdc_command, "risk": commands.risk_command,
+                "suda": commands.suda_command}  # fmt: skip
         runs[args.command](args)
 
 

@@ -367,6 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     _add_risk(sub)
+    _add_suda(sub)
     _add_report(sub)
 
     w = sub.add_parser("sweep", help="the measures of every subset of the keys (key sweep)")
@@ -422,6 +423,27 @@ def _add_risk(sub: Any) -> None:
                    "database, or with --sql where the script runs)")  # fmt: skip
     _add_engine_options(r)
     _add_output_options(r)
+
+
+def _add_suda(sub: Any) -> None:
+    s = sub.add_parser(
+        "suda",
+        help="special uniques of the original data: SUDA2 scores and DIS-SUDA (sdcMicro suda2())",
+    )
+    s.add_argument("data", help="the data: a Parquet or CSV path, glob or directory (a table "
+                   "name with --engine postgresql://...)")  # fmt: skip
+    s.add_argument("--keys", type=csv_list, required=True, help="key columns, comma-separated")
+    s.add_argument("--dis-fraction", type=float, default=0.01, metavar="F",
+                   help="the sampling fraction of DIS-SUDA, 0 to 1 (default 0.01)")  # fmt: skip
+    s.add_argument("--max-size", type=int, default=None, metavar="K",
+                   help="look for MSUs of up to K keys (default: all keys)")  # fmt: skip
+    s.add_argument("--ihsn-scores", action="store_true",
+                   help="the IHSN weights (2^(M-k) - 1) / C(M, k), not (M - k)!")  # fmt: skip
+    s.add_argument("--out-table", default=None, metavar="NAME",
+                   help="the per-record table to create (in --out FILE.duckdb or on the "
+                   "engine's database)")  # fmt: skip
+    _add_engine_options(s)
+    _add_output_options(s)
 
 
 def _add_report(sub: Any) -> None:
