@@ -32,7 +32,7 @@ from .protect.export import sdc_to_sql
 from .protect.sdc import SdcResult, sdc
 from .protect.uniques import ReplicatedUniques, replicated_uniques
 from .report.build import Report, report
-from .risk.export import ldiversity_to_sql, risk_to_sql
+from .risk.export import ldiversity_to_sql, risk_to_sql, suda_to_sql
 from .risk.individual import RiskResult, risk
 from .risk.ldiversity import LDiversityResult, ldiversity
 from .risk.suda import SudaResult, suda
@@ -84,6 +84,7 @@ __all__ = [
     "spark",
     "sqlite",
     "suda",
+    "suda_to_sql",
     "sweep_to_sql",
     "taub_tcap",
     "to_sql",

@@ -44,8 +44,14 @@ def runs(tables: dict[str, pa.Table], engine: Any, names: dict[str, Any]) -> lis
             names["sd2011"], SD_KEYS[:3], ["depress", "ls"], l_recurs_c=1.5, engine=engine
         ),
         ds.suda(names["testdata_na"], KEYS[:6], engine=engine),
-        ds.suda(names["sd2011"], SD_KEYS, original_scores=False, max_size=3, dis_fraction=0.1,
-                engine=engine),  # fmt: skip
+        ds.suda(
+            names["sd2011"],
+            SD_KEYS,
+            original_scores=False,
+            max_size=3,
+            dis_fraction=0.1,
+            engine=engine,
+        ),
     ]
 
 

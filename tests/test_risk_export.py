@@ -111,6 +111,22 @@ def test_duckdb_shell_prints_the_api_ldiversity(tmp_path: Path) -> None:
     _assert_rows(records, api.records.to_pylist())
 
 
+def test_duckdb_shell_prints_the_api_suda(tmp_path: Path) -> None:
+    path = tmp_path / "data.parquet"
+    pq.write_table(_data(), path)
+    api = ds.suda(str(path), KEYS, dis_fraction=0.05)
+    tables, err, code = _shell(ds.suda_to_sql(str(path), KEYS, dis_fraction=0.05), tmp_path)
+    assert code == 0, err
+    attributes, levels, msu_counts, dis_table, records = tables
+    _assert_rows(attributes, api.attributes.to_pylist())
+    _assert_rows(levels, api.levels.to_pylist())
+    _assert_rows(msu_counts, api.msu_counts.to_pylist())
+    _assert_rows(dis_table, api.dis_table.to_pylist())
+    assert api.records is not None
+    _assert_rows(records, api.records.to_pylist())
+    assert sum(api.msu_counts.column("records").to_pylist()) > 0  # the checks are not vacuous
+
+
 def test_script_writes_the_file_or_table(tmp_path: Path) -> None:
     path = tmp_path / "data.parquet"
     pq.write_table(_data(), path)
@@ -175,6 +191,8 @@ def test_risk_scripts_parse_and_are_portable() -> None:
         script = ds.risk_to_sql(data, KEYS, dialect=dialect, table="s.persons", **RISK_KW)
         assert len(assert_portable(script, dialect)) > 10
         script = ds.ldiversity_to_sql(data, KEYS, SENSITIVE, dialect=dialect, table="s.persons")
+        assert len(assert_portable(script, dialect)) > 10
+        script = ds.suda_to_sql(data, KEYS, dialect=dialect, table="s.persons", max_size=3)
         assert len(assert_portable(script, dialect)) > 10
 
 

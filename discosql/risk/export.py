@@ -1,7 +1,8 @@
-"""``risk_to_sql`` and ``ldiversity_to_sql``: the original data's risk as one SQL script (the
-duckdb shell, PostgreSQL, Spark).
+"""``risk_to_sql``, ``ldiversity_to_sql`` and ``suda_to_sql``: the original data's risk as one
+SQL script (the duckdb shell, PostgreSQL, Spark).
 
-The script runs the statements :func:`discosql.risk` and :func:`discosql.ldiversity` run,
+The script runs the statements :func:`discosql.risk`, :func:`discosql.ldiversity` and
+:func:`discosql.suda` run,
 with every bound value a literal. One decision needs the data: the q packing of the keys
 (each key's radix), made at export time by reading the keys once. The script checks it where
 it runs (stage 015) and, with a weight, that every weight is a positive number; when either
@@ -27,6 +28,8 @@ from .individual import check_arguments as check_risk
 from .individual import run_risk
 from .ldiversity import check_arguments as check_ldiversity
 from .ldiversity import run_ldiversity
+from .suda import check_arguments as check_suda
+from .suda import run_suda
 
 DIALECTS = ("duckdb", *POSITION_ORDER)  # the dialects whose tables keep a record order
 
@@ -118,6 +121,43 @@ def ldiversity_to_sql(
                                dest, dialect, extra, "the summary (one row per output "
                                "column)"))  # fmt: skip
         run_ldiversity(script, source, names, sens, c, dest, radices)
+        script.drop_made()
+    return "\n\n".join(script.parts) + "\n"
+
+
+def suda_to_sql(
+    data: Any,
+    keys: Any,
+    dis_fraction: float = 0.01,
+    original_scores: bool = True,
+    max_size: int | None = None,
+    *,
+    dialect: str = "duckdb",
+    table: str | None = None,
+    out: str | None = None,
+    out_table: str | None = None,
+    overwrite: bool = False,
+    engine: Any = None,
+    threads: int | None = None,
+) -> str:
+    """One SQL script that computes :func:`discosql.suda` where the data live; the arguments
+    as :func:`discosql.risk_to_sql` and :func:`discosql.suda`. The script prints the
+    attribute contributions, the level contributions, the MSU sizes and the DIS-SUDA table,
+    then the per-record table (or writes it)."""
+    names, f, original, largest = check_suda(keys, dis_fraction, original_scores, max_size)
+    dest = _script_options(dialect, table, out, out_table, overwrite)
+    with open_engine(engine, threads=threads) as eng:
+        reg = eng.register(eng.classify(data, "input"))
+        fq.check_columns(reg, dict.fromkeys(names, "key"), [])
+        radices = fq.decide_radices(eng, reg, names)
+        source = script_sources([reg], [table], dialect, "table", "table='db.persons'")[0]
+        script = ScriptEngine(dialect, overwrite=overwrite)
+        scores = "(M - k)!" if original else "IHSN (2^(M-k) - 1) / C(M, k)"
+        extra = [f"MSUs of up to {largest} keys; scores {scores}; dis_fraction {f:g}"]
+        script.comment(_header("suda() (sdcMicro suda2)", names, radices, source, dest,
+                               dialect, extra, "the attribute and level contributions, the "
+                               "MSU sizes and the DIS-SUDA table"))  # fmt: skip
+        run_suda(script, source, names, f, original, largest, dest, radices)
         script.drop_made()
     return "\n\n".join(script.parts) + "\n"
 

@@ -32,8 +32,6 @@ SCORES = "__disco_suda_scores"
 DIS = "__disco_suda_dis"
 MAX_SUBSETS = 4095  # 12 keys; more need max_size (docs/suda.md: the cost per subset)
 GROUPING_SETS = ("duckdb", "postgres", "spark", "databricks")
-INTERVALS = ("== 0", "(0.0, 0.1]", "(0.1, 0.2]", "(0.2, 0.3]", "(0.3, 0.4]", "(0.4, 0.5]",
-             "(0.5, 0.6]", "(0.6, 0.7]", "> 0.7")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -155,15 +153,12 @@ def suda(
         reg = eng.register(eng.classify(data, "input"))
         tables, records = run_suda(eng, reg, names, f, original, largest, dest)
     attributes, levels, msu_counts, dis_table = tables
-    intervals = [INTERVALS[i] for i in dis_table.column("bin").to_pylist()]
     return SudaResult(
         records=records,
         attributes=_with_nan(attributes),
         levels=_with_nan(levels),
         msu_counts=msu_counts.cast(pa.schema([("size", pa.int64()), ("records", pa.int64())])),
-        dis_table=pa.table({"interval": intervals, "records": dis_table.column("records")}).cast(
-            pa.schema([("interval", pa.string()), ("records", pa.int64())])
-        ),
+        dis_table=dis_table.cast(pa.schema([("interval", pa.string()), ("records", pa.int64())])),
         keys=tuple(names),
         dis_fraction=f,
         original_scores=original,
