@@ -278,12 +278,24 @@ def test_report_risk_section() -> None:
     assert numbers["expected re-identifications"] == f"{r.value('global_risk_ER'):,.2f}"
     assert section["riskiest"] == json.loads(json.dumps(r.to_dict()["riskiest"]))
     assert "Risk of the original data" in internal.html
+    special = ds.suda(original, keys)
+    suda = section["suda"]
+    assert [r["records"] for r in suda["dis"]] == [
+        f"{n:,}" for n in special.dis_table.column("records").to_pylist()
+    ]
+    assert [r["key"] for r in suda["contributions"]] == keys
+    assert "Records by DIS-SUDA score" in internal.html
     external = ds.report(original, syn, keys, ["depress"], risk=True, mode="external")
     assert external.content["risk"]["riskiest"] == []
     shown = {n["measure"]: n["value"] for n in external.content["risk"]["numbers"]}
     n1 = int(r.value("n1"))  # rounded to 5 by the output check
     assert shown["records unique on the keys (fk = 1)"] == f"{5 * round(n1 / 5):,}"
     assert n1 % 5  # so the rounding shows
+    dis_external = [r["records"] for r in external.content["risk"]["suda"]["dis"]]
+    for shown_n, n in zip(dis_external, special.dis_table.column("records").to_pylist(),
+                          strict=True):  # fmt: skip
+        want = "0" if n == 0 else "< 8" if n < 8 else f"{5 * math.floor(n / 5 + 0.5):,}"
+        assert shown_n == want
     top = r.riskiest.to_pylist()[0]["region"]
     assert top in internal.html
     assert top not in external.content["risk"]["numbers"].__repr__()

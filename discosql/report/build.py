@@ -36,6 +36,7 @@ from ..protect.sdc import SdcResult, check_sdc, sdc_inputs
 from ..protect.sdc import sdc as run_sdc
 from ..risk.individual import check_arguments as check_risk
 from ..risk.individual import risk_on
+from ..risk.suda import default_max_size, suda_on
 from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
 from ..sweep.key_sweep import KeySweep, key_sweep, sweep_inputs
 from ..sweep.key_sweep import check_arguments as check_sweep
@@ -109,7 +110,8 @@ def report(
         sweep: True (every subset of the keys), key_sweep arguments, or a KeySweep.
         sdc: an SdcResult (made with ``measure=``) or sdc() arguments (``measure`` is added).
         risk, weight: add "Risk of the original data" (sdcMicro's measure_risk on the keys,
-            with ``weight`` its sampling weight); a weight alone adds it too.
+            with ``weight`` its sampling weight, and suda2's DIS-SUDA scores); a weight alone
+            adds it too.
         thresholds: the user's own policy, e.g. ``{"repU": 1.0, "DiSCO": 5.0}`` (percent, every
             synthesis and target): pass/fail per number, the verdict from them. discosql invents
             none.
@@ -175,6 +177,9 @@ def report(
         if with_risk:
             step("risk of the original data")
             measured = risk_on(eng, inputs.sources[0], key_list, weight, None, 1.0, 0.01)
+            step("special uniques of the original data (SUDA2)")
+            largest = min(len(key_list), default_max_size(len(key_list)))
+            special = suda_on(eng, inputs.sources[0], key_list, 0.01, True, largest)
     content["risk"] = None  # filled below, once the output check (external mode) is known
     _measures(content, summary, policy, control_summary, swept, protected, external)
     content["sql"] = None if script is None else {
@@ -188,7 +193,7 @@ def report(
         check = OutputCheck(min_count, round_to, base)
         check.apply(content)
     if with_risk:
-        content["risk"] = sections.risk_section(measured, check)
+        content["risk"] = sections.risk_section(measured, special, check)
     content["withheld"] = sections.withheld_section(None if check is None else check.described())
     content["verdict"] = verdict_section(content)
     html = render_html(

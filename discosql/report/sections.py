@@ -17,6 +17,7 @@ from ..core.results import DisclosureResult, json_rows
 from ..measure.summary import DisclosureSummary, mean
 from ..protect.sdc import SdcResult
 from ..risk.individual import RiskResult
+from ..risk.suda import SudaResult
 from ..sql.templates import render
 from ..sweep.key_sweep import MEASURES as SWEEP_MEASURES
 from ..sweep.key_sweep import KeySweep
@@ -361,11 +362,12 @@ def sdc_section(res: SdcResult) -> dict[str, Any]:
             "removed_total": sum(r["rows"] for r in removed), "caveat": SWISS_CHEESE}  # fmt: skip
 
 
-def risk_section(res: RiskResult, check: OutputCheck | None) -> dict[str, Any]:
-    """The original data's own risk (sdcMicro's measure_risk on the report's keys): the
+def risk_section(res: RiskResult, special: SudaResult, check: OutputCheck | None) -> dict[str, Any]:
+    """The original data's own risk on the report's keys: sdcMicro's measure_risk (the
     k-anonymity counts, expected re-identifications and threshold; in internal mode also the
-    riskiest key combinations with their counts. An external report (``check``) shows the
-    counts through its output check and no key combination."""
+    riskiest key combinations with their counts) and suda2 (records by DIS-SUDA score and by
+    the size of their smallest MSUs, the keys' contributions). An external report
+    (``check``) shows the counts through its output check and no key combination."""
     v = res.value
 
     def count(name: str) -> str:
@@ -387,8 +389,21 @@ def risk_section(res: RiskResult, check: OutputCheck | None) -> dict[str, Any]:
          "value": shown},
     ]  # fmt: skip
     riskiest = [] if check else json_rows(res.riskiest)
+
+    def counted(n: int) -> str:
+        shown = check.count(n) if check else n
+        return shown if isinstance(shown, str) else f"{shown:,}"
+
+    dis = [{"DIS-SUDA score": r["interval"], "records": counted(r["records"])}
+           for r in special.dis_table.to_pylist()]  # fmt: skip
+    msus = [{"keys in the MSU": r["size"], "records": counted(r["records"])}
+            for r in special.msu_counts.to_pylist()]  # fmt: skip
+    contributions = [{"key": r["variable"], "contribution (%)": f"{r['contribution']:.1f}"}
+                     for r in special.attributes.to_pylist()]  # fmt: skip
+    suda = {"max_size": special.max_size, "dis": dis, "msus": msus,
+            "contributions": contributions}  # fmt: skip
     return {"keys": list(res.keys), "weight": res.weight, "records": count("records"),
-            "numbers": rows, "riskiest": riskiest}  # fmt: skip
+            "numbers": rows, "riskiest": riskiest, "suda": suda}  # fmt: skip
 
 
 def script_section(inputs: Inputs, summary: DisclosureSummary) -> str | None:

@@ -151,7 +151,31 @@ def suda(
     with open_engine(engine, threads=threads) as eng:
         dest.check_tables(eng, overwrite)
         reg = eng.register(eng.classify(data, "input"))
-        tables, records = run_suda(eng, reg, names, f, original, largest, dest)
+        return suda_on(eng, reg, names, f, original, largest, dest)
+
+
+def default_max_size(n_keys: int) -> int:
+    """The largest MSU size whose search stays within MAX_SUBSETS subsets (the report's)."""
+    size, total = 0, 0
+    while size < n_keys and total + math.comb(n_keys, size + 1) <= MAX_SUBSETS:
+        size += 1
+        total += math.comb(n_keys, size)
+    return max(size, 1)
+
+
+def suda_on(
+    eng: Engine,
+    reg: Registered,
+    names: list[str],
+    f: float,
+    original: bool,
+    largest: int,
+    dest: Destination | None = None,
+) -> SudaResult:
+    """:func:`suda` on a data set registered on ``eng`` (checked arguments; the report's
+    original), the per-record table returned or written to ``dest``."""
+    dest = dest or Destination()
+    tables, records = run_suda(eng, reg, names, f, original, largest, dest)
     attributes, levels, msu_counts, dis_table = tables
     return SudaResult(
         records=records,
