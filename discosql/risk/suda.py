@@ -3,8 +3,9 @@
 the keys' and levels' contributions. The formulas are in ``sql_templates/suda/``.
 
 The search is level by level over the subsets of the keys: the records unique on each subset
-of size s (suda/uniques: grouping sets over the key cells), minus those with an MSU inside it
-found at a smaller size (suda/msus). Python decides the subsets and the weights; SQL counts.
+of size s (suda/uniques: a GROUP BY per subset over the key cells), minus those with an MSU
+inside it found at a smaller size (suda/msus). Python decides the subsets and the weights;
+SQL counts.
 """
 
 from __future__ import annotations
@@ -24,14 +25,11 @@ from ..errors import InputError
 from ..sql.templates import ident
 from . import frequencies as fq
 
-UNIQUES = "__disco_suda_uniques"
 MSUS = "__disco_suda_msus"
-LEVEL_MSUS = "__disco_suda_level_msus"
 SUDA_CELLS = "__disco_suda_cells"
 SCORES = "__disco_suda_scores"
 DIS = "__disco_suda_dis"
 MAX_SUBSETS = 4095  # 12 keys; more need max_size (docs/suda.md: the cost per subset)
-GROUPING_SETS = ("duckdb", "postgres", "spark", "databricks")
 
 
 @dataclass(frozen=True)
@@ -230,23 +228,19 @@ def run_suda(
 
 
 def _search(cells: fq.KeyCells, sizes: list[int]) -> None:
-    """MSUS: the MSUs of every size, level by level (suda/uniques, suda/msus)."""
-    eng = cells.engine
+    """MSUS: the MSUs of every size, level by level (suda/uniques inside suda/msus)."""
     positions = [k.pos for k in cells.keys]
     for size in sizes:
         subsets = [{"mask": sum(2**i for i in s), "keys": list(s)}
                    for s in itertools.combinations(positions, size)]  # fmt: skip
-        used = sorted({i for s in subsets for i in s["keys"]})
-        cells.create(UNIQUES, "suda/uniques.sql.j2", cells=SUDA_CELLS, subsets=subsets,
-                     used=used, size=size,
-                     grouping_sets=eng.dialect in GROUPING_SETS)  # fmt: skip
+        uniques = cells.render("suda/uniques.sql.j2", cells=SUDA_CELLS, subsets=subsets,
+                               size=size)  # fmt: skip
         if size == 1:
-            cells.create(MSUS, "suda/msus.sql.j2", uniques=UNIQUES, msus=None)
+            cells.create(MSUS, "suda/msus.sql.j2", uniques=uniques, msus=None)
         else:
-            sql = cells.render("suda/msus.sql.j2", uniques=UNIQUES, msus=MSUS)
-            eng.execute(f"INSERT INTO {ident(MSUS)}\n{sql}", cells.params, "suda/msus.sql.j2")
-        eng.drop_table(UNIQUES)
-        cells.tables.remove(UNIQUES)
+            sql = cells.render("suda/msus.sql.j2", uniques=uniques, msus=MSUS)
+            cells.engine.execute(f"INSERT INTO {ident(MSUS)}\n{sql}", cells.params,
+                                 "suda/msus.sql.j2")  # fmt: skip
 
 
 def _weight(m: int, k: int, original_scores: bool) -> float:
