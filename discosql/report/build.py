@@ -29,14 +29,15 @@ from ..core.inputs import Inputs, register_inputs
 from ..core.results import AsData
 from ..core.view import render_html, table_rows
 from ..engines import open_engine
+from ..engines.base import Engine, Registered
 from ..engines.factory import engine_spec
 from ..errors import InputError, did_you_mean
 from ..measure.summary import DisclosureSummary, check_arguments, summarize
 from ..protect.sdc import SdcResult, check_sdc, sdc_inputs
 from ..protect.sdc import sdc as run_sdc
+from ..risk.individual import RiskResult, risk_on
 from ..risk.individual import check_arguments as check_risk
-from ..risk.individual import risk_on
-from ..risk.suda import default_max_size, suda_on
+from ..risk.suda import SudaResult, default_max_size, suda_on
 from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
 from ..sweep.key_sweep import KeySweep, key_sweep, sweep_inputs
 from ..sweep.key_sweep import check_arguments as check_sweep
@@ -175,11 +176,7 @@ def report(
             step("protection (sdc)")
             protected = _protect(inputs, summary, sdc_args, options)
         if with_risk:
-            step("risk of the original data")
-            measured = risk_on(eng, inputs.sources[0], key_list, weight, None, 1.0, 0.01)
-            step("special uniques of the original data (SUDA2)")
-            largest = min(len(key_list), default_max_size(len(key_list)))
-            special = suda_on(eng, inputs.sources[0], key_list, 0.01, True, largest)
+            original_risk = _original_risk(eng, inputs.sources[0], key_list, weight, step)
     content["risk"] = None  # filled below, once the output check (external mode) is known
     _measures(content, summary, policy, control_summary, swept, protected, external)
     content["sql"] = None if script is None else {
@@ -193,7 +190,7 @@ def report(
         check = OutputCheck(min_count, round_to, base)
         check.apply(content)
     if with_risk:
-        content["risk"] = sections.risk_section(measured, special, check)
+        content["risk"] = sections.risk_section(*original_risk, check)
     content["withheld"] = sections.withheld_section(None if check is None else check.described())
     content["verdict"] = verdict_section(content)
     html = render_html(
@@ -205,6 +202,18 @@ def report(
         table_rows=_rows_table,
     )
     return Report(content, html, None if inline_sql else script)
+
+
+def _original_risk(
+    eng: Engine, original: Registered, keys: list[str], weight: str | None, step: Any
+) -> tuple[RiskResult, SudaResult]:
+    """sdcMicro's measure_risk and suda2 on the report's original (SUDA's MSUs of up to as
+    many keys as MAX_SUBSETS subsets allow)."""
+    step("risk of the original data")
+    measured = risk_on(eng, original, keys, weight, None, 1.0, 0.01)
+    step("special uniques of the original data (SUDA2)")
+    largest = min(len(keys), default_max_size(len(keys)))
+    return measured, suda_on(eng, original, keys, 0.01, True, largest)
 
 
 def _risk_wanted(risk: Any, weight: Any, keys: list[str]) -> bool:
