@@ -22,7 +22,6 @@ from ..core.results import AsData, json_rows
 from ..engines import open_engine
 from ..engines.base import Engine, Registered
 from ..errors import InputError
-from ..sql.templates import ident
 from . import frequencies as fq
 
 MSUS = "__disco_suda_msus"
@@ -212,12 +211,12 @@ def run_suda(
         cells.params["dis_fraction"] = dis_fraction or 0.5
         cells.params["q"] = 1 + (8 - m) / 20
         cells.create(SUDA_CELLS, "suda/cells.sql.j2", records=fq.RECORDS)
-        _search(cells, sizes)
-        cells.create(SCORES, "suda/scores.sql.j2", msus=MSUS, sizes=sizes)
+        msus = _search(cells, sizes)
+        cells.create(SCORES, "suda/scores.sql.j2", msus=msus, sizes=sizes)
         cells.create(DIS, "suda/dis.sql.j2", scores=SCORES, cells=SUDA_CELLS)
         tables = tuple(
             eng.query(cells.render(f"suda/{name}.sql.j2", records=fq.RECORDS, dis=DIS,
-                                   msus=MSUS, sizes=sizes), cells.params, f"suda/{name}")
+                                   msus=msus, sizes=sizes), cells.params, f"suda/{name}")
             for name in ("attributes", "levels", "msu_counts", "dis_table")
         )  # fmt: skip
         columns = [f"{k}_contribution" for k in keys]
@@ -227,20 +226,19 @@ def run_suda(
     return tables, records
 
 
-def _search(cells: fq.KeyCells, sizes: list[int]) -> None:
-    """MSUS: the MSUs of every size, level by level (suda/uniques inside suda/msus)."""
+def _search(cells: fq.KeyCells, sizes: list[int]) -> list[str]:
+    """The MSUs of each size, level by level (suda/uniques inside suda/msus): the names of
+    their tables, one per size."""
     positions = [k.pos for k in cells.keys]
+    tables: list[str] = []
     for size in sizes:
         subsets = [{"mask": sum(2**i for i in s), "keys": list(s)}
                    for s in itertools.combinations(positions, size)]  # fmt: skip
         uniques = cells.render("suda/uniques.sql.j2", cells=SUDA_CELLS, subsets=subsets,
                                size=size)  # fmt: skip
-        if size == 1:
-            cells.create(MSUS, "suda/msus.sql.j2", uniques=uniques, msus=None)
-        else:
-            sql = cells.render("suda/msus.sql.j2", uniques=uniques, msus=MSUS)
-            cells.engine.execute(f"INSERT INTO {ident(MSUS)}\n{sql}", cells.params,
-                                 "suda/msus.sql.j2")  # fmt: skip
+        cells.create(f"{MSUS}_{size}", "suda/msus.sql.j2", uniques=uniques, msus=tables)
+        tables = [*tables, f"{MSUS}_{size}"]
+    return tables
 
 
 def _weight(m: int, k: int, original_scores: bool) -> float:
