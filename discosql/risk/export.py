@@ -13,7 +13,10 @@ are offered: duckdb, postgres, spark and databricks.
 
 from __future__ import annotations
 
+import contextlib
 import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from ..core.output import Destination
@@ -72,21 +75,17 @@ def risk_to_sql(
     """
     names, w, h, a, m = check_risk(keys, weight, household, alpha, max_global_risk)
     dest = _script_options(dialect, table, out, out_table, overwrite)
-    with open_engine(engine, threads=threads) as eng:
-        reg = eng.register(eng.classify(data, "input"))
-        roles = dict.fromkeys(names, "key") | ({w: "weight"} if w else {})
-        fq.check_columns(reg, roles | ({h: "household"} if h else {}), [w] if w else [])
-        radices = fq.decide_radices(eng, reg, names)
-        source = script_sources([reg], [table], dialect, "table", "table='db.persons'")[0]
-        script = ScriptEngine(dialect, overwrite=overwrite)
-        extra = [f"weight {w}" if w else "no weight", f"household {h}" if h else "no household"]
-        extra.append(f"alpha {a:g}, max_global_risk {m:g}")
-        script.comment(_header("risk() (sdcMicro measure_risk)", names, radices, source, dest,
-                               dialect, extra, "the summary (measure, value) and the riskiest "
-                               "key cells", weighted=w is not None))  # fmt: skip
+    roles = dict.fromkeys(names, "key") | ({w: "weight"} if w else {})
+    roles |= {h: "household"} if h else {}
+    what = Export("risk() (sdcMicro measure_risk)", names, roles, [w] if w else [], dialect,
+                  table, overwrite, dest)  # fmt: skip
+    extra = [f"weight {w}" if w else "no weight", f"household {h}" if h else "no household"]
+    extra.append(f"alpha {a:g}, max_global_risk {m:g}")
+    with _exporting(what, data, engine, threads) as (script, source, radices):
+        script.comment(what.header(source, radices, extra, "the summary (measure, value) and "
+                                   "the riskiest key cells", weighted=w is not None))  # fmt: skip
         run_risk(script, source, names, w, h, a, m, dest, radices)
-        script.drop_made()
-    return "\n\n".join(script.parts) + "\n"
+    return _text(script)
 
 
 def ldiversity_to_sql(
@@ -109,20 +108,15 @@ def ldiversity_to_sql(
     it)."""
     names, sens, c = check_ldiversity(keys, sensitive, l_recurs_c)
     dest = _script_options(dialect, table, out, out_table, overwrite)
-    with open_engine(engine, threads=threads) as eng:
-        reg = eng.register(eng.classify(data, "input"))
-        roles = dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive")
-        fq.check_columns(reg, roles, [])
-        radices = fq.decide_radices(eng, reg, names)
-        source = script_sources([reg], [table], dialect, "table", "table='db.persons'")[0]
-        script = ScriptEngine(dialect, overwrite=overwrite)
-        extra = [f"sensitive {', '.join(sens)}; l_recurs_c {c:g}"]
-        script.comment(_header("ldiversity() (sdcMicro ldiversity)", names, radices, source,
-                               dest, dialect, extra, "the summary (one row per output "
-                               "column)"))  # fmt: skip
+    roles = dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive")
+    what = Export("ldiversity() (sdcMicro ldiversity)", names, roles, [], dialect, table,
+                  overwrite, dest)  # fmt: skip
+    extra = [f"sensitive {', '.join(sens)}; l_recurs_c {c:g}"]
+    with _exporting(what, data, engine, threads) as (script, source, radices):
+        script.comment(what.header(source, radices, extra, "the summary (one row per output "
+                                   "column)"))  # fmt: skip
         run_ldiversity(script, source, names, sens, c, dest, radices)
-        script.drop_made()
-    return "\n\n".join(script.parts) + "\n"
+    return _text(script)
 
 
 def suda_to_sql(
@@ -146,19 +140,63 @@ def suda_to_sql(
     then the per-record table (or writes it)."""
     names, f, original, largest = check_suda(keys, dis_fraction, original_scores, max_size)
     dest = _script_options(dialect, table, out, out_table, overwrite)
+    what = Export("suda() (sdcMicro suda2)", names, dict.fromkeys(names, "key"), [], dialect,
+                  table, overwrite, dest)  # fmt: skip
+    scores = "(M - k)!" if original else "IHSN (2^(M-k) - 1) / C(M, k)"
+    extra = [f"MSUs of up to {largest} keys; scores {scores}; dis_fraction {f:g}"]
+    with _exporting(what, data, engine, threads) as (script, source, radices):
+        results = "the attribute and level contributions, the MSU sizes and the DIS-SUDA table"
+        script.comment(what.header(source, radices, extra, results))
+        run_suda(script, source, names, f, original, largest, dest, radices)
+    return _text(script)
+
+
+@dataclass(frozen=True)
+class Export:
+    """What a script computes (``what``), on which keys and columns (``roles``; ``numeric``
+    must hold numbers), in which dialect, reading what (``table``), writing where."""
+
+    what: str
+    keys: list[str]
+    roles: dict[str, str]
+    numeric: list[str]
+    dialect: str
+    table: str | None
+    overwrite: bool
+    dest: Destination
+
+    def header(
+        self,
+        source: Registered,
+        radices: list[int],
+        extra: list[str],
+        results: str,
+        weighted: bool = False,
+    ) -> str:
+        """The script's opening comment."""
+        return _header(self.what, self.keys, radices, source, self.dest, self.dialect, extra,
+                       results, weighted)  # fmt: skip
+
+
+@contextlib.contextmanager
+def _exporting(
+    what: Export, data: Any, engine: Any, threads: int | None
+) -> Iterator[tuple[ScriptEngine, Registered, list[int]]]:
+    """The data read at export time (column checks, the keys' q packing) and the script
+    engine the statements are written to, with what it reads; its work tables dropped at
+    the end."""
     with open_engine(engine, threads=threads) as eng:
         reg = eng.register(eng.classify(data, "input"))
-        fq.check_columns(reg, dict.fromkeys(names, "key"), [])
-        radices = fq.decide_radices(eng, reg, names)
-        source = script_sources([reg], [table], dialect, "table", "table='db.persons'")[0]
-        script = ScriptEngine(dialect, overwrite=overwrite)
-        scores = "(M - k)!" if original else "IHSN (2^(M-k) - 1) / C(M, k)"
-        extra = [f"MSUs of up to {largest} keys; scores {scores}; dis_fraction {f:g}"]
-        script.comment(_header("suda() (sdcMicro suda2)", names, radices, source, dest,
-                               dialect, extra, "the attribute and level contributions, the "
-                               "MSU sizes and the DIS-SUDA table"))  # fmt: skip
-        run_suda(script, source, names, f, original, largest, dest, radices)
+        fq.check_columns(reg, what.roles, what.numeric)
+        radices = fq.decide_radices(eng, reg, what.keys)
+        example = "table='db.persons'"
+        source = script_sources([reg], [what.table], what.dialect, "table", example)[0]
+        script = ScriptEngine(what.dialect, overwrite=what.overwrite)
+        yield script, source, radices
         script.drop_made()
+
+
+def _text(script: ScriptEngine) -> str:
     return "\n\n".join(script.parts) + "\n"
 
 
