@@ -127,6 +127,31 @@ def test_duckdb_shell_prints_the_api_suda(tmp_path: Path) -> None:
     assert sum(api.msu_counts.column("records").to_pylist()) > 0  # the checks are not vacuous
 
 
+def test_cli_suda_sql(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from discosql.cli.main import main
+
+    path = tmp_path / "data.parquet"
+    pq.write_table(_data(), path)
+    script = tmp_path / "suda.sql"
+    argv = ["suda", str(path), "--keys", ",".join(KEYS), "--max-size", "3"]
+    assert main([*argv, "--sql", str(script), "--out", str(tmp_path / "s.parquet")]) == 0
+    tables, err, code = _shell(script.read_text(), tmp_path)
+    assert code == 0, err
+    api = ds.suda(str(path), KEYS, max_size=3)
+    _assert_rows(tables[0], api.attributes.to_pylist())
+    assert len(tables) == 4  # the records went to the file
+    written = pq.read_table(tmp_path / "s.parquet")
+    assert api.records is not None
+    _assert_rows(written.to_pylist(), api.records.to_pylist())
+    capsys.readouterr()
+    for extra, message in [
+        (["--table", "t"], "--dialect/--table: only with --sql"),
+        (["--sql", str(script), "--format", "json"], "not with --sql"),
+    ]:
+        assert main([*argv, *extra]) == 2
+        assert message in capsys.readouterr().err
+
+
 def test_script_writes_the_file_or_table(tmp_path: Path) -> None:
     path = tmp_path / "data.parquet"
     pq.write_table(_data(), path)

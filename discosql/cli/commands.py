@@ -344,6 +344,11 @@ def suda_command(args: argparse.Namespace) -> None:
     from ..risk.suda import check_arguments, suda
 
     check_arguments(args.keys, args.dis_fraction, not args.ihsn_scores, args.max_size)
+    if args.sql is not None:
+        _suda_script(args)
+        return
+    if args.table is not None or args.dialect != "duckdb":
+        raise UsageError("--dialect/--table: only with --sql")
     per_record = args.format in ("csv", "parquet")
     if args.out_table is not None and per_record:
         raise UsageError("--out-table: the per-record table goes there; --format csv/parquet "
@@ -369,6 +374,21 @@ def suda_command(args: argparse.Namespace) -> None:
         sys.stdout.write(text)
     else:
         write_text(args.out, text)
+
+
+def _suda_script(args: argparse.Namespace) -> None:
+    """--sql: the SUDA2 script written to FILE."""
+    from ..risk.export import suda_to_sql
+
+    if args.format not in ("table", "csv", "parquet"):
+        raise UsageError("--format json: not with --sql (the script prints the tables)")
+    script = suda_to_sql(args.data, args.keys, dis_fraction=args.dis_fraction,
+                         original_scores=not args.ihsn_scores, max_size=args.max_size,
+                         dialect=args.dialect, table=args.table,
+                         out=str(args.out) if args.out is not None else None,
+                         out_table=args.out_table, overwrite=True, engine=_engine(args),
+                         threads=args.threads)  # fmt: skip
+    write_text(args.sql, script)
 
 
 def _risk_script(args: argparse.Namespace) -> None:

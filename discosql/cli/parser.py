@@ -412,17 +412,22 @@ def _add_risk(sub: Any) -> None:
                    help="the constant c of recursive (c, l)-diversity (default 2)")  # fmt: skip
     r.add_argument("--mode", choices=["internal", "external"], default="internal",
                    help="external: counts only, never the riskiest cells' levels")  # fmt: skip
-    r.add_argument("--sql", type=Path, default=None, metavar="FILE",
-                   help="write the measures as one SQL script to FILE, not run them")  # fmt: skip
-    r.add_argument("--dialect", default="duckdb", choices=RISK_DIALECTS,
-                   help="with --sql: the script's dialect (default: duckdb)")  # fmt: skip
-    r.add_argument("--table", default=None, metavar="NAME",
-                   help="with --sql: the table the script reads (schema.table)")  # fmt: skip
+    _add_risk_script_options(r)
     r.add_argument("--out-table", default=None, metavar="NAME",
                    help="the per-record table to create (in --out FILE.duckdb, on the engine's "
                    "database, or with --sql where the script runs)")  # fmt: skip
     _add_engine_options(r)
     _add_output_options(r)
+
+
+def _add_risk_script_options(p: argparse.ArgumentParser) -> None:
+    """--sql FILE, its dialect and the table it reads (risk, suda)."""
+    p.add_argument("--sql", type=Path, default=None, metavar="FILE",
+                   help="write the measures as one SQL script to FILE, not run them")  # fmt: skip
+    p.add_argument("--dialect", default="duckdb", choices=RISK_DIALECTS,
+                   help="with --sql: the script's dialect (default: duckdb)")  # fmt: skip
+    p.add_argument("--table", default=None, metavar="NAME",
+                   help="with --sql: the table the script reads (schema.table)")  # fmt: skip
 
 
 def _add_suda(sub: Any) -> None:
@@ -440,8 +445,9 @@ def _add_suda(sub: Any) -> None:
     s.add_argument("--ihsn-scores", action="store_true",
                    help="the IHSN weights (2^(M-k) - 1) / C(M, k), not (M - k)!")  # fmt: skip
     s.add_argument("--out-table", default=None, metavar="NAME",
-                   help="the per-record table to create (in --out FILE.duckdb or on the "
-                   "engine's database)")  # fmt: skip
+                   help="the per-record table to create (in --out FILE.duckdb, on the "
+                   "engine's database, or with --sql where the script runs)")  # fmt: skip
+    _add_risk_script_options(s)
     _add_engine_options(s)
     _add_output_options(s)
 
