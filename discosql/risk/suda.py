@@ -17,6 +17,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..core.inputs import source_ctx
 from ..core.output import Destination
 from ..core.results import AsData, json_rows
 from ..engines import open_engine
@@ -214,9 +215,12 @@ def run_suda(
         msus = _search(cells, sizes)
         cells.create(SCORES, "suda/scores.sql.j2", msus=msus, sizes=sizes)
         cells.create(DIS, "suda/dis.sql.j2", scores=SCORES, cells=SUDA_CELLS)
+        kinds = source_ctx([reg])[0].kinds
+        text_keys = [k for k in keys if kinds[k] == "text"]
         tables = tuple(
             eng.query(cells.render(f"suda/{name}.sql.j2", records=fq.RECORDS, dis=DIS,
-                                   msus=msus, sizes=sizes), cells.params, f"suda/{name}")
+                                   msus=msus, sizes=sizes, text_keys=text_keys),
+                      cells.params, f"suda/{name}")
             for name in ("attributes", "levels", "msu_counts", "dis_table")
         )  # fmt: skip
         columns = [f"{k}_contribution" for k in keys]
