@@ -338,6 +338,20 @@ def save_figure(figure: Any, path: Path) -> None:
         figure.savefig(temp, dpi=150)
 
 
+def _live_records(args: argparse.Namespace) -> tuple[bool, str | None]:
+    """The options of a risk or suda run (not --sql): whether the per-record table is the
+    output (--format csv/parquet), and where it goes (--out FILE, or with --out-table the
+    DuckDB database --out names; None: returned)."""
+    if args.table is not None or args.dialect != "duckdb":
+        raise UsageError("--dialect/--table: only with --sql")
+    per_record = args.format in ("csv", "parquet")
+    if args.out_table is not None and per_record:
+        raise UsageError("--out-table: the per-record table goes there; --format csv/parquet "
+                         "would print it too (give table or json for the summary)")  # fmt: skip
+    wanted = per_record or args.out_table is not None
+    return per_record, str(args.out) if wanted and args.out is not None else None
+
+
 def suda_command(args: argparse.Namespace) -> None:
     """The DIS-SUDA table, MSU sizes and contributions (table, json), or the per-record table
     (csv, parquet: with --out streamed to FILE; --out-table: a table, the summary printed)."""
@@ -347,14 +361,8 @@ def suda_command(args: argparse.Namespace) -> None:
     if args.sql is not None:
         _suda_script(args)
         return
-    if args.table is not None or args.dialect != "duckdb":
-        raise UsageError("--dialect/--table: only with --sql")
-    per_record = args.format in ("csv", "parquet")
-    if args.out_table is not None and per_record:
-        raise UsageError("--out-table: the per-record table goes there; --format csv/parquet "
-                         "would print it too (give table or json for the summary)")  # fmt: skip
+    per_record, out = _live_records(args)
     streamed = per_record and args.out is not None
-    out = str(args.out) if streamed or (args.out_table is not None and args.out) else None
     res = suda(args.data, args.keys, dis_fraction=args.dis_fraction,
                original_scores=not args.ihsn_scores, max_size=args.max_size,
                engine=_engine(args), threads=args.threads, out=out, out_table=args.out_table,
@@ -430,21 +438,14 @@ def risk_command(args: argparse.Namespace) -> None:
     if args.sql is not None:
         _risk_script(args)
         return
-    if args.table is not None or args.dialect != "duckdb":
-        raise UsageError("--dialect/--table: only with --sql")
-    per_record = args.format in ("csv", "parquet")
-    if args.out_table is not None and per_record:
-        raise UsageError("--out-table: the per-record table goes there; --format csv/parquet "
-                         "would print it too (give table or json for the summary)")  # fmt: skip
+    per_record, out = _live_records(args)
     streamed = per_record and args.out is not None
-    out = str(args.out) if streamed else None
     l_out = None
     if streamed and args.ldiversity is not None:
         l_out = str(args.out.with_name(f"{args.out.stem}_ldiversity{args.out.suffix}"))
     l_table = None
     if args.out_table is not None:  # in --out FILE.duckdb, else on the engine's database
-        out = l_out = str(args.out) if args.out is not None else None
-        l_table = f"{args.out_table}_ldiversity"
+        l_out, l_table = out, f"{args.out_table}_ldiversity"
     common = {"engine": _engine(args), "threads": args.threads}
     res = risk(args.data, args.keys, weight=args.weight, household=args.household,
                alpha=args.alpha, max_global_risk=args.max_global_risk, out=out,
