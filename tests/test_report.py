@@ -230,9 +230,9 @@ def test_each_input_is_registered_once(registered: list[str], control: str) -> N
 
 
 def test_output_check_rules() -> None:
-    from discosql.report.outputcheck import OutputCheck
+    from discosql.core.outputcheck import OutputCheck
 
-    check = OutputCheck(min_count=8, round_to=5, base=400)
+    check = OutputCheck(min_count=8, round_to=5, original=400, syntheses=(398,))
     assert [check.count(n) for n in (0, 1, 7, 8, 12, 13, 5003)] == [
         0,
         "< 8",
@@ -242,10 +242,23 @@ def test_output_check_rules() -> None:
         15,
         5005,
     ]
-    assert check.pct(1.0) == "withheld (< 8 records)"  # 4 of 400 records
-    assert check.pct(2.0) == 2.0  # 8 records
-    assert check.pct(0.0) == 0.0
-    assert math.isnan(check.pct(math.nan))
+    # a percentage of records is 100 c' / n', both as shown: 1% of 400 is 4 records
+    assert check.share(1.0, 400) == "withheld (< 8 records)"
+    # 8 records, shown as 10 (2.5%), written with no decimal: 1% stands for 4 records
+    assert check.decimals == 0
+    assert check.share(2.0, 400) == round(100 * 10 / 400)
+    assert check.share(0.0, 400) == 0.0
+    assert math.isnan(check.share(math.nan, 400))
+    # UiS is a share of the synthesis's records (398, shown as 400); repU of the original's
+    assert check.measure("UiS", 100 * 13 / 398, 1) == round(100 * 15 / 400)
+    assert check.measure("repU", 100 * 13 / 400, 1) == round(100 * 15 / 400)
+    assert OutputCheck(8, 5, 5000).decimals == 1  # 0.1% of 5,000 is 5 records
+    assert OutputCheck(8, 5, 48842).decimals == 2  # 0.01% of 48,840 is 4.9 records
+    with pytest.raises(ValueError, match="no rule"):
+        check.measure("npairs", 3.0, 1)
+    assert check.ratio(0.5, 10.0, 40.0) == 25.0  # of the shown numbers, not the exact ratio
+    assert check.total([560, 530], 1091) == (1090, False)  # the sum of the parts shown
+    assert check.total(["< 8", 530], 534) == (535, True)  # said to be rounded on its own
 
 
 def test_external_mode_passes_an_output_check(tmp_path: Path) -> None:
@@ -264,7 +277,7 @@ def test_external_mode_passes_an_output_check(tmp_path: Path) -> None:
     ext = ds.report(str(o_path), str(s_path), KEYS, ["depress"], mode="external", **kw)
     row = ext.content["summary"]["per_target"][0]
     assert row["repU worst"] == row["DiSCO worst"] == "withheld (< 8 records)"
-    assert row["UiO worst"] == exact.value("UiO")  # 362 records: shown
+    assert row["UiO worst"] == 100 * 360 / 400  # 362 records, shown as 360 of 400 (90%)
     assert ext.content["sdc"]["removed"][0]["rows"] == "< 8"
     assert ext.content["sdc"]["removed"][0]["pct"] == "withheld"
     assert ext.content["sdc"]["removed_total"] == "< 8"
@@ -274,7 +287,8 @@ def test_external_mode_passes_an_output_check(tmp_path: Path) -> None:
     loose = ds.report(str(o_path), str(s_path), KEYS, ["depress"], mode="external", min_count=3,
                       round_to=10, **kw)  # fmt: skip
     assert loose.content["sdc"]["removed"][0]["rows"] == 0  # 4 rounded to 10
-    assert loose.content["summary"]["per_target"][0]["repU worst"] == exact.value("repU")
+    # 4 records, rounded to 0: the percentage is of the rounded count, not the exact 1.00%
+    assert loose.content["summary"]["per_target"][0]["repU worst"] == 0.0
     internal = ds.report(str(o_path), str(s_path), KEYS, ["depress"], **kw)
     assert internal.content["sdc"]["removed"][0]["rows"] == 4
 

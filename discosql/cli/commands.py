@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..core.files import atomic_path, write_text
+from ..core.outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
 from ..errors import InputError
 from .output import Progress, text_table, write
 from .parser import UsageError, boolean, csv_list, parse_cont_na, target_map
@@ -464,18 +465,24 @@ def risk_command(args: argparse.Namespace) -> None:
                 table = table.append_column(name, ldiv.records.column(name))
         write(table, "", args.format, None)
         return
+    check = None
+    if args.mode == "external":  # no level names; counts and shares through the check
+        check = OutputCheck(MIN_COUNT, ROUND_TO, int(res.value("records")))
     if args.format == "json":
         payload = res.to_dict()
         if args.out_table is not None:
             payload["written"] = [*res.written, *(ldiv.written if ldiv else ())]
-        if args.mode == "external":
+        if check is not None:
             payload.pop("riskiest")
+            payload["summary"] = res.checked(check)
+            payload["output_check"] = check.described()
         if ldiv is not None:
-            payload["ldiversity"] = ldiv.to_dict()
+            payload["ldiversity"] = {**ldiv.to_dict(), "summary": ldiv.rows(check)}
         text = json.dumps(payload, indent=1, ensure_ascii=False, allow_nan=False,
                           default=str) + "\n"  # fmt: skip
     else:
-        text = res.describe(args.mode) + ("\n\n" + str(ldiv) if ldiv is not None else "") + "\n"
+        ldiv_text = "" if ldiv is None else "\n\n" + ldiv.describe(check)
+        text = res.describe(args.mode) + ldiv_text + "\n"
     if args.out is None or args.out_table is not None:
         sys.stdout.write(text)
     else:

@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from ..core.files import atomic_paths
 from ..core.inputs import Inputs, register_inputs
+from ..core.outputcheck import MIN_COUNT, ROUND_TO, Exact, Numbers, OutputCheck
 from ..core.results import AsData
 from ..core.view import render_html, table_rows
 from ..engines import open_engine
@@ -43,7 +44,6 @@ from ..sweep.key_sweep import KeySweep, key_sweep, sweep_inputs
 from ..sweep.key_sweep import check_arguments as check_sweep
 from . import sections
 from .charts import summary_chart, sweep_chart
-from .outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
 from .sections import CAP_RISKS, DEFINITIONS, DIRECTIONS
 from .verdict import verdict_section
 
@@ -152,8 +152,9 @@ def report(
         if control is not None:
             data_sets.append(("control", control))
             regs.append(eng.register(eng.classify(control, "control")))
+        num = _numbers(external, (min_count, round_to), [reg.n_rows for reg in regs], len(syn))
         content["provenance"] = sections.provenance_section(
-            data_sets, regs, eng.name, summary, options, external
+            data_sets, regs, eng.name, summary, options, num
         )
         content["structure"] = sections.structure_section(inputs, summary, external)
         control_summary = None
@@ -178,26 +179,23 @@ def report(
         if with_risk:
             original_risk = _original_risk(eng, inputs.sources[0], key_list, weight, step)
     content["risk"] = None  # filled below, once the output check (external mode) is known
-    _measures(content, summary, policy, control_summary, swept, protected, external)
+    _measures(content, summary, policy, control_summary, swept, protected, num)
     content["sql"] = None if script is None else {
         "sha256": hashlib.sha256(script.encode()).hexdigest(),
         "lines": script.count("\n") + 1,
         "inline": inline_sql,
     }  # fmt: skip
-    check = None
-    if external:
-        base = min(int(r["rows"]) for r in content["provenance"]["inputs"])
-        check = OutputCheck(min_count, round_to, base)
-        check.apply(content)
     if with_risk:
-        content["risk"] = sections.risk_section(*original_risk, check)
-    content["withheld"] = sections.withheld_section(None if check is None else check.described())
+        content["risk"] = sections.risk_section(*original_risk, num)
+    content["withheld"] = sections.withheld_section(
+        num.described() if isinstance(num, OutputCheck) else None
+    )
     content["verdict"] = verdict_section(content)
     html = render_html(
         "report.html.j2",
         packages=(__package__ or "",),
         c=content,
-        plots=_plots(content, summary, swept),
+        plots=_plots(content, swept, num),
         sql=script if inline_sql else None,
         table_rows=_rows_table,
     )
@@ -233,19 +231,18 @@ def _measures(
     control: DisclosureSummary | None,
     swept: KeySweep | None,
     protected: SdcResult | None,
-    external: bool,
+    num: Numbers,
 ) -> None:
-    """The sections of numbers, shaped from the results (nothing is read here)."""
-    content["summary"] = sections.summary_section(summary, policy, external)
-    content["targets"] = {
-        t: sections.target_section(r, external) for t, r in summary.results.items()
-    }
+    """The sections of numbers, shaped from the results (nothing is read here), each number
+    as the report shows it (``num``: exact, or through external mode's output check)."""
+    content["summary"] = sections.summary_section(summary, policy, num)
+    content["targets"] = {t: sections.target_section(r, num) for t, r in summary.results.items()}
     idents = [t["ident"] for t in content["targets"].values()]
     content["identity_shared"] = idents[0] if all(i == idents[0] for i in idents) else None
-    content["cap"] = sections.cap_section(summary, control)
+    content["cap"] = sections.cap_section(summary, control, num)
     content["cap_risks"] = [{"measure": k, "is": v} for k, v in CAP_RISKS.items()]
-    content["sweep"] = None if swept is None else sections.sweep_section(swept, external)
-    content["sdc"] = None if protected is None else sections.sdc_section(protected)
+    content["sweep"] = None if swept is None else sections.sweep_section(swept, num)
+    content["sdc"] = None if protected is None else sections.sdc_section(protected, num)
     content["definitions"] = [{"measure": m, "formula": f, "source": s} for m, f, s in DEFINITIONS]
 
 
@@ -358,10 +355,18 @@ def _protect(
     return sdc_inputs(inputs, before=summary, **args, measure=measure)
 
 
-def _plots(
-    content: dict[str, Any], summary: DisclosureSummary, swept: KeySweep | None
-) -> dict[str, Any]:
-    """The report's charts, drawn from the numbers its tables show (highest risk first)."""
+def _numbers(external: bool, rules: tuple[int, int], sizes: list[int], m: int) -> Numbers:
+    """How the report shows numbers: exact, or (external) through the output check, whose
+    denominators are the records of the original and of the ``m`` syntheses (``sizes``, then
+    the control's, which counts for the smallest data set)."""
+    if not external:
+        return Exact()
+    return OutputCheck(*rules, sizes[0], tuple(sizes[1 : m + 1]), min(sizes))
+
+
+def _plots(content: dict[str, Any], swept: KeySweep | None, num: Numbers) -> dict[str, Any]:
+    """The report's charts, drawn from the numbers its tables show (highest risk first; an
+    external report's sweep chart from the checked means, without the per-key detail)."""
     rows = [
         {
             "target": r["target"],
@@ -381,9 +386,10 @@ def _plots(
     ]
     plots = {"summary": summary_chart(rows, "DiSCO", "Dorig"), "sweep": None}
     if swept is not None:
+        means = {k: num.measure("DiSCO", v) for k, v in swept.means("DiSCO").items()}
         plots["sweep"] = sweep_chart(
-            swept.means("DiSCO"),
-            swept.contribution.to_pylist(),
+            {k: _number(v) for k, v in means.items()},
+            [] if num.external else swept.contribution.to_pylist(),
             swept.keys,
             swept.targets,
             "DiSCO",

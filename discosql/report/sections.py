@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.inputs import Inputs
-from ..core.results import DisclosureResult, json_rows
-from ..measure.summary import DisclosureSummary, mean
+from ..core.outputcheck import Numbers
+from ..core.results import ATTRIB_MEASURES, DisclosureResult, json_rows
+from ..measure.summary import DisclosureSummary
 from ..protect.sdc import SdcResult
 from ..risk.individual import RiskResult
 from ..risk.suda import SudaResult
@@ -22,7 +23,6 @@ from ..sql.templates import render
 from ..sweep.key_sweep import MEASURES as SWEEP_MEASURES
 from ..sweep.key_sweep import KeySweep
 from ..version import __version__
-from .outputcheck import OutputCheck
 
 # every measure a threshold may name, with its direction (all: lower is safer)
 DIRECTIONS = {m: "lower is safer" for m in SWEEP_MEASURES if m not in ("max_denom", "mean_denom")}
@@ -108,12 +108,13 @@ def provenance_section(
     engine_name: str,
     summary: DisclosureSummary,
     options: dict[str, Any],
-    external: bool,
+    num: Numbers,
 ) -> dict[str, Any]:
     """The inputs (``given``: (label, what the user passed); ``regs``: their registrations,
     in the same order), the schema side by side, options, versions and engine."""
     from importlib.metadata import version
 
+    external = num.external
     data = []
     schema: dict[str, dict[str, Any]] = {}
     for (label, obj), reg in zip(given, regs, strict=True):
@@ -122,7 +123,7 @@ def provenance_section(
         data.append({
             "data set": label,
             "source": None if external else source,
-            "rows": reg.n_rows,
+            "rows": num.count(reg.n_rows),
             "columns": len(reg.columns),
             "SHA-256": "; ".join(
                 _sha256(f) if external else f"{f.name}: {_sha256(f)}" for f in files
@@ -201,29 +202,37 @@ HEADLINE = ("UiO", "repU", "Dorig", "DiSCO")  # synthpop's authors' pair, with t
 
 
 def summary_section(
-    summary: DisclosureSummary, policy: dict[str, float], external: bool
+    summary: DisclosureSummary, policy: dict[str, float], num: Numbers
 ) -> dict[str, Any]:
     """The API's summary table, each target's headline measures as the mean and the worst
-    synthesis (highest risk first), and, with thresholds, pass/fail per synthesis."""
+    synthesis (highest risk first), and, with thresholds, pass/fail per synthesis (judged on
+    the measured value; an external report shows the checked one)."""
     rows = json_rows(summary.table)
-    if external:  # synthpop's check1 names the level
-        rows = [{**r, "check1": "check_1way fired" if r["check1"] else ""} for r in rows]
+    if num.external:  # synthpop's check1 names the level; the means are of the shown values
+        orig = ATTRIB_MEASURES[summary.attrib_meas]
+        means = {"attrib_orig": orig, "attrib_syn": summary.attrib_meas, "ident_orig": "UiO",
+                 "ident_syn": summary.ident_meas}  # fmt: skip
+        for r in rows:
+            res = summary.results[r["target"]]
+            r["check1"] = "check_1way fired" if r["check1"] else ""
+            for column, measure in means.items():
+                r[column] = num.mean(_shown(res, measure, num))
     per_target = []
     checks = []
     for target, res in summary.results.items():
         row: dict[str, Any] = {"target": target}
         for measure in HEADLINE:
-            values = [res.value(measure, j) for j in range(1, res.m + 1)]
+            values = _shown(res, measure, num)
             worst = _worst(values)
-            row[f"{measure} mean"] = mean(values)
-            row[f"{measure} worst"] = values[worst - 1] if worst else math.nan
+            row[f"{measure} mean"] = num.mean(values)
+            row[f"{measure} worst"] = values[worst - 1] if worst else _withheld(values)
             row[f"{measure} worst synthesis"] = worst
         per_target.append(row)
         for measure, limit in policy.items():
             for j in range(1, res.m + 1):
                 value = res.value(measure, j)
                 checks.append({"target": target, "measure": measure, "synthesis": j,
-                               "value": value, "threshold": limit,
+                               "value": num.measure(measure, value, j), "threshold": limit,
                                "result": "pass" if value <= limit else "fail"})  # fmt: skip
     per_target.sort(key=lambda r: _risk_order(r["DiSCO worst"]))
     checks.sort(key=lambda r: (r["result"] == "pass", r["target"], r["measure"]))
@@ -237,24 +246,58 @@ def summary_section(
     }
 
 
-def _worst(values: Sequence[float]) -> int | None:
-    """The synthesis (1-based) with the highest value; None if none is a number."""
-    defined = [(v, -j) for j, v in enumerate(values, start=1) if not math.isnan(v)]
+def _shown(res: DisclosureResult, measure: str, num: Numbers) -> list[Any]:
+    """``measure`` of each synthesis, as the report shows it (synthpop's TCAP, DiSCO / iS, of
+    the shown numbers in an external report)."""
+    if measure == "TCAP" and num.external:
+        return [
+            num.ratio(
+                res.value("TCAP", j), *(num.measure(m, res.value(m, j), j) for m in ("DiSCO", "iS"))
+            )
+            for j in range(1, res.m + 1)
+        ]
+    return [num.measure(measure, res.value(measure, j), j) for j in range(1, res.m + 1)]
+
+
+def _worst(values: Sequence[Any]) -> int | None:
+    """The synthesis (1-based) with the highest value; None if none is a number (a withheld
+    value stands for fewer records than any shown one)."""
+    defined = [
+        (v, -j)
+        for j, v in enumerate(values, start=1)
+        if not isinstance(v, str) and not math.isnan(v)
+    ]
     return -max(defined)[1] if defined else None
 
 
+def _withheld(values: Sequence[Any]) -> Any:
+    """No synthesis's value is a number: withheld if one is, else NaN."""
+    return next((v for v in values if isinstance(v, str)), math.nan)
+
+
 def _risk_order(value: Any) -> tuple[bool, float]:
-    """Sort key: highest risk first, NaN (None in JSON) last."""
+    """Sort key: highest risk first, withheld (fewer records than any shown value) next, NaN
+    (None in JSON) last."""
+    if isinstance(value, str):
+        return (False, 0.0)
     missing = value is None or (isinstance(value, float) and math.isnan(value))
     return (missing, 0.0 if missing else -float(value))
 
 
-def target_section(res: DisclosureResult, external: bool) -> dict[str, Any]:
+def target_section(res: DisclosureResult, num: Numbers) -> dict[str, Any]:
     """One target's tables. The exclusions table is left out when no step removed a record (the
     section says "no records excluded"); the identity table, which the targets share
     unless their exclusions differ, is shown once by the template."""
-    attrib = json_rows(res.attrib)
+    external = num.external
+    ident = _checked_rows(json_rows(res.ident), num)
+    attrib = _checked_rows(json_rows(res.attrib), num)
+    allcaps = _checked_rows(json_rows(res.allcaps), num)
+    if external:  # synthpop's TCAP = DiSCO / iS, of the shown numbers
+        for cap, a in zip(allcaps, attrib, strict=True):
+            cap["TCAP"] = num.ratio(cap["TCAP"], a["DiSCO"], a["iS"])
     exclusions = json_rows(res.exclusions)
+    for r in exclusions:
+        r["count"] = num.count(r["count"])
     if not any(r["count"] for r in exclusions if r["reason"] != "remaining"):
         exclusions = []  # only the records that remain: "no records excluded"
     if external:  # counts of records in single cells: not in an external report
@@ -270,9 +313,9 @@ def target_section(res: DisclosureResult, external: bool) -> dict[str, Any]:
         listed = "" if external else " The pairs are listed below."
         checks.append(f"{CHECK_2WAY} {most} pair(s) in the synthesis with most.{listed}")
     return {
-        "ident": json_rows(res.ident),
+        "ident": ident,
         "attrib": attrib,
-        "allcaps": json_rows(res.allcaps),
+        "allcaps": allcaps,
         "exclusions": exclusions,
         "checks": checks,
         "check_1way": bool(res.check_1way.num_rows),
@@ -281,8 +324,20 @@ def target_section(res: DisclosureResult, external: bool) -> dict[str, Any]:
     }
 
 
+def _checked_rows(rows: list[dict[str, Any]], num: Numbers) -> list[dict[str, Any]]:
+    """A measures table's rows (one per synthesis) with each measure as the report shows it
+    (the TCAP of an external report is derived afterwards)."""
+    if not num.external:
+        return rows
+    skip = ("synthesis", "max_denom", "mean_denom", "TCAP")
+    return [
+        {k: v if k in skip else num.measure(k, v, r["synthesis"]) for k, v in r.items()}
+        for r in rows
+    ]
+
+
 def cap_section(
-    summary: DisclosureSummary, control: DisclosureSummary | None
+    summary: DisclosureSummary, control: DisclosureSummary | None, num: Numbers
 ) -> list[dict[str, Any]]:
     """The CAP family per target and synthesis, from the summary's own cells (the same
     grouping, exclusions and NA switches as every other section), all as % of original records
@@ -295,10 +350,10 @@ def cap_section(
         base = None if control is None else control.results[target]
         for j in range(1, res.m + 1):
             row: dict[str, Any] = {"target": target, "synthesis": j}
-            for name, value in _cap_risks(res, j).items():
+            for name, value in _cap_risks(res, j, num).items():
                 row[name] = value
                 if base is not None:
-                    risk = _cap_risks(base, 1)[name]
+                    risk = _cap_risks(base, 1, num)[name]
                     row[f"{name} (control)"] = risk
                     row[f"{name} excess risk"] = _excess(value, risk)
             rows.append(row)
@@ -313,26 +368,38 @@ CAP_RISKS = {
 }
 
 
-def _cap_risks(res: DisclosureResult, j: int) -> dict[str, float]:
+def _cap_risks(res: DisclosureResult, j: int, num: Numbers) -> dict[str, Any]:
+    """The CAP risks of synthesis ``j``; the ratios of an external report are of the
+    numbers it shows."""
     i_s = res.value("iS", j)
     dcap = res.value("DCAP", j)
+    shown_is = num.measure("iS", i_s, j)
+    shown_dcap = num.measure("DCAP", dcap, j)
+    disco = num.measure("DiSCO", res.value("DiSCO", j), j)
     return {
-        "DCAP": dcap,
-        "DCAP/iS": 100.0 * dcap / i_s if i_s else math.nan,
-        "TCAP": res.value("TCAP", j),
-        "baseCAPd": res.value("baseCAPd", j),
+        "DCAP": shown_dcap,
+        "DCAP/iS": num.ratio(100.0 * dcap / i_s if i_s else math.nan, shown_dcap, shown_is),
+        "TCAP": num.ratio(res.value("TCAP", j), disco, shown_is),
+        "baseCAPd": num.measure("baseCAPd", res.value("baseCAPd", j), j),
     }
 
 
-def _excess(risk: float, control: float) -> float:
+def _excess(risk: Any, control: Any) -> Any:
     """Baillargeon & Charest's excess risk, in % of the room above the control's risk."""
+    for v in (risk, control):
+        if isinstance(v, str):  # withheld by the output check
+            return v
     return 100.0 * (risk - control) / (100.0 - control) if control != 100.0 else math.nan
 
 
-def sweep_section(sw: KeySweep, external: bool) -> dict[str, Any]:
+def sweep_section(sw: KeySweep, num: Numbers) -> dict[str, Any]:
     """The riskiest subset of each target (highest first) and, in internal mode, each key's
     contribution (the chart shows it too; an external report leaves per-subset detail out)."""
-    worst = [{**r, "keys": ", ".join(r["keys"])} for r in sw.worst(1, "DiSCO").to_pylist()]
+    external = num.external
+    worst = [
+        {**r, "keys": ", ".join(r["keys"]), "value": num.measure("DiSCO", r["value"])}
+        for r in sw.worst(1, "DiSCO").to_pylist()
+    ]
     worst.sort(key=lambda r: _risk_order(r["value"]))
     contribution = [
         r for r in sw.contribution.to_pylist() if r["measure"] in ("DiSCO", "repU") and r["pairs"]
@@ -344,35 +411,66 @@ def sweep_section(sw: KeySweep, external: bool) -> dict[str, Any]:
             "subsets": len({tuple(k) for k in sw.table.column("keys").to_pylist()})}  # fmt: skip
 
 
-def sdc_section(res: SdcResult) -> dict[str, Any]:
-    """What sdc removed and recoded, and the measures before and after (exact: an external
-    report's output check rounds and suppresses the counts)."""
+def sdc_section(res: SdcResult, num: Numbers) -> dict[str, Any]:
+    """What sdc removed and recoded, and the measures before and after (the means over the
+    syntheses of the summary's measures; an external report's are of the values it shows)."""
     removed = json_rows(res.removed)
+    shown_rows = [num.count(r["rows"]) for r in removed]
+    if num.external:
+        sizes = getattr(num, "syntheses", ())
+        for r, shown in zip(removed, shown_rows, strict=True):
+            n = sizes[r["synthesis"] - 1] if sizes else 0
+            r["pct"] = "withheld" if isinstance(shown, str) else num.share(r["pct"], n)
+            r["rows"] = shown
     recoded = json_rows(res.recoded)
-    before = res.before.table.to_pylist() if res.before else []
-    after = {r["target"]: r for r in (res.after.table.to_pylist() if res.after else [])}
-    compared = [
-        {"target": b["target"], "DiSCO before": b["attrib_syn"],
-         "DiSCO after": after.get(b["target"], {}).get("attrib_syn"),
-         "repU before": b["ident_syn"], "repU after": after.get(b["target"], {}).get("ident_syn")}
-        for b in before
-    ]  # fmt: skip
+    for r in recoded:
+        for c in ("bottom_coded", "top_coded"):
+            r[c] = num.count(r[c])
+    compared = []
+    if res.before is not None:
+        after = res.after.results if res.after is not None else {}
+        ident, attrib = res.before.ident_meas, res.before.attrib_meas
+        for target, b in res.before.results.items():
+            a = after.get(target)
+            compared.append({
+                "target": target,
+                "DiSCO before": _mean_shown(b, attrib, num),
+                "DiSCO after": None if a is None else _mean_shown(a, attrib, num),
+                "repU before": _mean_shown(b, ident, num),
+                "repU after": None if a is None else _mean_shown(a, ident, num),
+            })  # fmt: skip
     compared.sort(key=lambda r: _risk_order(r["DiSCO before"]))
+    total, apart = num.total(shown_rows, sum(r["rows"] for r in json_rows(res.removed)))
     return {"removed": removed, "recoded": recoded, "compared": compared,
-            "removed_total": sum(r["rows"] for r in removed), "caveat": SWISS_CHEESE}  # fmt: skip
+            "removed_total": total, "total_rounded_apart": apart,
+            "caveat": SWISS_CHEESE}  # fmt: skip
 
 
-def risk_section(res: RiskResult, special: SudaResult, check: OutputCheck | None) -> dict[str, Any]:
+def _mean_shown(res: DisclosureResult, measure: str, num: Numbers) -> Any:
+    """The mean over the syntheses of ``measure`` as the report shows each (the summary's
+    table, for an internal report)."""
+    return num.mean(_shown(res, measure, num))
+
+
+def risk_section(res: RiskResult, special: SudaResult, num: Numbers) -> dict[str, Any]:
     """The original data's own risk on the report's keys: sdcMicro's measure_risk (the
     k-anonymity counts, expected re-identifications and threshold; in internal mode also the
     riskiest key combinations with their counts) and suda2 (records by DIS-SUDA score and by
     the size of their smallest MSUs, the keys' contributions). An external report
     (``check``) shows the counts through its output check and no key combination."""
     v = res.value
+    check = num if num.external else None
 
     def count(name: str) -> str:
-        n = check.count(int(v(name))) if check else int(v(name))
+        n = num.count(int(v(name)))
         return n if isinstance(n, str) else f"{n:,}"
+
+    records = int(v("records"))
+    # an external report: expected re-identifications as a count of records, and the global
+    # risk as the share of the records that count is
+    shown_er = num.count(round(v("global_risk_ER"))) if check else v("global_risk_ER")
+    shown_pct = num.share(v("global_risk_pct"), records)
+    er_format = ",.0f" if check else ",.2f"
 
     threshold = v("global_threshold")
     if math.isnan(threshold):
@@ -383,15 +481,15 @@ def risk_section(res: RiskResult, special: SudaResult, check: OutputCheck | None
         {"measure": "records unique on the keys (fk = 1)", "value": count("n1")},
         {"measure": "records violating 3-anonymity (fk < 3)", "value": count("k3_violations")},
         {"measure": "records violating 5-anonymity (fk < 5)", "value": count("k5_violations")},
-        {"measure": "expected re-identifications", "value": f"{v('global_risk_ER'):,.2f}"},
-        {"measure": "global risk (%)", "value": f"{v('global_risk_pct'):.2f}"},
+        {"measure": "expected re-identifications", "value": _fmt(shown_er, er_format)},
+        {"measure": "global risk (%)", "value": _fmt(shown_pct, ".2f")},
         {"measure": f"risk threshold for a global risk of {res.max_global_risk:g}",
          "value": shown},
     ]  # fmt: skip
     riskiest = [] if check else json_rows(res.riskiest)
 
     def counted(n: int) -> str:
-        shown = check.count(n) if check else n
+        shown = num.count(n)
         return shown if isinstance(shown, str) else f"{shown:,}"
 
     dis = [{"DIS-SUDA score": r["interval"], "records": counted(r["records"])}
@@ -404,6 +502,11 @@ def risk_section(res: RiskResult, special: SudaResult, check: OutputCheck | None
             "contributions": contributions}  # fmt: skip
     return {"keys": list(res.keys), "weight": res.weight, "records": count("records"),
             "numbers": rows, "riskiest": riskiest, "suda": suda}  # fmt: skip
+
+
+def _fmt(value: Any, spec: str) -> str:
+    """A number formatted, or the output check's text as it is."""
+    return value if isinstance(value, str) else format(value, spec)
 
 
 def script_section(inputs: Inputs, summary: DisclosureSummary) -> str | None:

@@ -138,6 +138,8 @@ def _protection(sdc: dict[str, Any]) -> str:
             shares[r["synthesis"]] = shares.get(r["synthesis"], 0.0) + r["pct"]
     per = ", ".join(f"{v:.2f}%" for _, v in sorted(shares.items()))
     shown = f"{removed:,}" if isinstance(removed, int) else (removed or "a few")
+    if sdc.get("total_rounded_apart"):  # a part is suppressed: the total is checked alone
+        shown += " (rounded on its own, as each count)"
     text = f"Protection (sdc): {shown} synthetic records "
     text += f"removed ({per} of each synthesis)" if per else "removed"
     if worst is not None:

@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..core.output import Destination
+from ..core.outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
 from ..core.results import AsData, json_rows
 from ..engines import open_engine
 from ..engines.base import Engine, Registered
@@ -62,26 +63,60 @@ class RiskResult(AsData):
         v = self.summary.column("value")[names.index(name)].as_py()
         return math.nan if v is None else float(v)
 
+    def checked(self, check: OutputCheck | None = None) -> dict[str, Any]:
+        """The summary as {measure: value}; with ``check`` (external mode) as an output
+        check lets it out: counts and expected re-identifications (a number of records)
+        rounded or suppressed, risks as shares of the shown records (the global threshold,
+        a risk level, as it is)."""
+        values: dict[str, Any] = {r["measure"]: r["value"] for r in json_rows(self.summary)}
+        if check is None:
+            return values
+        n = int(self.value("records"))
+        out: dict[str, Any] = {}
+        for name, v in values.items():
+            if v is None or name == "global_threshold":
+                out[name] = v
+            elif name.endswith("_ER"):
+                out[name] = check.count(round(v))
+            elif name.endswith("_pct"):
+                out[name] = check.share(v, n)
+            elif name in ("global_risk", "hier_risk"):
+                shown = check.share(100 * v, n)
+                out[name] = shown if isinstance(shown, str) else shown / 100
+            else:
+                out[name] = check.count(int(v))
+        return out
+
     def describe(self, mode: str = "internal") -> str:
         """What a review board reads: k-anonymity, expected re-identifications, the threshold
         and (internal mode) the riskiest key combinations with their counts; ``external``
-        mode gives counts only, never level names."""
+        mode gives no level names, and every count and share through the output check
+        (counts below 8 suppressed, the others rounded to 5: :mod:`..core.outputcheck`)."""
         if mode not in ("internal", "external"):
             raise InputError(f"mode: expected 'internal' or 'external', got {mode!r}")
-        v = self.value
-        n = int(v("records"))
+        external = mode == "external"
+        check = OutputCheck(MIN_COUNT, ROUND_TO, int(self.value("records"))) if external else None
+        v = self.checked(check)
+
+        def fmt(name: str, spec: str = "") -> str:
+            x = v[name]
+            if isinstance(x, str):
+                return x
+            return format(x, spec) if spec else str(int(x))
+
         weighted = f", weight {self.weight!r}" if self.weight else ""
+        er = ".0f" if external else ".2f"
         lines = [
-            f"Re-identification risk of the original data ({n} records; keys "
+            f"Re-identification risk of the original data ({fmt('records')} records; keys "
             f"{', '.join(self.keys)}{weighted})",
-            f"  unique on the keys (fk = 1):         {int(v('n1'))}",
-            f"  violating 2-anonymity (fk < 2):      {int(v('k2_violations'))}",
-            f"  violating 3-anonymity (fk < 3):      {int(v('k3_violations'))}",
-            f"  violating 5-anonymity (fk < 5):      {int(v('k5_violations'))}",
-            f"  expected re-identifications:         {v('global_risk_ER'):.2f} "
-            f"({v('global_risk_pct'):.2f} %)",
+            f"  unique on the keys (fk = 1):         {fmt('n1')}",
+            f"  violating 2-anonymity (fk < 2):      {fmt('k2_violations')}",
+            f"  violating 3-anonymity (fk < 3):      {fmt('k3_violations')}",
+            f"  violating 5-anonymity (fk < 5):      {fmt('k5_violations')}",
+            f"  expected re-identifications:         {fmt('global_risk_ER', er)} "
+            f"({fmt('global_risk_pct', '.2f')} %)",
         ]
-        threshold = v("global_threshold")
+        threshold = self.value("global_threshold")
         lines.append(
             f"  risk threshold for a global risk of {self.max_global_risk:g}: "
             + (
@@ -94,10 +129,15 @@ class RiskResult(AsData):
         )
         if self.household:
             lines.append(
-                f"  household risk: {v('hier_risk_ER'):.2f} expected re-identifications "
-                f"({v('hier_risk_pct'):.2f} %)"
+                f"  household risk: {fmt('hier_risk_ER', er)} expected re-identifications "
+                f"({fmt('hier_risk_pct', '.2f')} %)"
             )
-        if mode == "internal" and self.riskiest.num_rows:
+        if check is not None:
+            lines.append(
+                f"  (external: counts below {check.min_count} suppressed, the others rounded "
+                f"to {check.round_to}; percentages of the counts shown)"
+            )
+        if not external and self.riskiest.num_rows:
             lines.append("Riskiest key combinations:")
             for r in self.riskiest.to_pylist():
                 cells = ", ".join(f"{k}={r[k]}" for k in self.keys)

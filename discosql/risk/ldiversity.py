@@ -11,6 +11,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..core.output import Destination
+from ..core.outputcheck import OutputCheck
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
 from ..engines import open_engine
@@ -52,8 +53,21 @@ class LDiversityResult(AsData):
     written: tuple[str, ...] = ()
 
     def __str__(self) -> str:
+        return self.describe()
+
+    def rows(self, check: OutputCheck | None = None) -> list[dict[str, Any]]:
+        """The summary's rows; with ``check`` (external mode), the records with l = 1 as the
+        output check lets the count out (l itself is a number of values, not of records)."""
+        rows = json_rows(self.summary)
+        if check is not None:
+            for r in rows:
+                r["records_l1"] = check.count(r["records_l1"])
+        return rows
+
+    def describe(self, check: OutputCheck | None = None) -> str:
+        """The summary in lines (``check``: external mode's output check)."""
         lines = [f"l-diversity of {', '.join(self.sensitive)} on keys {', '.join(self.keys)}"]
-        for r in self.summary.to_pylist():
+        for r in self.rows(check):
             lines.append(
                 f"  {r['column']}: min {r['min']:g}, mean {r['mean']:.4g}, max {r['max']:g}; "
                 f"{r['records_l1']} record(s) with l = 1"
