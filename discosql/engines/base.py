@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import pyarrow as pa
@@ -85,9 +86,8 @@ class Engine:
         for source in sources:
             i = self._n
             self._n += 1
-            try:
-                reg = self._register(source, f"__disco_src_{i}", f"src_{i}")
-                reg.columns = self._columns(reg)
+            try:  # guarded: Ctrl-C while a schema is read is an interrupt, not an error
+                reg = self._guarded("register", partial(self._registered, source, i))
             except EngineError as e:
                 raise InputError(f"{source.label}: cannot read the data: {e}") from e
             regs.append(reg)
@@ -108,6 +108,11 @@ class Engine:
         for r in rows:
             regs[int(r["i"])].n_rows = int(r["n"])
         return regs
+
+    def _registered(self, source: Source, i: int) -> Registered:
+        reg = self._register(source, f"__disco_src_{i}", f"src_{i}")
+        reg.columns = self._columns(reg)
+        return reg
 
     def _register(self, source: Source, name: str, param: str) -> Registered:
         raise NotImplementedError
