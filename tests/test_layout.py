@@ -8,6 +8,7 @@ lazy import hides a cycle from Python, not from the reader.
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from pathlib import Path
 
@@ -204,3 +205,95 @@ def test_the_version_has_one_home() -> None:
     project = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["project"]
     assert discosql.__version__ == project["version"]
     assert "version" not in project.get("dynamic", [])
+
+
+# Dialect facts live in one table (discosql/sql/dialects.py::FACTS); only that module and the
+# templates' macros may look at a dialect's name. Engine URL schemes are not dialects.
+DIALECT_NAMES = {
+    "duckdb", "postgres", "postgresql", "spark", "databricks", "sqlite", "bigquery",
+    "snowflake", "trino", "tsql", "datafusion",
+}  # fmt: skip
+DIALECT_HOME = "discosql.sql.dialects"
+TEMPLATES = PACKAGE.parent / "sql_templates"
+
+
+def _names_a_dialect(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.lower() in DIALECT_NAMES
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return any(_names_a_dialect(e) for e in node.elts)
+    return False
+
+
+def _is_dialect(node: ast.expr) -> bool:
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+    return "dialect" in str(name).lower()
+
+
+def _dialect_comparisons(tree: ast.AST) -> list[int]:
+    """Lines that compare a dialect (a name or attribute called *dialect*) or a dialect's
+    name (a string constant) with ``==``, ``!=``, ``in`` or a ``case``."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            if any(_names_a_dialect(e) or _is_dialect(e) for e in [node.left, *node.comparators]):
+                lines.append(node.lineno)
+        elif isinstance(node, ast.match_case):
+            pattern = node.pattern
+            if isinstance(pattern, ast.MatchValue) and _names_a_dialect(pattern.value):
+                lines.append(pattern.lineno)
+    return lines
+
+
+def test_no_dialect_name_is_compared_outside_the_dialect_table() -> None:
+    found = {}
+    for name, path in _modules().items():
+        if name != DIALECT_HOME and (lines := _dialect_comparisons(ast.parse(path.read_text()))):
+            found[name] = lines
+    assert not found, f"dialects compared outside {DIALECT_HOME} (use its FACTS): {found}"
+    in_templates = re.compile(r"dialect\s*(==|!=|\bin\b|\bnot in\b)")
+    for template in sorted(TEMPLATES.rglob("*.j2")):
+        if template.parent.name != "macros":
+            assert not in_templates.search(template.read_text()), template
+
+
+def test_the_dialect_check_finds_comparisons() -> None:
+    caught = [
+        'if dialect == "tsql": pass',
+        'x = self.dialect in ("spark", "databricks")',
+        'y = "postgres" != engine.kind',
+        'match d:\n    case "duckdb":\n        pass',
+    ]
+    for source in caught:
+        assert _dialect_comparisons(ast.parse(source)), source
+    assert not _dialect_comparisons(ast.parse("if facts(d).grouping_sets: pass"))
+
+
+SENTINELS = {"radices", "decided"}  # values decided ahead for a script, never the mode's sign
+
+
+def _sentinel_tests(tree: ast.AST) -> list[int]:
+    """Lines that tell an export from a run by ``radices``/``decided`` being None (the engine
+    says it: ``engine.exporting``)."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and all(
+            isinstance(op, ast.Is | ast.IsNot) for op in node.ops
+        ):
+            operands = [node.left, *node.comparators]
+            named = [getattr(e, "attr", getattr(e, "id", None)) for e in operands]
+            none = any(isinstance(e, ast.Constant) and e.value is None for e in operands)
+            if none and SENTINELS & set(named):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_export_mode_is_read_from_the_engine() -> None:
+    found = {}
+    for name, path in _modules().items():
+        if lines := _sentinel_tests(ast.parse(path.read_text())):
+            found[name] = lines
+    assert not found, f"export mode guessed from radices/decided (use engine.exporting): {found}"
+    assert _sentinel_tests(ast.parse("if plans[0].radices is not None: pass"))
+    assert _sentinel_tests(ast.parse("script = decided is not None"))
+    assert not _sentinel_tests(ast.parse("if engine.exporting: pass"))

@@ -14,6 +14,7 @@ import pyarrow as pa
 from ..core.files import atomic_path, write_text
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
 from ..errors import InputError
+from ..sql.dialects import is_template_dialect
 from .output import Progress, text_table, write
 from .parser import UsageError, boolean, csv_list, parse_cont_na, target_map
 
@@ -36,7 +37,7 @@ def _common_kwargs(args: argparse.Namespace) -> dict[str, Any]:
 def _engine(args: argparse.Namespace) -> Any:
     if args.memory_limit is None and args.temp_dir is None:
         return args.engine
-    if args.engine not in (None, "duckdb"):
+    if args.engine is not None and not is_template_dialect(args.engine):  # not the embedded one
         raise InputError("--memory-limit and --temp-dir apply to DuckDB, not to --engine DSN")
     from ..engines.factory import duckdb_engine
 
@@ -142,8 +143,7 @@ def sdc_command(args: argparse.Namespace) -> None:
     dry_run = args.dry_run or (args.out is None and args.out_table is None)
     if dry_run and args.sql is not None:
         raise UsageError("--sql: the script writes the protected data; give --out or --out-table")
-    if args.sql is None and (args.original_table or args.synthetic_tables
-                             or args.dialect != "duckdb"):  # fmt: skip
+    if args.sql is None and (args.original_table or args.synthetic_tables or _dialect_given(args)):
         raise UsageError("--dialect/--original-table/--synthetic-tables: only with --sql")
     if args.sql is not None and args.measure is not None:
         raise UsageError("--measure: not with --sql (the script measures nothing)")
@@ -293,8 +293,7 @@ def sweep_command(args: argparse.Namespace, progress: Progress) -> None:
             sizes = [int(n) for n in args.sizes]
         except ValueError:
             raise UsageError(f"--sizes: expected integers, got {','.join(args.sizes)!r}") from None
-    if args.sql is None and (args.original_table or args.synthetic_tables
-                             or args.dialect != "duckdb"):  # fmt: skip
+    if args.sql is None and (args.original_table or args.synthetic_tables or _dialect_given(args)):
         raise UsageError("--dialect/--original-table/--synthetic-tables: only with --sql")
     if args.sql is not None and (args.plot or args.worst or args.out):
         raise UsageError("--plot/--worst/--out: not with --sql (the script prints the table)")
@@ -339,11 +338,16 @@ def save_figure(figure: Any, path: Path) -> None:
         figure.savefig(temp, dpi=150)
 
 
+def _dialect_given(args: argparse.Namespace) -> bool:
+    """Whether --dialect names another dialect than the default (DuckDB's)."""
+    return not is_template_dialect(args.dialect)
+
+
 def _live_records(args: argparse.Namespace) -> tuple[bool, str | None]:
     """The options of a risk or suda run (not --sql): whether the per-record table is the
     output (--format csv/parquet), and where it goes (--out FILE, or with --out-table the
     DuckDB database --out names; None: returned)."""
-    if args.table is not None or args.dialect != "duckdb":
+    if args.table is not None or _dialect_given(args):
         raise UsageError("--dialect/--table: only with --sql")
     per_record = args.format in ("csv", "parquet")
     if args.out_table is not None and per_record:

@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.results import ATTRIB_MEASURES, IDENT_MEASURES, TABLE_NAMES
-from ..risk.export import DIALECTS as RISK_DIALECTS
-from ..sql.dialects import DIALECTS
+from ..sql.dialects import DEFAULT, DIALECTS, ORDERED_DIALECTS
 
 
 class UsageError(Exception):
@@ -187,7 +186,7 @@ def _add_script_options(p: argparse.ArgumentParser, what: str) -> None:
     """--sql FILE and what the script reads (sdc, sweep)."""
     p.add_argument("--sql", type=Path, default=None, metavar="FILE",
                    help=f"write {what} as one SQL script to FILE, not run it")  # fmt: skip
-    p.add_argument("--dialect", default="duckdb", choices=DIALECTS,
+    p.add_argument("--dialect", default=DEFAULT, choices=DIALECTS,
                    help="with --sql: the script's dialect (default: duckdb)")  # fmt: skip
     p.add_argument("--original-table", default=None, metavar="NAME",
                    help="with --sql: the table the script reads as the original data")  # fmt: skip
@@ -280,7 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_target_options(q)
     q.add_argument(
         "--dialect",
-        default="duckdb",
+        default=DEFAULT,
         choices=DIALECTS,
         help="SQL dialect of the script (default: duckdb, which reads the files named)",
     )  # fmt: skip
@@ -424,7 +423,7 @@ def _add_risk_script_options(p: argparse.ArgumentParser) -> None:
     """--sql FILE, its dialect and the table it reads (risk, suda)."""
     p.add_argument("--sql", type=Path, default=None, metavar="FILE",
                    help="write the measures as one SQL script to FILE, not run them")  # fmt: skip
-    p.add_argument("--dialect", default="duckdb", choices=RISK_DIALECTS,
+    p.add_argument("--dialect", default=DEFAULT, choices=ORDERED_DIALECTS,
                    help="with --sql: the script's dialect (default: duckdb)")  # fmt: skip
     p.add_argument("--table", default=None, metavar="NAME",
                    help="with --sql: the table the script reads (schema.table)")  # fmt: skip

@@ -51,7 +51,7 @@ def batch_size(plans: Sequence[Plan]) -> int:
     the engine's stack_budget, and at most MAX_BATCH; 1 (each alone) for an exported script or
     above the budget."""
     engine = plans[0].inputs.engine
-    if plans[0].radices is not None or not engine.stack_budget:  # a script
+    if engine.exporting or not engine.stack_budget:
         return 1
     records = max(1, sum(s.n_rows for s in plans[0].inputs.sources))
     return max(1, min(len(plans), MAX_BATCH, engine.stack_budget // records))

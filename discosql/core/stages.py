@@ -98,7 +98,7 @@ def counted(
             radices = [*plans[0].radices[:-1], *(p.radices[-1] for p in plans)]  # type: ignore[index]
         else:
             radices, empty = dictionary_facts(engine, [*keys, *targets])
-            if plans[0].radices is None:  # not a script, which cannot warn
+            if not engine.exporting:  # a script cannot warn
                 warn_empty_text(engine, sources, [*keys, *targets], plans[0].params, empty)
         keys, n_words, coding = pack_keys(keys, radices[: len(keys)])
         targets = [
@@ -106,7 +106,7 @@ def counted(
             for t, r in zip(targets, radices[len(keys) :], strict=True)
         ]
         guard = None
-        if plans[0].radices is not None:  # decided ahead (a script): check them where it runs
+        if engine.exporting:  # decided ahead: check them where the script runs
             checks = _guard_checks(plans, keys, targets, radices)
             create_guard(engine, sources, plans[0].params, checks)
             guard = GUARD
@@ -283,7 +283,7 @@ def count_type(p: Plan) -> str:
     """The integer type of the cell counts (stage 030): INTEGER when no data set has 2^31
     records (so no count can overflow it), else BIGINT; BIGINT in an exported script, which
     may run on other data."""
-    if p.radices is not None:  # decided ahead: a script
+    if p.inputs.engine.exporting:
         return "bigint"
     return "integer" if all(s.n_rows < 2**31 for s in p.inputs.sources) else "bigint"
 

@@ -19,8 +19,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import EngineError, InputError
-from ..sql.dialects import placeholders, transpile
-from ..sql.templates import DIALECT as TEMPLATE_DIALECT
+from ..sql.dialects import is_template_dialect, placeholders, transpile
 from ..sql.templates import ident, lit
 
 
@@ -55,6 +54,9 @@ class Engine:
     # Stacked targets (discosql.stacked): a summary measures its targets together while
     # (records read per target) x (targets) stays within this; 0: one target at a time.
     stack_budget: int = 0
+    # Whether the statements are written into a script that runs elsewhere, on data the run
+    # does not see (decisions are made ahead and checked where the script runs)
+    exporting: bool = False
 
     def __init__(self) -> None:
         self._n = 0
@@ -231,7 +233,7 @@ class Engine:
         """The statement in this engine's dialect and the parameters it uses."""
         names = placeholders(sql)
         used = {k: v for k, v in params.items() if k in names}
-        if self.dialect == TEMPLATE_DIALECT:  # the templates' own dialect
+        if is_template_dialect(self.dialect):
             return sql, used
         return transpile(sql, self.dialect), used
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
+from ..sql.dialects import is_template_dialect
 from .base import Engine
 from .duckdb import DuckDBEngine
 
@@ -149,7 +150,7 @@ def open_engine(engine: Any = None, threads: Any = None) -> Engine:
 
 def engine_spec(engine: Any) -> EngineSpec:
     """What an ``engine=`` argument names, before anything is opened."""
-    if engine is None or (isinstance(engine, str) and engine.lower() == "duckdb"):
+    if engine is None or (isinstance(engine, str) and is_template_dialect(engine.lower())):
         return DuckDBSpec()
     if isinstance(engine, EngineSpec):
         return engine

@@ -11,21 +11,10 @@ import pyarrow as pa
 from sqlglot import exp
 
 from ..errors import EngineError
-from ..sql.dialects import inline_params
+from ..sql.dialects import ORDERED_DIALECTS, facts, inline_params
 from ..sql.templates import ident, template_dir
 from .base import STAGING, Engine, Registered
 
-# dialects whose ALTER TABLE ... RENAME TO takes the new name without its schema (and keeps
-# the table in its schema); the others are given the qualified name
-SAME_SCHEMA_RENAME = ("duckdb", "postgres", "bigquery", "tsql")
-
-# what orders a table's records as stored, where the dialect has it (as the engines'
-# position_order); DuckDB's depends on what the script reads (ScriptEngine.positioned)
-POSITION_ORDER = {
-    "postgres": "ctid",
-    "spark": "monotonically_increasing_id()",
-    "databricks": "monotonically_increasing_id()",
-}
 INPUT = "__disco_input"  # a CSV file parsed once by a duckdb script (record positions)
 
 
@@ -34,13 +23,15 @@ class ScriptEngine(Engine):
 
     name = "script"
     one_measure_query = False  # the script prints synthpop's three tables
+    exporting = True
 
     def __init__(self, dialect: str, overwrite: bool = False) -> None:
         super().__init__()
         self.dialect = dialect
+        self.facts = facts(dialect)  # what the script may write, read off the dialect
         self.overwrite = overwrite  # output tables: dropped first
         # the script's stages take the shape they would take on the engine that runs it
-        self.inline_cells = dialect == "duckdb"
+        self.inline_cells = self.facts.reads_files
         self.parts: list[str] = []
         self.made: list[str] = []  # work tables of positioned(), dropped by drop_made()
 
@@ -52,7 +43,7 @@ class ScriptEngine(Engine):
         self._statement(sql, params)
 
     def _statement(self, sql: str, params: dict[str, Any], file_format: str | None = None) -> None:
-        if self.dialect == "tsql":
+        if self.facts.work_tables == "hash":
             # SQL Server's temporary tables are the ones named #...; discosql's own relations
             # are the only quoted identifiers that start with __disco_ (user columns may not).
             sql = sql.replace('"__disco_', '"#__disco_')
@@ -68,7 +59,7 @@ class ScriptEngine(Engine):
 
     def copy_to(self, sql: str, params: dict[str, Any], path: str, stage: str) -> int:
         """DuckDB's COPY of the query to the file ``path`` (duckdb scripts only)."""
-        if self.dialect != "duckdb":
+        if not self.facts.reads_files:
             raise EngineError(f"a {self.dialect} script cannot write files; name a table")
         fmt = "csv, header true" if path.lower().endswith(".csv") else "parquet"
         self.comment(_template_header(stage))
@@ -91,17 +82,17 @@ class ScriptEngine(Engine):
         table = self.output_table(name, None)
         staging = self.output_table(name + STAGING, None)
         self.comment(_template_header(stage))
-        if self.dialect == "datafusion":  # no RENAME; its tables live in the session only
+        if self.facts.rename is None:  # DataFusion: its tables live in the session only
             if self.overwrite:
                 self._statement(f"DROP TABLE IF EXISTS {table}", {})
             self._statement(f"CREATE TABLE {table} AS\n{sql}", params)
             return 0
         self._statement(f"DROP TABLE IF EXISTS {staging}", {})  # left by a stopped run
-        fmt = "parquet" if self.dialect in ("spark", "databricks") else None
-        self._statement(f"CREATE TABLE {staging} AS\n{sql}", params, fmt)
+        self._statement(f"CREATE TABLE {staging} AS\n{sql}", params, self.facts.table_format)
         # the new name: unqualified where the dialect keeps the schema (and wants it so)
-        target = ident(name.split(".")[-1]) if self.dialect in SAME_SCHEMA_RENAME else table
-        transaction = self.overwrite and self.dialect in ("duckdb", "postgres")
+        same_schema = self.facts.rename == "unqualified"
+        target = ident(name.split(".")[-1]) if same_schema else table
+        transaction = self.overwrite and self.facts.transactional_ddl
         if transaction:
             self.parts.append("BEGIN;")
         if self.overwrite:
@@ -121,13 +112,13 @@ class ScriptEngine(Engine):
         file's row numbers (files in the order of their names), a CSV file's lines (parsed
         into a work table first) or a table's rowid; PostgreSQL ctid; Spark the partitions'
         order. The other dialects' tables have no record order: an error."""
-        order = POSITION_ORDER.get(self.dialect)
-        if self.dialect != "duckdb":
-            if order is None:
+        order = self.facts.position_order
+        if not self.facts.reads_files:
+            if not order:
                 raise EngineError(
                     f"a {self.dialect} table has no order of its records, so a per-record "
                     f"table cannot give their positions; export for one of "
-                    f"duckdb, {', '.join(POSITION_ORDER)}"
+                    f"{', '.join(ORDERED_DIALECTS)}"
                 )
             return (
                 f"(SELECT *, row_number() OVER (ORDER BY {order}) AS __disco_pos "
@@ -153,9 +144,9 @@ class ScriptEngine(Engine):
 
     def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
         temp = "TEMP "
-        if self.dialect == "tsql":
+        if self.facts.work_tables == "hash":
             temp = ""  # the # in the name says it
-        elif self.dialect in ("spark", "databricks", "datafusion"):
+        elif self.facts.work_tables == "table":
             # Spark and DataFusion have no temporary tables. Spark's temporary views are
             # recomputed at every use, and CACHE TABLE keeps each stage's whole plan: later
             # stages re-plan ever larger trees until the driver runs out of memory (5,000

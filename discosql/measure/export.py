@@ -26,7 +26,7 @@ from ..engines.base import Registered
 from ..engines.duckdb import file_reader
 from ..engines.script import ScriptEngine
 from ..errors import InputError
-from ..sql.dialects import DIALECTS
+from ..sql.dialects import facts, known, unknown
 from ..sql.templates import ident
 from ..version import __version__
 
@@ -66,8 +66,8 @@ def to_sql(
         The script. Each result table is one SELECT, in the order ident, attrib, allcaps,
         exclusions, check_1way, check_2way; ``duckdb < script.sql`` prints them.
     """
-    if dialect not in DIALECTS:
-        raise InputError(f"dialect: {dialect!r} is not one of {list(DIALECTS)}")
+    if problem := unknown(dialect):
+        raise InputError(problem)
     targets = [target] if isinstance(target, str) else list(target)
     if not targets:
         raise InputError("target: give a target column or a list of them")
@@ -140,7 +140,8 @@ def script_destination(
     names = tuple(pattern.replace("{synthesis}", str(j)) for j in range(1, m + 1))
     if out_table is not None:
         return Destination(tables=names)
-    if dialect != "duckdb":
+    d = known(dialect)
+    if d is not None and not d.reads_files:
         problems.append(f"out: a {dialect} script cannot write files; give out_table")
     elif not pattern.lower().endswith((".parquet", ".csv")):
         problems.append(f"out: {pattern!r} must end in .parquet or .csv")
@@ -164,7 +165,7 @@ def script_sources(
             sql = ".".join(ident(part) for part in name.split("."))
         elif src.named_table:
             sql, params = reg.sql, {}
-        elif src.kind in SCRIPT_FILE_KINDS and dialect == "duckdb":
+        elif src.kind in SCRIPT_FILE_KINDS and facts(dialect).reads_files:
             p = f"src_{len(out)}"
             sql, params = file_reader(src.kind, p), {p: src.obj}
         else:

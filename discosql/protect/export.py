@@ -21,7 +21,7 @@ from ..engines import open_engine
 from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..measure.export import script_destination, script_sources, table_names_of
-from ..sql.dialects import DIALECTS
+from ..sql.dialects import unknown
 from ..version import __version__
 from .removal import REASONS, reason_of
 from .sdc import Protection, _protect, decide, protection
@@ -65,8 +65,7 @@ def sdc_to_sql(
         then the protected syntheses written, then the final check.
     """
     problems: list[str] = []
-    if dialect not in DIALECTS:
-        problems.append(f"dialect: {dialect!r} is not one of {list(DIALECTS)}")
+    problems += filter(None, [unknown(dialect)])
     prot = protection(
         keys,
         rm_replicated_uniques=rm_replicated_uniques,

@@ -173,7 +173,8 @@ def remove(
                 ]
                 remaining = Inputs(engine, [recoded.sources[0], *syntheses])
             s = len(steps)
-            p = plan(remaining, spec) if decided is None else _replanned(decided[s], remaining)
+            p = _replanned(decided[s], remaining) if engine.exporting and decided else None
+            p = p or plan(remaining, spec)
             table = f"__disco_removed_d{i}"
             coding = disclosive_cells(p, table, f"__disco_s{s}_")
             steps.append(Step(reason_of(spec), table, _namespaced(coding, s), p))

@@ -397,7 +397,7 @@ def _protect(
     the statements are written, and a last one stops when the records written and removed do
     not add up to the records given; the tables returned are then empty."""
     engine = inputs.engine
-    script = decided is not None
+    script = engine.exporting
     recoded_inputs, columns, counted = recode_inputs(inputs, prot.recodes, positions=not script)
     recoded = RECODED_SCHEMA.empty_table()
     if prot.recodes:  # counted on the syntheses as given

@@ -138,7 +138,7 @@ def unique_cells(
         for k in keys:
             build_dictionary(engine, sources, k, params, na_only_missing=True)
         guard = None
-        if radices is not None:
+        if engine.exporting and radices:
             checks = [key_fits(k, r) for k, r in zip(keys, radices, strict=True)]
             create_guard(engine, sources, params, checks)
             guard = GUARD

@@ -22,9 +22,10 @@ from typing import Any
 from ..core.output import Destination
 from ..engines import open_engine
 from ..engines.base import Registered
-from ..engines.script import POSITION_ORDER, ScriptEngine
+from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..measure.export import script_destination, script_sources
+from ..sql.dialects import ORDERED_DIALECTS, unknown
 from ..version import __version__
 from . import frequencies as fq
 from .individual import check_arguments as check_risk
@@ -33,8 +34,6 @@ from .ldiversity import check_arguments as check_ldiversity
 from .ldiversity import run_ldiversity
 from .suda import check_arguments as check_suda
 from .suda import run_suda
-
-DIALECTS = ("duckdb", *POSITION_ORDER)  # the dialects whose tables keep a record order
 
 
 def risk_to_sql(
@@ -206,11 +205,8 @@ def _script_options(
     """The script's arguments, checked before any data is read; where the per-record table
     goes (neither out nor out_table: printed)."""
     problems: list[str] = []
-    if dialect not in DIALECTS:
-        problems.append(
-            f"dialect: {dialect!r} is not one of {list(DIALECTS)} (the per-record table needs "
-            "an order of the records, which the other dialects' tables do not keep)"
-        )
+    why = " (the per-record table needs an order of the records, which the other dialects' "
+    problems += filter(None, [unknown(dialect, ORDERED_DIALECTS, why + "tables do not keep)")])
     if table is not None and (not isinstance(table, str) or not table.strip()):
         problems.append(f"table: expected a table name, got {table!r}")
     if not isinstance(overwrite, bool):

@@ -22,6 +22,7 @@ from ..core.plan import Column
 from ..core.spec import column_names
 from ..engines.base import Engine, Registered
 from ..errors import InputError, SchemaError
+from ..sql.dialects import facts
 from ..sql.templates import ident, render
 
 RECORDS = "__disco_risk_records"
@@ -29,7 +30,6 @@ WEIGHT_GUARD = "__disco_risk_weights_ok"
 CELLS = "__disco_risk_cells"
 FREQUENCIES = "__disco_risk_freq"
 KEY_VALUES = "__disco_risk_key_values"
-GROUPING_SETS = ("duckdb", "postgres", "spark", "databricks")  # dialects with grouping sets
 MAX_KEYS = 60  # a cell's pattern of known keys is a BIGINT bit mask
 BATCH = 1_000_000  # records per batch streamed to an out= file
 
@@ -172,7 +172,7 @@ def dictionaries(cells: KeyCells, data: DataSet, params: dict[str, Any]) -> None
     data where the engine has grouping sets (risk/key_values), else one pass per key."""
     engine = cells.engine
     sources = [data] * len(cells.keys)
-    if engine.dialect in GROUPING_SETS:
+    if facts(engine.dialect).grouping_sets:
         cells.tables.append(KEY_VALUES)
         sql = render("risk/key_values.sql.j2", engine.dialect, source=data, keys=cells.keys)
         engine.create_table(KEY_VALUES, sql, params, "risk/key_values.sql.j2")
@@ -184,7 +184,7 @@ def dictionaries(cells: KeyCells, data: DataSet, params: dict[str, Any]) -> None
     for c, source in zip(cells.keys, sources, strict=True):
         cells.tables.append(c.levels)
         build_dictionary(engine, [source], c, params, na_only_missing=True)
-    if engine.dialect in GROUPING_SETS:
+    if facts(engine.dialect).grouping_sets:
         engine.drop_table(KEY_VALUES)
         cells.tables.remove(KEY_VALUES)
 
@@ -207,11 +207,11 @@ def key_cells(
     positioned = DataSet(0, engine.positioned(reg), data.kinds, data.empty)
     columns = key_columns(keys)
     made: list[str] = []
-    cells = KeyCells(engine, columns, 1, dict(reg.params), made, exported=radices is not None)
+    cells = KeyCells(engine, columns, 1, dict(reg.params), made, exported=engine.exporting)
     try:
         dictionaries(cells, data, reg.params)
         guard = None
-        if radices is not None:
+        if engine.exporting and radices:
             checks = [key_fits(c, r) for c, r in zip(columns, radices, strict=True)]
             create_guard(engine, [data], reg.params, checks)
             guard = GUARD

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import sqlglot
@@ -14,17 +15,101 @@ from sqlglot import exp
 
 from ..errors import EngineError
 
+
+@dataclass(frozen=True)
+class Dialect:
+    """What discosql needs to know of a SQL dialect, in one place: the script engine, the
+    exports, the capabilities and the templates' macros read these facts, never the name.
+
+    ``writer``: the sqlglot dialect that writes it. ``int_div``: how DuckDB's ``//`` is
+    written: "native" (``/`` divides integers exactly), "exact_multiple" ((a - a % b) / b, for
+    Snowflake's rounded NUMBER division) or "sqlglot" (sqlglot's own). ``nan_function``:
+    isnan() is spelled so (DataFusion). ``grouping_sets``: GROUPING SETS works.
+    ``position_order``: what orders a table's records as stored ("" for DuckDB, where it
+    depends on what the script reads; None: no order, so no per-record table).
+    ``work_tables``: "temp" (CREATE TEMP TABLE), "hash" (SQL Server's #name) or "table"
+    (plain tables dropped first: Spark's temporary views are recomputed at every use).
+    ``transactional_ddl``: DROP and RENAME in one transaction. ``rename``: "unqualified"
+    (RENAME TO takes the bare new name), "qualified" or None (no RENAME: DataFusion).
+    ``table_format``: what a CREATE TABLE is given (Spark's USING PARQUET).
+    ``reads_files``: a script reads its inputs from files and writes files with COPY.
+    ``exported``: an exported script can be written in it (``to_sql``, ``--dialect``).
+    """
+
+    name: str
+    writer: str
+    int_div: str = "sqlglot"
+    nan_function: bool = False
+    grouping_sets: bool = False
+    position_order: str | None = None
+    work_tables: str = "temp"
+    transactional_ddl: bool = False
+    rename: str | None = "qualified"
+    table_format: str | None = None
+    reads_files: bool = False
+    exported: bool = True
+
+
+SPARK_ORDER = "monotonically_increasing_id()"
+
+FACTS = {
+    d.name: d
+    for d in (
+        Dialect("duckdb", "duckdb", grouping_sets=True, position_order="",
+                transactional_ddl=True, rename="unqualified", reads_files=True),
+        Dialect("postgres", "postgres", int_div="native", grouping_sets=True,
+                position_order="ctid", transactional_ddl=True, rename="unqualified"),
+        Dialect("spark", "spark", grouping_sets=True, position_order=SPARK_ORDER,
+                work_tables="table", table_format="parquet"),
+        Dialect("databricks", "databricks", grouping_sets=True, position_order=SPARK_ORDER,
+                work_tables="table", table_format="parquet"),
+        Dialect("bigquery", "bigquery", rename="unqualified"),
+        Dialect("snowflake", "snowflake", int_div="exact_multiple"),
+        Dialect("trino", "trino", int_div="native"),
+        Dialect("tsql", "tsql", int_div="native", work_tables="hash", rename="unqualified"),
+        # Apache DataFusion's SQL (which sqlglot does not know) follows PostgreSQL's: integer
+        # `/`, `||`, DOUBLE PRECISION; isnan() is its own
+        Dialect("datafusion", "postgres", int_div="native", nan_function=True,
+                work_tables="table", rename=None),
+        Dialect("sqlite", "sqlite", int_div="native", exported=False),
+    )
+}  # fmt: skip
+
 # The dialects an exported script can be written in (to_sql, `discosql sql --dialect`).
-DIALECTS = (
-    "duckdb", "postgres", "spark", "databricks", "bigquery", "snowflake", "trino", "tsql",
-    "datafusion",
-)  # fmt: skip
+DIALECTS = tuple(name for name, d in FACTS.items() if d.exported)
+# ... and those whose tables keep a record order (a per-record table can give positions)
+ORDERED_DIALECTS = tuple(n for n in DIALECTS if FACTS[n].position_order is not None)
+DEFAULT = "duckdb"  # the dialect of the templates and of the embedded engine
+
+
+def facts(dialect: str) -> Dialect:
+    """The facts of ``dialect`` (an EngineError for a name discosql does not know)."""
+    if dialect not in FACTS:
+        raise EngineError(f"dialect {dialect!r} is not one of {list(FACTS)}")
+    return FACTS[dialect]
+
+
+def known(dialect: Any) -> Dialect | None:
+    """The facts of ``dialect``, or None for anything that is not a dialect's name (an
+    argument not yet checked)."""
+    return FACTS.get(dialect) if isinstance(dialect, str) else None
+
+
+def unknown(dialect: Any, allowed: tuple[str, ...] = DIALECTS, why: str = "") -> str | None:
+    """The problem with ``dialect`` as an argument (None: it is one of ``allowed``)."""
+    if isinstance(dialect, str) and dialect in allowed:
+        return None
+    return f"dialect: {dialect!r} is not one of {list(allowed)}{why}"
+
+
+def is_template_dialect(dialect: str) -> bool:
+    """Whether SQL for ``dialect`` is the templates' own (DuckDB) SQL, run as written."""
+    return dialect == DEFAULT
 
 
 def writer(dialect: str) -> str:
-    """The sqlglot dialect that writes SQL for ``dialect``: Apache DataFusion's SQL (which
-    sqlglot does not know) follows PostgreSQL's: integer `/`, `||`, `DOUBLE PRECISION`."""
-    return "postgres" if dialect == "datafusion" else dialect
+    """The sqlglot dialect that writes SQL for ``dialect``."""
+    return facts(dialect).writer
 
 
 def _isnan(node: exp.Expression) -> exp.Expression:
@@ -34,10 +119,10 @@ def _isnan(node: exp.Expression) -> exp.Expression:
     return node
 
 
-# Dialects whose ``/`` divides integers exactly, where sqlglot would write DuckDB's ``//`` as a
-# division of doubles (inexact above 2^53: q words reach 2^62) or, on PostgreSQL, as DIV(),
-# which returns NUMERIC. Templates divide integers only through int_div (macros/portable).
-NATIVE_INT_DIV = ("sqlite", "tsql", "trino", "postgres", "datafusion")
+# How DuckDB's ``//`` is written where ``/`` divides integers exactly ("native"): sqlglot
+# would write it as a division of doubles (inexact above 2^53: q words reach 2^62) or, on
+# PostgreSQL, as DIV(), which returns NUMERIC. Templates divide integers only through int_div
+# (macros/portable).
 
 
 def _int_div(node: exp.Expression) -> exp.Expression:
@@ -59,11 +144,12 @@ def _exact_multiple_div(node: exp.Expression) -> exp.Expression:
 
 def _trees(sql: str, dialect: str) -> list[Any]:
     trees = [t for t in sqlglot.parse(sql, read="duckdb") if t is not None]
-    if dialect == "datafusion":
+    d = facts(dialect)
+    if d.nan_function:
         trees = [t.transform(_isnan) for t in trees]
-    if dialect in NATIVE_INT_DIV:
+    if d.int_div == "native":
         return [t.transform(_int_div) for t in trees]
-    if dialect == "snowflake":
+    if d.int_div == "exact_multiple":
         return [t.transform(_exact_multiple_div) for t in trees]
     return trees
 

@@ -23,7 +23,7 @@ from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..measure.export import retarget, script_sources, table_names_of
 from ..measure.summary import target_specs
-from ..sql.dialects import DIALECTS
+from ..sql.dialects import unknown
 from ..sql.templates import ident
 from ..version import __version__
 from .key_sweep import MEASURES_TEMPLATE, SWEEP_SCHEMA, check_arguments, sweep_target
@@ -65,8 +65,8 @@ def sweep_to_sql(
     """One SQL script that prints the table of :func:`discosql.key_sweep` (``keys`` as text,
     the subset's names joined by ", "). ``dialect``, ``tables``, ``engine``: as
     :func:`discosql.to_sql`; the other arguments as :func:`discosql.key_sweep`."""
-    if dialect not in DIALECTS:
-        raise InputError(f"dialect: {dialect!r} is not one of {list(DIALECTS)}")
+    if problem := unknown(dialect):
+        raise InputError(problem)
     key_list, _, subsets, target_list = check_arguments(keys, targets, sizes, fixed_keys, options)
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     table_names = table_names_of(tables, n_syn)  # checked before any data is read
