@@ -61,12 +61,21 @@ sys.path.insert(0, str(HERE.parent))  # tests.servers
 ENGINES = ("duckdb", "postgres", "spark")
 SMALL_BUDGETS = {"disclosure_summary": 0.25, "disclosure": 0.1}  # seconds, warm
 # --sweep / --sdc: (flag, script, (the base worker, the measured worker))
-PAIRED = (("sweep", "bench_sweep.py", ("summary", "sweep")),
-          ("sdc", "bench_sdc.py", ("copy", "sdc")))  # fmt: skip
+PAIRED = (
+    ("sweep", "bench_sweep.py", ("summary", "sweep")),
+    ("sdc", "bench_sdc.py", ("copy", "sdc")),
+)
 PG_TABLES = ("discosql_bench_original", "discosql_bench_synthetic")
-PG_TYPES = {"string": "text", "large_string": "text", "int64": "bigint", "int32": "integer",
-            "int16": "smallint", "double": "double precision", "float": "real",
-            "bool": "boolean"}  # fmt: skip
+PG_TYPES = {
+    "string": "text",
+    "large_string": "text",
+    "int64": "bigint",
+    "int32": "integer",
+    "int16": "smallint",
+    "double": "double precision",
+    "float": "real",
+    "bool": "boolean",
+}
 
 
 def floor_sql(table: str, target: str, q: str) -> str:
@@ -85,9 +94,14 @@ def machine() -> dict[str, Any]:
     import discosql as ds
 
     ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    return {"date": time.strftime("%Y-%m-%d"), "arch": platform.machine(),
-            "cores": os.cpu_count(), "ram_gb": round(ram), "python": platform.python_version(),
-            "discosql": ds.__version__}  # fmt: skip
+    return {
+        "date": time.strftime("%Y-%m-%d"),
+        "arch": platform.machine(),
+        "cores": os.cpu_count(),
+        "ram_gb": round(ram),
+        "python": platform.python_version(),
+        "discosql": ds.__version__,
+    }
 
 
 # --- DuckDB: bench_scale / bench_sweep / bench_sdc workers, one process per measurement ------
@@ -97,8 +111,11 @@ def run_duckdb(a: argparse.Namespace, report: dict[str, Any], save: Callable[[],
     import duckdb
 
     report["info"]["duckdb"] = duckdb.__version__
-    report["settings"] = {"threads": a.threads, "memory_limit": a.memory_limit,
-                          "limit_from": a.limit_from}  # fmt: skip
+    report["settings"] = {
+        "threads": a.threads,
+        "memory_limit": a.memory_limit,
+        "limit_from": a.limit_from,
+    }
     with tempfile.TemporaryDirectory(prefix="discosql-spill-", dir=a.temp_dir) as spill:
         a.temp_dir = spill  # run_worker passes it with the memory limit
         for rows in a.rows:
@@ -134,8 +151,15 @@ def paired_workers(
     run: dict[str, Any] = {"rows": rows, "memory_limit": limit}
     with tempfile.TemporaryDirectory() as tmp:
         for kind in kinds:
-            cmd = [sys.executable, str(HERE / script), "--threads", str(threads),
-                   "--worker", kind, str(rows)]  # fmt: skip
+            cmd = [
+                sys.executable,
+                str(HERE / script),
+                "--threads",
+                str(threads),
+                "--worker",
+                kind,
+                str(rows),
+            ]
             if script == "bench_sdc.py":
                 cmd.append(str(Path(tmp) / f"{kind}.parquet"))
             if limit:
@@ -149,8 +173,11 @@ def paired_workers(
                 print(f"  {kind} N={rows:>11,}: FAILED {run['failed']}", flush=True)
                 return run
     run["ratio"] = run[kinds[1]]["wall"] / run[kinds[0]]["wall"]
-    print(f"  {kinds[1]} / {kinds[0]} N={rows:>11,}: {run[kinds[1]]['wall']:.2f} / "
-          f"{run[kinds[0]]['wall']:.2f} s = {run['ratio']:.2f}", flush=True)  # fmt: skip
+    print(
+        f"  {kinds[1]} / {kinds[0]} N={rows:>11,}: {run[kinds[1]]['wall']:.2f} / "
+        f"{run[kinds[0]]['wall']:.2f} s = {run['ratio']:.2f}",
+        flush=True,
+    )
     return run
 
 
@@ -174,8 +201,11 @@ def small(threads: int, repeat: int = 7) -> dict[str, Any]:
         args = (o, syns, SD_KEYS, target)
         fn(*args, engine=engine)  # warm-up
         times = [timed(fn, *args, engine=engine)[0] for _ in range(repeat)]
-        out[name] = {"median": statistics.median(times), "fastest": min(times),
-                     "budget": SMALL_BUDGETS[name]}  # fmt: skip
+        out[name] = {
+            "median": statistics.median(times),
+            "fastest": min(times),
+            "budget": SMALL_BUDGETS[name],
+        }
         print(f"  small {name}: median {out[name]['median']:.3f} s", flush=True)
     return out
 
@@ -189,13 +219,18 @@ def pg_settings(threads: int) -> dict[str, str]:
         "shared_buffers": "6GB",  # a quarter of RAM
         "temp_buffers": "2GB",  # discosql's stages are TEMPORARY tables: session-local buffers
         "work_mem": "512MB",  # per sort / hash node (x hash_mem_multiplier 2)
-        "maintenance_work_mem": "1GB", "effective_cache_size": "16GB", "random_page_cost": "1.1",
-        "max_worker_processes": str(max(8, threads)), "max_parallel_workers": str(threads),
+        "maintenance_work_mem": "1GB",
+        "effective_cache_size": "16GB",
+        "random_page_cost": "1.1",
+        "max_worker_processes": str(max(8, threads)),
+        "max_parallel_workers": str(threads),
         # the leader also runs the plan: threads processes per query, as DuckDB's threads
         "max_parallel_workers_per_gather": str(threads - 1),
         "jit": "off",  # compiling ~20 statements per target costs more than it saves here
-        "fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",  # no durability
-    }  # fmt: skip
+        "fsync": "off",
+        "synchronous_commit": "off",
+        "full_page_writes": "off",  # no durability
+    }
 
 
 @contextlib.contextmanager
@@ -217,9 +252,24 @@ def pg_server(a: argparse.Namespace) -> Iterator[str]:
             for name, value in pg_settings(a.threads).items():
                 con.execute(f"ALTER SYSTEM SET {name} = '{value}'")
         run_as = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        subprocess.run([*run_as, str(_pg_bin() / "pg_ctl"), "-D", data, "-m", "fast", "-w",
-                        "-t", "60", "-l", str(Path(data).parent / "log"), "restart"],
-                       check=True, capture_output=True)  # fmt: skip
+        subprocess.run(
+            [
+                *run_as,
+                str(_pg_bin() / "pg_ctl"),
+                "-D",
+                data,
+                "-m",
+                "fast",
+                "-w",
+                "-t",
+                "60",
+                "-l",
+                str(Path(data).parent / "log"),
+                "restart",
+            ],
+            check=True,
+            capture_output=True,
+        )
         yield dsn
 
 
@@ -281,10 +331,14 @@ def run_postgres(a: argparse.Namespace, report: dict[str, Any], save: Callable[[
 
 def spark_config(a: argparse.Namespace) -> dict[str, str]:
     """tests/servers.py's spark_session() settings, with threads and --spark-memory."""
-    return {"spark.master": f"local[{a.threads}]", "spark.driver.memory": a.spark_memory,
-            "spark.sql.shuffle.partitions": str(a.threads), "spark.ui.enabled": "false",
-            "spark.ui.showConsoleProgress": "false",
-            "spark.sql.session.timeZone": "UTC"}  # fmt: skip
+    return {
+        "spark.master": f"local[{a.threads}]",
+        "spark.driver.memory": a.spark_memory,
+        "spark.sql.shuffle.partitions": str(a.threads),
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.sql.session.timeZone": "UTC",
+    }
 
 
 def run_spark(a: argparse.Namespace, report: dict[str, Any], save: Callable[[], None]) -> None:
@@ -326,17 +380,35 @@ def run_spark(a: argparse.Namespace, report: dict[str, Any], save: Callable[[], 
         warehouse.cleanup()
 
 
-def record(report: dict[str, Any], a: argparse.Namespace, rows: int, floor_s: float,
-           disco_s: float, results: dict[str, Any], **extra: float) -> None:  # fmt: skip
+def record(
+    report: dict[str, Any],
+    a: argparse.Namespace,
+    rows: int,
+    floor_s: float,
+    disco_s: float,
+    results: dict[str, Any],
+    **extra: float,
+) -> None:
     """One size of PostgreSQL or Spark, its results checked against DuckDB's (untimed)."""
     check = against(results, duckdb_results(rows, a))
-    report["runs"].append({"rows": rows, "floor": {"seconds": floor_s},
-                           "discosql": {"seconds": disco_s}, "digest": digest(results),
-                           "vs_duckdb": check, "ratio": disco_s / floor_s, **extra})  # fmt: skip
+    report["runs"].append(
+        {
+            "rows": rows,
+            "floor": {"seconds": floor_s},
+            "discosql": {"seconds": disco_s},
+            "digest": digest(results),
+            "vs_duckdb": check,
+            "ratio": disco_s / floor_s,
+            **extra,
+        }
+    )
     shown = "".join(f", {k} {v:.2f} s" for k, v in extra.items())
-    print(f"  {report['engine']} N={rows:>11,}: floor {floor_s:.2f} s, discosql {disco_s:.2f} "
-          f"s, ratio {disco_s / floor_s:.2f}{shown}, digest {report['runs'][-1]['digest']}, "
-          f"against DuckDB {json.dumps(check)}", flush=True)  # fmt: skip
+    print(
+        f"  {report['engine']} N={rows:>11,}: floor {floor_s:.2f} s, discosql {disco_s:.2f} "
+        f"s, ratio {disco_s / floor_s:.2f}{shown}, digest {report['runs'][-1]['digest']}, "
+        f"against DuckDB {json.dumps(check)}",
+        flush=True,
+    )
 
 
 _DUCKDB: dict[int, dict[str, Any]] = {}  # rows -> DuckDB's results, the reference
@@ -397,8 +469,14 @@ def main() -> None:
     for engine in a.engines:
         info = {**machine(), "threads": a.threads}
         print(f"\n== {engine}: {json.dumps(info)}", flush=True)
-        report: dict[str, Any] = {"engine": engine, "info": info, "settings": {}, "runs": [],
-                                  "sweep": [], "sdc": []}  # fmt: skip
+        report: dict[str, Any] = {
+            "engine": engine,
+            "info": info,
+            "settings": {},
+            "runs": [],
+            "sweep": [],
+            "sdc": [],
+        }
         path = a.out / f"engines_{engine}.json"
 
         def save(report: dict[str, Any] = report, path: Path = path) -> None:

@@ -70,8 +70,12 @@ def timed(argv: list[str], repeat: int) -> float:
     seconds = []
     for _ in range(repeat):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "discosql", *argv], check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        subprocess.run(
+            [sys.executable, "-m", "discosql", *argv],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         seconds.append(time.perf_counter() - start)
     return statistics.median(seconds)
 
@@ -82,10 +86,24 @@ def pages(html: Path) -> int:
 
     pdf = html.with_suffix(".pdf")
     chromium = shutil.which("chromium") or "chromium"
-    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                    "--disable-background-networking", "--disable-component-update",
-                    "--disable-sync", "--no-pdf-header-footer", f"--print-to-pdf={pdf}",
-                    html.as_uri()], check=True, capture_output=True, timeout=300)  # fmt: skip
+    subprocess.run(
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-pdf-header-footer",
+            f"--print-to-pdf={pdf}",
+            html.as_uri(),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     return len(PdfReader(str(pdf)).pages)
 
 
@@ -105,11 +123,13 @@ def main() -> None:
         common = ["--keys", ",".join(KEYS), "--ngroups-targets", GROUPED, "--threads", "2"]
         for fmt, paths in data.items():
             summary = timed(["summary", *paths, *common], args.repeat)
-            report = timed(["report", *paths, *common, "--out", str(work / "r.html")],
-                           args.repeat)  # fmt: skip
+            report = timed(["report", *paths, *common, "--out", str(work / "r.html")], args.repeat)
             results[fmt] = {"summary_s": summary, "report_s": report, "ratio": report / summary}
-            print(f"{fmt}: summary {summary:.2f} s, report {report:.2f} s, "
-                  f"ratio {report / summary:.2f}", flush=True)  # fmt: skip
+            print(
+                f"{fmt}: summary {summary:.2f} s, report {report:.2f} s, "
+                f"ratio {report / summary:.2f}",
+                flush=True,
+            )
         full = ["report", *data["parquet"], *common, "--sweep", "--sdc", "replicated"]
         for mode in ("internal", "external"):
             html = work / f"{mode}.html"

@@ -119,8 +119,10 @@ def data(rows: int, missing: float, seed: int = 1, csv: bool = False) -> Path:
         import duckdb
 
         con = duckdb.connect()
-        con.execute("COPY (SELECT * FROM read_parquet($p)) TO $o (FORMAT csv, HEADER)",
-                    {"p": str(path), "o": str(d / "data.csv.tmp")})  # fmt: skip
+        con.execute(
+            "COPY (SELECT * FROM read_parquet($p)) TO $o (FORMAT csv, HEADER)",
+            {"p": str(path), "o": str(d / "data.csv.tmp")},
+        )
         (d / "data.csv.tmp").replace(d / "data.csv")
     return d
 
@@ -145,8 +147,11 @@ def floor_sql(path: str, out: str, sort: bool) -> tuple[str, dict[str, Any]]:
 def engine(a: argparse.Namespace) -> Any:
     import discosql as ds
 
-    return ds.duckdb(threads=a.threads, memory_limit=a.memory_limit,
-                     temp_directory=a.temp_dir if a.memory_limit else None)  # fmt: skip
+    return ds.duckdb(
+        threads=a.threads,
+        memory_limit=a.memory_limit,
+        temp_directory=a.temp_dir if a.memory_limit else None,
+    )
 
 
 def _table(records: Any) -> Any:
@@ -181,8 +186,11 @@ def ldiversity_numbers(records: Any) -> dict[str, Any]:
     import pyarrow.compute as pc
 
     t = _table(records)
-    return {c: {"sum": pc.sum(t[c]).as_py(), "min": pc.min(t[c]).as_py()}
-            for c in t.column_names if c != "row"}  # fmt: skip
+    return {
+        c: {"sum": pc.sum(t[c]).as_py(), "min": pc.min(t[c]).as_py()}
+        for c in t.column_names
+        if c != "row"
+    }
 
 
 def worker(kind: str, path: str, out: str, a: argparse.Namespace) -> dict[str, Any]:
@@ -254,10 +262,11 @@ def profile(path: str, out: str, a: argparse.Namespace) -> dict[str, Any]:
         total = time.perf_counter() - t0
     finally:
         Engine._guarded, individual.write_stream = guarded, write_stream  # type: ignore[method-assign]
-    stages = [{"stage": s, "seconds": t, "statements": count[s]}
-              for s, t in sorted(seconds.items(), key=lambda x: -x[1])]  # fmt: skip
-    return {"seconds": total, "stages": stages,
-            "unaccounted": total - sum(seconds.values())}  # fmt: skip
+    stages = [
+        {"stage": s, "seconds": t, "statements": count[s]}
+        for s, t in sorted(seconds.items(), key=lambda x: -x[1])
+    ]
+    return {"seconds": total, "stages": stages, "unaccounted": total - sum(seconds.values())}
 
 
 # --- the parent ------------------------------------------------------------------------------
@@ -269,8 +278,18 @@ def repeat(kind: str, path: Path, tmp: Path, a: argparse.Namespace) -> dict[str,
     out = tmp / f"{kind}.parquet"
     for _ in range(a.repeat):
         out.unlink(missing_ok=True)
-        cmd = [sys.executable, __file__, "--worker", kind, str(path), str(out),
-               "--threads", str(a.threads), "--temp-dir", a.temp_dir]  # fmt: skip
+        cmd = [
+            sys.executable,
+            __file__,
+            "--worker",
+            kind,
+            str(path),
+            str(out),
+            "--threads",
+            str(a.threads),
+            "--temp-dir",
+            a.temp_dir,
+        ]
         if a.memory_limit:
             cmd += ["--memory-limit", a.memory_limit]
         try:
@@ -283,22 +302,31 @@ def repeat(kind: str, path: Path, tmp: Path, a: argparse.Namespace) -> dict[str,
             break
     out.unlink(missing_ok=True)
     secs = [r["seconds"] for r in runs if "seconds" in r]
-    r = {"median": statistics.median(secs) if secs else None,
-         "fastest": min(secs, default=None), "runs": secs,
-         "rss_mb": max(x["rss_mb"] for x in runs),
-         "timed_out": any("timeout" in x for x in runs)}  # fmt: skip
+    r = {
+        "median": statistics.median(secs) if secs else None,
+        "fastest": min(secs, default=None),
+        "runs": secs,
+        "rss_mb": max(x["rss_mb"] for x in runs),
+        "timed_out": any("timeout" in x for x in runs),
+    }
     if runs and "numbers" in runs[0]:
         r["numbers"] = runs[0]["numbers"]
     median = float("nan") if r["median"] is None else r["median"]
-    print(f"  {kind:13} {median:8.2f} s median (fastest {r['fastest'] or 0:.2f}, "
-          f"{len(secs)} runs), peak RSS {r['rss_mb']:.0f} MB", flush=True)  # fmt: skip
+    print(
+        f"  {kind:13} {median:8.2f} s median (fastest {r['fastest'] or 0:.2f}, "
+        f"{len(secs)} runs), peak RSS {r['rss_mb']:.0f} MB",
+        flush=True,
+    )
     return r
 
 
 def sdcmicro(fn: str, csv: Path, tmp: Path, a: argparse.Namespace) -> dict[str, Any]:
     """Rscript sdcmicro_bench.R: --repeat runs (one when the first takes > --sdc-once s)."""
-    args = [",".join(KEYS), WEIGHT] if fn == "measure_risk" else [",".join(KEYS), "-",
-                                                                  ",".join(SENSITIVE)]  # fmt: skip
+    args = (
+        [",".join(KEYS), WEIGHT]
+        if fn == "measure_risk"
+        else [",".join(KEYS), "-", ",".join(SENSITIVE)]
+    )
     runs: list[dict[str, Any]] = []
     for _ in range(a.repeat):
         out = tmp / f"sdc_{fn}.json"
@@ -317,19 +345,29 @@ def sdcmicro(fn: str, csv: Path, tmp: Path, a: argparse.Namespace) -> dict[str, 
         if r["seconds"] > a.sdc_once:
             break
     secs = [r["seconds"] for r in runs]
-    res = {"median": statistics.median(secs), "fastest": min(secs), "runs": secs,
-           "rss_mb": max(r["rss_peak_mb"] for r in runs),
-           "r_heap_peak_mb": max(r["r_heap_peak_mb"] for r in runs),
-           "process_wall": [r["process_wall"] for r in runs],
-           "numbers": runs[0]["results"], "sdcmicro": runs[0]["sdcmicro"]}  # fmt: skip
-    print(f"  sdcMicro {fn:13} {res['median']:8.2f} s median ({len(secs)} runs), "
-          f"peak RSS {res['rss_mb']:.0f} MB", flush=True)  # fmt: skip
+    res = {
+        "median": statistics.median(secs),
+        "fastest": min(secs),
+        "runs": secs,
+        "rss_mb": max(r["rss_peak_mb"] for r in runs),
+        "r_heap_peak_mb": max(r["r_heap_peak_mb"] for r in runs),
+        "process_wall": [r["process_wall"] for r in runs],
+        "numbers": runs[0]["results"],
+        "sdcmicro": runs[0]["sdcmicro"],
+    }
+    print(
+        f"  sdcMicro {fn:13} {res['median']:8.2f} s median ({len(secs)} runs), "
+        f"peak RSS {res['rss_mb']:.0f} MB",
+        flush=True,
+    )
     return res
 
 
 def close(x: Any, y: Any) -> bool:
-    nan = (x is None or (isinstance(x, float) and math.isnan(x)),
-           y is None or (isinstance(y, float) and math.isnan(y)))  # fmt: skip
+    nan = (
+        x is None or (isinstance(x, float) and math.isnan(x)),
+        y is None or (isinstance(y, float) and math.isnan(y)),
+    )
     if any(nan):
         return all(nan)
     return abs(x - y) <= REL * max(abs(x), abs(y), 1e-300) or x == y
@@ -387,8 +425,12 @@ def main() -> None:
     p.add_argument("--temp-dir", default=None)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--timeout", type=float, default=1200, help="per process (s)")
-    p.add_argument("--sdc-once", type=float, default=120,
-                   help="sdcMicro runs once when its first run takes longer (s)")  # fmt: skip
+    p.add_argument(
+        "--sdc-once",
+        type=float,
+        default=120,
+        help="sdcMicro runs once when its first run takes longer (s)",
+    )
     p.add_argument("--ldiversity", action="store_true")
     p.add_argument("--sdcmicro", action="store_true")
     p.add_argument("--profile", action="store_true")
@@ -408,8 +450,17 @@ def main() -> None:
         raise SystemExit("--missing: a percentage in [0, 100)")
     spill = tempfile.mkdtemp(prefix="discosql-risk-")
     a.temp_dir = a.temp_dir or spill
-    cmd = [sys.executable, __file__, "--prepare", "--rows", str(a.rows), "--missing",
-           str(a.missing), "--seed", str(a.seed)]  # fmt: skip
+    cmd = [
+        sys.executable,
+        __file__,
+        "--prepare",
+        "--rows",
+        str(a.rows),
+        "--missing",
+        str(a.missing),
+        "--seed",
+        str(a.seed),
+    ]
     if a.sdcmicro:
         cmd.append("--sdcmicro")
     prepared = subprocess.run(cmd, check=True, capture_output=True, text=True, cwd=HERE)
@@ -419,8 +470,12 @@ def main() -> None:
     prepared_info = json.loads(last)
     d = Path(prepared_info["dir"])
     path = d / "data.parquet"
-    info = {**prepared_info["versions"], "threads": a.threads, "memory_limit": a.memory_limit,
-            "repeat": a.repeat}  # fmt: skip
+    info = {
+        **prepared_info["versions"],
+        "threads": a.threads,
+        "memory_limit": a.memory_limit,
+        "repeat": a.repeat,
+    }
     print(json.dumps(info), flush=True)
     report: dict[str, Any] = {
         "info": info,
@@ -451,9 +506,18 @@ def main() -> None:
                 if a.ldiversity:
                     m["sdcmicro_ldiversity"] = sdcmicro("ldiversity", d / "data.csv", tmp, a)
             if a.profile:
-                cmd = [sys.executable, __file__, "--worker", "profile", str(path),
-                       str(tmp / "profile.parquet"), "--threads", str(a.threads),
-                       "--temp-dir", a.temp_dir]  # fmt: skip
+                cmd = [
+                    sys.executable,
+                    __file__,
+                    "--worker",
+                    "profile",
+                    str(path),
+                    str(tmp / "profile.parquet"),
+                    "--threads",
+                    str(a.threads),
+                    "--temp-dir",
+                    a.temp_dir,
+                ]
                 if a.memory_limit:
                     cmd += ["--memory-limit", a.memory_limit]
                 report["profile"] = measure(cmd, timeout=a.timeout)
@@ -475,9 +539,11 @@ def main() -> None:
     if "sdcmicro_measure_risk" in m and s.get("sdcmicro_measure_risk"):
         report["info"]["sdcmicro"] = m["sdcmicro_measure_risk"]["sdcmicro"]
         ratios["speedup measure_risk (sdcMicro / risk_mem)"] = (
-            s["sdcmicro_measure_risk"] / s["risk_mem"])  # fmt: skip
-        checks["measure_risk"] = check_risk(m["risk_mem"]["numbers"],
-                                            m["sdcmicro_measure_risk"]["numbers"])  # fmt: skip
+            s["sdcmicro_measure_risk"] / s["risk_mem"]
+        )
+        checks["measure_risk"] = check_risk(
+            m["risk_mem"]["numbers"], m["sdcmicro_measure_risk"]["numbers"]
+        )
     ldiv = s.get("ldiv_mem") or s.get("ldiv_out")
     if "sdcmicro_ldiversity" in m and s.get("sdcmicro_ldiversity") and ldiv:
         ratios["speedup ldiversity (sdcMicro / ldiversity)"] = s["sdcmicro_ldiversity"] / ldiv
@@ -493,15 +559,19 @@ def main() -> None:
 def print_table(report: dict[str, Any]) -> None:
     pct = report["missing_pct"]
     na = f", {pct:g} % of records with a missing key" if pct else ""
-    print(f"\nrows {report['rows']:,}{na}; 8 keys, weight w; threads {report['info']['threads']}, "
-          f"memory limit {report['info']['memory_limit'] or 'none'}")  # fmt: skip
+    print(
+        f"\nrows {report['rows']:,}{na}; 8 keys, weight w; threads {report['info']['threads']}, "
+        f"memory limit {report['info']['memory_limit'] or 'none'}"
+    )
     print("| measurement | median s | fastest s | runs | peak RSS MB |\n|---|---:|---:|---:|---:|")
     for k, v in report["measurements"].items():
         if v.get("median") is None:
             print(f"| {k} | {'failed: ' + v['failed'] if 'failed' in v else 'timed out'} | | | |")
             continue
-        print(f"| {k} | {v['median']:.2f} | {v['fastest']:.2f} | {len(v['runs'])} | "
-              f"{v['rss_mb']:.0f} |")  # fmt: skip
+        print(
+            f"| {k} | {v['median']:.2f} | {v['fastest']:.2f} | {len(v['runs'])} | "
+            f"{v['rss_mb']:.0f} |"
+        )
     for k, v in report["ratios"].items():
         print(f"{k}: {v:.2f}")
     for k, c in report["checks"].items():

@@ -138,8 +138,11 @@ def measure(cmd: list[str], timeout: float | None = None) -> dict[str, Any]:
         if deadline is not None and time.perf_counter() > deadline:
             proc.kill()
             _, status, usage = os.wait4(proc.pid, 0)
-            return {"timeout": timeout, "wall": time.perf_counter() - t0,
-                    "rss_mb": usage.ru_maxrss / 1024}  # fmt: skip
+            return {
+                "timeout": timeout,
+                "wall": time.perf_counter() - t0,
+                "rss_mb": usage.ru_maxrss / 1024,
+            }
         time.sleep(0.05)
     wall = time.perf_counter() - t0
     out, err = proc.stdout.read(), proc.stderr.read()  # type: ignore[union-attr]
@@ -151,13 +154,24 @@ def measure(cmd: list[str], timeout: float | None = None) -> dict[str, Any]:
 
 
 def run_worker(kind: str, rows: int, a: argparse.Namespace, limit: str | None = None) -> dict:
-    cmd = [sys.executable, __file__, "--worker", kind, "--rows", str(rows),
-           "--threads", str(a.threads)]  # fmt: skip
+    cmd = [
+        sys.executable,
+        __file__,
+        "--worker",
+        kind,
+        "--rows",
+        str(rows),
+        "--threads",
+        str(a.threads),
+    ]
     if limit:
         cmd += ["--memory-limit", limit, "--temp-dir", a.temp_dir]
     r = measure(cmd)
-    print(f"  {kind:9} N={rows:>11,}: {r['seconds']:8.2f} s, peak RSS {r['rss_mb']:7.0f} MB"
-          + (f", digest {r['digest']}" if "digest" in r else ""), flush=True)  # fmt: skip
+    print(
+        f"  {kind:9} N={rows:>11,}: {r['seconds']:8.2f} s, peak RSS {r['rss_mb']:7.0f} MB"
+        + (f", digest {r['digest']}" if "digest" in r else ""),
+        flush=True,
+    )
     return r
 
 
@@ -214,9 +228,15 @@ def main() -> None:
         limit = a.memory_limit if rows >= a.limit_from else None
         floor = run_worker("floor", rows, a)
         summary = run_worker("summary", rows, a, limit)
-        report["scale"].append({"rows": rows, "floor": floor, "discosql": summary,
-                                "memory_limit": limit,
-                                "ratio": summary["seconds"] / floor["seconds"]})  # fmt: skip
+        report["scale"].append(
+            {
+                "rows": rows,
+                "floor": floor,
+                "discosql": summary,
+                "memory_limit": limit,
+                "ratio": summary["seconds"] / floor["seconds"],
+            }
+        )
         if rows == a.compare_rows:
             ref = run_worker("separate", rows, a)
             report["checks"]["separate"] = {
@@ -251,12 +271,16 @@ def main() -> None:
 
 
 def print_tables(report: dict[str, Any]) -> None:
-    print("\n| N (each side) | floor s | discosql s | ratio | floor peak RSS | discosql peak RSS |"
-          " memory limit |\n|---|---|---|---|---|---|---|")  # fmt: skip
+    print(
+        "\n| N (each side) | floor s | discosql s | ratio | floor peak RSS | discosql peak RSS |"
+        " memory limit |\n|---|---|---|---|---|---|---|"
+    )
     for r in report["scale"]:
-        print(f"| {r['rows']:,} | {r['floor']['seconds']:.2f} | {r['discosql']['seconds']:.2f} | "
-              f"{r['ratio']:.2f} | {r['floor']['rss_mb']:.0f} MB | "
-              f"{r['discosql']['rss_mb']:.0f} MB | {r['memory_limit'] or 'none'} |")  # fmt: skip
+        print(
+            f"| {r['rows']:,} | {r['floor']['seconds']:.2f} | {r['discosql']['seconds']:.2f} | "
+            f"{r['ratio']:.2f} | {r['floor']['rss_mb']:.0f} MB | "
+            f"{r['discosql']['rss_mb']:.0f} MB | {r['memory_limit'] or 'none'} |"
+        )
     for name, c in report["checks"].items():
         print(f"\n{name}: {json.dumps(c)}")
     g = report.get("gcap")
@@ -272,8 +296,10 @@ def print_tables(report: dict[str, Any]) -> None:
             def show(x: dict[str, Any]) -> str:
                 return f">{x['timeout']:.0f}" if "timeout" in x else f"{x['seconds']:.2f}"
 
-            print(f"| {int(rows):,} | {show(r['sdmetrics_cap'])} | {show(r['anonymeter'])} | "
-                  f"{show(r['discosql_cap'])} | {show(r['discosql_summary'])} |")  # fmt: skip
+            print(
+                f"| {int(rows):,} | {show(r['sdmetrics_cap'])} | {show(r['anonymeter'])} | "
+                f"{show(r['discosql_cap'])} | {show(r['discosql_summary'])} |"
+            )
 
 
 if __name__ == "__main__":

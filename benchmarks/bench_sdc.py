@@ -51,9 +51,16 @@ def worker(kind: str, rows: int, threads: int, memory_limit: str | None, out: st
         import discosql as ds
 
         engine = ds.duckdb(threads=threads, memory_limit=memory_limit)
-        res = ds.sdc(o, s, keys=KEYS, rm_replicated_uniques=True,
-                     rm_disclosive={"target": "t_income"}, out=out, overwrite=True,
-                     engine=engine)  # fmt: skip
+        res = ds.sdc(
+            o,
+            s,
+            keys=KEYS,
+            rm_replicated_uniques=True,
+            rm_disclosive={"target": "t_income"},
+            out=out,
+            overwrite=True,
+            engine=engine,
+        )
         result["removed"] = {r["reason"]: r["rows"] for r in res.removed.to_pylist()}
     else:
         raise SystemExit(f"unknown worker {kind}")
@@ -68,8 +75,9 @@ def main() -> None:
     parser.add_argument("--memory-limit", default=None)
     parser.add_argument("--limit-from", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=3600)
-    parser.add_argument("--worker", nargs=3, metavar=("KIND", "ROWS", "OUT"),
-                        help=argparse.SUPPRESS)  # fmt: skip
+    parser.add_argument(
+        "--worker", nargs=3, metavar=("KIND", "ROWS", "OUT"), help=argparse.SUPPRESS
+    )
     a = parser.parse_args()
     if a.worker:
         kind, rows, out = a.worker
@@ -84,16 +92,27 @@ def main() -> None:
         run: dict[str, Any] = {"rows": rows, "memory_limit": limit}
         with tempfile.TemporaryDirectory() as tmp:
             for kind in ("copy", "sdc"):
-                cmd = [sys.executable, __file__, "--threads", str(a.threads),
-                       "--worker", kind, str(rows), str(Path(tmp) / f"{kind}.parquet")]  # fmt: skip
+                cmd = [
+                    sys.executable,
+                    __file__,
+                    "--threads",
+                    str(a.threads),
+                    "--worker",
+                    kind,
+                    str(rows),
+                    str(Path(tmp) / f"{kind}.parquet"),
+                ]
                 if limit:
                     cmd[2:2] = ["--memory-limit", limit]
                 run[kind] = measure(cmd, timeout=a.timeout)
         report["runs"].append(run)
         copy, sdc = run["copy"], run["sdc"]
         ratio = sdc["wall"] / copy["wall"]
-        print(f"| {rows:,} | {copy['wall']:.1f} | {sdc['wall']:.1f} | {ratio:.2f} | "
-              f"{sdc['rss_mb']:.0f} | {sdc.get('removed')} |", flush=True)  # fmt: skip
+        print(
+            f"| {rows:,} | {copy['wall']:.1f} | {sdc['wall']:.1f} | {ratio:.2f} | "
+            f"{sdc['rss_mb']:.0f} | {sdc.get('removed')} |",
+            flush=True,
+        )
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=2))
 

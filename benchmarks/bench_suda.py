@@ -106,13 +106,16 @@ def profile(path: str, out: str, a: argparse.Namespace) -> dict[str, Any]:
     Engine._guarded = timed  # type: ignore[method-assign]
     try:
         t0 = time.perf_counter()
-        ds.suda(path, KEYS[: a.keys], max_size=a.max_size, engine=engine(a), out=out,
-                overwrite=True)  # fmt: skip
+        ds.suda(
+            path, KEYS[: a.keys], max_size=a.max_size, engine=engine(a), out=out, overwrite=True
+        )
         total = time.perf_counter() - t0
     finally:
         Engine._guarded = guarded  # type: ignore[method-assign]
-    stages = [{"stage": s, "seconds": t, "statements": count[s]}
-              for s, t in sorted(seconds.items(), key=lambda x: -x[1])]  # fmt: skip
+    stages = [
+        {"stage": s, "seconds": t, "statements": count[s]}
+        for s, t in sorted(seconds.items(), key=lambda x: -x[1])
+    ]
     return {"seconds": total, "stages": stages, "unaccounted": total - sum(seconds.values())}
 
 
@@ -122,8 +125,20 @@ def repeat(kind: str, path: Path, tmp: Path, a: argparse.Namespace, keys: int) -
     out = tmp / f"{kind}.parquet"
     for _ in range(a.repeat):
         out.unlink(missing_ok=True)
-        cmd = [sys.executable, __file__, "--worker", kind, str(path), str(out), "--keys",
-               str(keys), "--threads", str(a.threads), "--temp-dir", a.temp_dir]  # fmt: skip
+        cmd = [
+            sys.executable,
+            __file__,
+            "--worker",
+            kind,
+            str(path),
+            str(out),
+            "--keys",
+            str(keys),
+            "--threads",
+            str(a.threads),
+            "--temp-dir",
+            a.temp_dir,
+        ]
         cmd += ["--memory-limit", a.memory_limit] if a.memory_limit else []
         cmd += ["--max-size", str(a.max_size)] if a.max_size else []
         try:
@@ -136,22 +151,34 @@ def repeat(kind: str, path: Path, tmp: Path, a: argparse.Namespace, keys: int) -
             break
     out.unlink(missing_ok=True)
     secs = [r["seconds"] for r in runs if "seconds" in r]
-    r = {"median": statistics.median(secs) if secs else None, "runs": secs,
-         "rss_mb": max(x["rss_mb"] for x in runs),
-         "timed_out": any("timeout" in x for x in runs)}  # fmt: skip
+    r = {
+        "median": statistics.median(secs) if secs else None,
+        "runs": secs,
+        "rss_mb": max(x["rss_mb"] for x in runs),
+        "timed_out": any("timeout" in x for x in runs),
+    }
     if runs and "numbers" in runs[0]:
         r["numbers"] = runs[0]["numbers"]
     median = math.nan if r["median"] is None else r["median"]
-    print(f"  {kind} ({keys} keys) {median:8.2f} s median ({len(secs)} runs), "
-          f"peak RSS {r['rss_mb']:.0f} MB", flush=True)  # fmt: skip
+    print(
+        f"  {kind} ({keys} keys) {median:8.2f} s median ({len(secs)} runs), "
+        f"peak RSS {r['rss_mb']:.0f} MB",
+        flush=True,
+    )
     return r
 
 
 def sdcmicro(csv: Path, tmp: Path, a: argparse.Namespace) -> dict[str, Any]:
     """Rscript sdcmicro_bench.R suda2, once (its runs take minutes at 1M rows and more)."""
     out = tmp / "sdc_suda2.json"
-    cmd = ["Rscript", str(HERE / "sdcmicro_bench.R"), "suda2", str(csv), str(out),
-           ",".join(KEYS[: a.keys])]  # fmt: skip
+    cmd = [
+        "Rscript",
+        str(HERE / "sdcmicro_bench.R"),
+        "suda2",
+        str(csv),
+        str(out),
+        ",".join(KEYS[: a.keys]),
+    ]
     try:
         subprocess.run(cmd, check=True, capture_output=True, timeout=a.timeout)
     except subprocess.TimeoutExpired:
@@ -160,10 +187,13 @@ def sdcmicro(csv: Path, tmp: Path, a: argparse.Namespace) -> dict[str, Any]:
     except subprocess.CalledProcessError as e:
         return {"failed": e.stderr.decode()[-500:]}
     r = json.loads(out.read_text())
-    print(f"  sdcMicro suda2 {r['seconds']:8.2f} s, peak RSS {r['rss_peak_mb']:.0f} MB",
-          flush=True)  # fmt: skip
-    return {"median": r["seconds"], "rss_mb": r["rss_peak_mb"], "numbers": r["results"],
-            "sdcmicro": r["sdcmicro"]}  # fmt: skip
+    print(f"  sdcMicro suda2 {r['seconds']:8.2f} s, peak RSS {r['rss_peak_mb']:.0f} MB", flush=True)
+    return {
+        "median": r["seconds"],
+        "rss_mb": r["rss_peak_mb"],
+        "numbers": r["results"],
+        "sdcmicro": r["sdcmicro"],
+    }
 
 
 def agree(ours: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:
@@ -205,8 +235,13 @@ def main() -> None:
     a.temp_dir = a.temp_dir or spill
     d = data(a.rows, 0.0, csv=a.sdcmicro)
     path = d / "data.parquet"
-    info = {**versions(), "threads": a.threads, "memory_limit": a.memory_limit,
-            "repeat": a.repeat, "max_size": a.max_size}  # fmt: skip
+    info = {
+        **versions(),
+        "threads": a.threads,
+        "memory_limit": a.memory_limit,
+        "repeat": a.repeat,
+        "max_size": a.max_size,
+    }
     print(json.dumps(info), flush=True)
     m: dict[str, Any] = {}
     try:
@@ -222,15 +257,30 @@ def main() -> None:
                 if a.sdcmicro:
                     m["sdcmicro_suda2"] = sdcmicro(d / "data.csv", tmp, a)
             if a.profile:
-                cmd = [sys.executable, __file__, "--worker", "profile", str(path),
-                       str(tmp / "profile.parquet"), "--keys", str(a.keys), "--threads",
-                       str(a.threads), "--temp-dir", a.temp_dir]  # fmt: skip
+                cmd = [
+                    sys.executable,
+                    __file__,
+                    "--worker",
+                    "profile",
+                    str(path),
+                    str(tmp / "profile.parquet"),
+                    "--keys",
+                    str(a.keys),
+                    "--threads",
+                    str(a.threads),
+                    "--temp-dir",
+                    a.temp_dir,
+                ]
                 cmd += ["--memory-limit", a.memory_limit] if a.memory_limit else []
                 m["profile"] = measure(cmd, timeout=a.timeout)
     finally:
         shutil.rmtree(spill, ignore_errors=True)
-    report: dict[str, Any] = {"info": info, "rows": a.rows, "keys": KEYS[: a.keys],
-                              "measurements": m}  # fmt: skip
+    report: dict[str, Any] = {
+        "info": info,
+        "rows": a.rows,
+        "keys": KEYS[: a.keys],
+        "measurements": m,
+    }
     sdc, ours = m.get("sdcmicro_suda2", {}), m.get("suda_mem", {})
     if sdc.get("median") and ours.get("median"):
         report["speedup (sdcMicro / suda_mem)"] = sdc["median"] / ours["median"]

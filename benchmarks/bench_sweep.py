@@ -76,8 +76,15 @@ def main() -> None:
         limit = a.memory_limit if rows >= a.limit_from else None
         run: dict[str, Any] = {"rows": rows, "memory_limit": limit}
         for kind in ("summary", "sweep"):
-            cmd = [sys.executable, __file__, "--threads", str(a.threads),
-                   "--worker", kind, str(rows)]  # fmt: skip
+            cmd = [
+                sys.executable,
+                __file__,
+                "--threads",
+                str(a.threads),
+                "--worker",
+                kind,
+                str(rows),
+            ]
             if limit:
                 cmd[2:2] = ["--memory-limit", limit]
             run[kind] = measure(cmd, timeout=a.timeout)
@@ -85,8 +92,11 @@ def main() -> None:
         summary, sweep = run["summary"], run["sweep"]
         same = summary.get("DiSCO_full") == sweep.get("DiSCO_full")
         ratio = sweep["wall"] / summary["wall"]
-        print(f"| {rows:,} | {summary['wall']:.1f} | {sweep['wall']:.1f} | {ratio:.2f} | "
-              f"{sweep['rss_mb']:.0f} | {same} |", flush=True)  # fmt: skip
+        print(
+            f"| {rows:,} | {summary['wall']:.1f} | {sweep['wall']:.1f} | {ratio:.2f} | "
+            f"{sweep['rss_mb']:.0f} | {same} |",
+            flush=True,
+        )
     RESULTS.parent.mkdir(exist_ok=True)
     RESULTS.write_text(json.dumps(report, indent=2))
 

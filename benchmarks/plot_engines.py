@@ -40,8 +40,14 @@ def plot(report: dict[str, Any], path: Path) -> None:
     ax.plot(n, floor, "o-", label="floor: 10 x GROUP BY keys, target per table")
     ax.plot(n, disco, "s-", label="discosql disclosure_summary, 10 targets, all measures")
     for r, x, y in zip(runs, n, disco, strict=True):
-        ax.annotate(f"{r['ratio']:.2f}x", (x, y), textcoords="offset points", xytext=(0, 8),
-                    ha="center", fontsize=8)  # fmt: skip
+        ax.annotate(
+            f"{r['ratio']:.2f}x",
+            (x, y),
+            textcoords="offset points",
+            xytext=(0, 8),
+            ha="center",
+            fontsize=8,
+        )
     version = str(info.get({"postgres": "postgresql"}.get(engine, engine), "")).split(" ")[0]
     ax.margins(x=0.08, y=0.15)
     ax.set_xscale("log")
@@ -63,15 +69,18 @@ def plot(report: dict[str, Any], path: Path) -> None:
 
 def print_tables(out: Path, engines: list[str]) -> None:
     """The Markdown tables of the saved engines_<engine>.json files, and the digests compared."""
-    reports = {e: json.loads(p.read_text()) for e in engines
-               if (p := out / f"engines_{e}.json").exists()}  # fmt: skip
+    reports = {
+        e: json.loads(p.read_text()) for e in engines if (p := out / f"engines_{e}.json").exists()
+    }
     for engine, r in reports.items():
         i = r["info"]
         versions = ", ".join(f"{k} {i[k]}" for k in VERSIONS if k in i)
         settings = ", ".join(f"`{k} = {v}`" for k, v in r["settings"].items())
-        print(f"\n### {NAMES[engine]} ({i['date']})\n\n{i['arch']}, {i['cores']} cores, "
-              f"{i['ram_gb']} GB RAM; {versions}; threads {i['threads']}\n\n"
-              f"settings: {settings}")  # fmt: skip
+        print(
+            f"\n### {NAMES[engine]} ({i['date']})\n\n{i['arch']}, {i['cores']} cores, "
+            f"{i['ram_gb']} GB RAM; {versions}; threads {i['threads']}\n\n"
+            f"settings: {settings}"
+        )
         runs = r["runs"]
         rss = all("rss_mb" in x["floor"] for x in runs)
         load = any("load_seconds" in x for x in runs)
@@ -92,28 +101,50 @@ def print_tables(out: Path, engines: list[str]) -> None:
             if "unlimited" in x:
                 u = x["unlimited"]
                 same = "the same digest" if x["same_numbers_unlimited"] else "**another digest**"
-                print(f"\nWithout the memory limit at N = {x['rows']:,}: {u['seconds']:.2f} s "
-                      f"(ratio {u['seconds'] / x['floor']['seconds']:.2f}), peak RSS "
-                      f"{u['rss_mb']:.0f} MB, {same} (`{u['digest']}`).")  # fmt: skip
+                print(
+                    f"\nWithout the memory limit at N = {x['rows']:,}: {u['seconds']:.2f} s "
+                    f"(ratio {u['seconds'] / x['floor']['seconds']:.2f}), peak RSS "
+                    f"{u['rss_mb']:.0f} MB, {same} (`{u['digest']}`)."
+                )
         for flag, base, kind in (("sweep", "summary", "sweep"), ("sdc", "copy", "sdc")):
             if r.get(flag):
                 head = ["N (each side)", f"{base} s (wall)", f"{kind} s (wall)", f"{kind} / {base}"]
-                table([*head, f"{kind} peak RSS MB"],
-                      [[f"{x['rows']:,}", f"{x[base]['wall']:.2f}", f"{x[kind]['wall']:.2f}",
-                        f"{x['ratio']:.2f}", f"{x[kind]['rss_mb']:.0f}"]
-                       if "failed" not in x else
-                       [f"{x['rows']:,}", "", "", f"failed: {x['failed']}", ""]
-                       for x in r[flag]])  # fmt: skip
+                table(
+                    [*head, f"{kind} peak RSS MB"],
+                    [
+                        [
+                            f"{x['rows']:,}",
+                            f"{x[base]['wall']:.2f}",
+                            f"{x[kind]['wall']:.2f}",
+                            f"{x['ratio']:.2f}",
+                            f"{x[kind]['rss_mb']:.0f}",
+                        ]
+                        if "failed" not in x
+                        else [f"{x['rows']:,}", "", "", f"failed: {x['failed']}", ""]
+                        for x in r[flag]
+                    ],
+                )
         if r.get("small"):
             sm = r["small"]
             calls = [k for k, v in sm.items() if isinstance(v, dict)]
-            print(f"\nSD2011 (bundled), keys {', '.join(sm['keys'])}, targets "
-                  f"{', '.join(sm['targets'])}, m = {sm['m']}; one warm-up, median of "
-                  f"{sm['repeat']}:")  # fmt: skip
-            table(["call", "median s", "fastest s", "budget s", "within budget"],
-                  [[f"`{n}`", f"{sm[n]['median']:.3f}", f"{sm[n]['fastest']:.3f}",
-                    f"{sm[n]['budget']}", str(sm[n]["median"] <= sm[n]["budget"])]
-                   for n in calls])  # fmt: skip
+            print(
+                f"\nSD2011 (bundled), keys {', '.join(sm['keys'])}, targets "
+                f"{', '.join(sm['targets'])}, m = {sm['m']}; one warm-up, median of "
+                f"{sm['repeat']}:"
+            )
+            table(
+                ["call", "median s", "fastest s", "budget s", "within budget"],
+                [
+                    [
+                        f"`{n}`",
+                        f"{sm[n]['median']:.3f}",
+                        f"{sm[n]['fastest']:.3f}",
+                        f"{sm[n]['budget']}",
+                        str(sm[n]["median"] <= sm[n]["budget"]),
+                    ]
+                    for n in calls
+                ],
+            )
     digests: dict[int, dict[str, str]] = {}
     checks: dict[int, list[str]] = {}
     for engine, r in reports.items():
@@ -127,10 +158,18 @@ def print_tables(out: Path, engines: list[str]) -> None:
             "target (from each engine's JSON), and each engine against DuckDB in its run:"
         )
         head = ["N (each side)", *(NAMES[e] for e in reports), "identical digests"]
-        table([*head, "against DuckDB (same run)"],
-              [[f"{n:,}", *(f"`{d.get(e, '-')}`" for e in reports), str(len(set(d.values())) == 1),
-                "; ".join(checks.get(n, [])) or "-"]
-               for n, d in sorted(digests.items())])  # fmt: skip
+        table(
+            [*head, "against DuckDB (same run)"],
+            [
+                [
+                    f"{n:,}",
+                    *(f"`{d.get(e, '-')}`" for e in reports),
+                    str(len(set(d.values())) == 1),
+                    "; ".join(checks.get(n, [])) or "-",
+                ]
+                for n, d in sorted(digests.items())
+            ],
+        )
 
 
 def vs_duckdb(run: dict[str, Any]) -> str:

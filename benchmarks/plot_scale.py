@@ -24,10 +24,18 @@ def main() -> None:
     fig, ax = plt.subplots(figsize=(7, 4.5))
     scale = report["scale"]
     n = [r["rows"] for r in scale]
-    ax.plot(n, [r["floor"]["seconds"] for r in scale], "o-", label="floor: 10 x GROUP BY keys, "
-            "target per table")  # fmt: skip
-    ax.plot(n, [r["discosql"]["seconds"] for r in scale], "s-",
-            label="discosql disclosure_summary, 10 targets, all measures")  # fmt: skip
+    ax.plot(
+        n,
+        [r["floor"]["seconds"] for r in scale],
+        "o-",
+        label="floor: 10 x GROUP BY keys, target per table",
+    )
+    ax.plot(
+        n,
+        [r["discosql"]["seconds"] for r in scale],
+        "s-",
+        label="discosql disclosure_summary, 10 targets, all measures",
+    )
     peers = report.get("peers", {})
     for key, label, marker in (
         ("discosql_summary", None, "s"),
@@ -35,8 +43,11 @@ def main() -> None:
         ("sdmetrics_cap", "SDMetrics CategoricalCAP, 1 target", "v"),
         ("anonymeter", "anonymeter InferenceEvaluator (500 attacks), 1 target", "D"),
     ):
-        pts = [(int(rows), r[key]["seconds"]) for rows, r in peers.items()
-               if key in r and "seconds" in r[key] and "timeout" not in r[key]]  # fmt: skip
+        pts = [
+            (int(rows), r[key]["seconds"])
+            for rows, r in peers.items()
+            if key in r and "seconds" in r[key] and "timeout" not in r[key]
+        ]
         if not pts:
             continue
         if key == "discosql_summary":  # continue the summary line to the small sizes
@@ -44,8 +55,13 @@ def main() -> None:
             continue
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker + "--", label=label)
     if "gcap" in report:
-        ax.plot([1_000_000], [report["gcap"]["seconds"]], "*", ms=12,
-                label="discosql GeneralizedCAP, 1 target")  # fmt: skip
+        ax.plot(
+            [1_000_000],
+            [report["gcap"]["seconds"]],
+            "*",
+            ms=12,
+            label="discosql GeneralizedCAP, 1 target",
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("rows in the original (and in the synthetic) data")

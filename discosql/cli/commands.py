@@ -109,8 +109,9 @@ def uniques_command(args: argparse.Namespace) -> None:
         args.original, args.synthetic, keys=args.keys, engine=_engine(args), threads=args.threads
     )
     keys = ", ".join(res.keys)
-    write(res.table, f"Uniques over the keys {keys}\n\n{text_table(res.table)}", args.format,
-           args.out)  # fmt: skip
+    write(
+        res.table, f"Uniques over the keys {keys}\n\n{text_table(res.table)}", args.format, args.out
+    )
 
 
 def _codes(text: str, flag: str) -> list[float | None]:
@@ -178,8 +179,9 @@ def sdc_command(args: argparse.Namespace) -> None:
         from ..protect.export import sdc_to_sql
 
         tables = _script_tables(args)
-        script = sdc_to_sql(args.original, args.synthetic, dialect=args.dialect,
-                            tables=tables, **protection)  # fmt: skip
+        script = sdc_to_sql(
+            args.original, args.synthetic, dialect=args.dialect, tables=tables, **protection
+        )
         write_text(args.sql, script)
         return
     res = sdc(args.original, args.synthetic, measure=measure, dry_run=dry_run, **protection)
@@ -307,8 +309,13 @@ def sweep_command(args: argparse.Namespace, progress: Progress) -> None:
     if args.sql is not None:
         from ..sweep.export import sweep_to_sql
 
-        script = sweep_to_sql(args.original, args.synthetic, dialect=args.dialect,
-                              tables=_script_tables(args), **kwargs)  # fmt: skip
+        script = sweep_to_sql(
+            args.original,
+            args.synthetic,
+            dialect=args.dialect,
+            tables=_script_tables(args),
+            **kwargs,
+        )
         write_text(args.sql, script)
         return
     sw = key_sweep(args.original, args.synthetic, progress=progress.step, **kwargs)
@@ -351,8 +358,10 @@ def _live_records(args: argparse.Namespace) -> tuple[bool, str | None]:
         raise UsageError("--dialect/--table: only with --sql")
     per_record = args.format in ("csv", "parquet")
     if args.out_table is not None and per_record:
-        raise UsageError("--out-table: the per-record table goes there; --format csv/parquet "
-                         "would print it too (give table or json for the summary)")  # fmt: skip
+        raise UsageError(
+            "--out-table: the per-record table goes there; --format csv/parquet "
+            "would print it too (give table or json for the summary)"
+        )
     wanted = per_record or args.out_table is not None
     return per_record, str(args.out) if wanted and args.out is not None else None
 
@@ -368,10 +377,18 @@ def suda_command(args: argparse.Namespace) -> None:
         return
     per_record, out = _live_records(args)
     streamed = per_record and args.out is not None
-    res = suda(args.data, args.keys, dis_fraction=args.dis_fraction,
-               original_scores=not args.ihsn_scores, max_size=args.max_size,
-               engine=_engine(args), threads=args.threads, out=out, out_table=args.out_table,
-               overwrite=True)  # fmt: skip
+    res = suda(
+        args.data,
+        args.keys,
+        dis_fraction=args.dis_fraction,
+        original_scores=not args.ihsn_scores,
+        max_size=args.max_size,
+        engine=_engine(args),
+        threads=args.threads,
+        out=out,
+        out_table=args.out_table,
+        overwrite=True,
+    )
     if streamed:
         return
     if per_record:
@@ -395,12 +412,20 @@ def _suda_script(args: argparse.Namespace) -> None:
 
     if args.format not in ("table", "csv", "parquet"):
         raise UsageError("--format json: not with --sql (the script prints the tables)")
-    script = suda_to_sql(args.data, args.keys, dis_fraction=args.dis_fraction,
-                         original_scores=not args.ihsn_scores, max_size=args.max_size,
-                         dialect=args.dialect, table=args.table,
-                         out=str(args.out) if args.out is not None else None,
-                         out_table=args.out_table, overwrite=True, engine=_engine(args),
-                         threads=args.threads)  # fmt: skip
+    script = suda_to_sql(
+        args.data,
+        args.keys,
+        dis_fraction=args.dis_fraction,
+        original_scores=not args.ihsn_scores,
+        max_size=args.max_size,
+        dialect=args.dialect,
+        table=args.table,
+        out=str(args.out) if args.out is not None else None,
+        out_table=args.out_table,
+        overwrite=True,
+        engine=_engine(args),
+        threads=args.threads,
+    )
     write_text(args.sql, script)
 
 
@@ -411,11 +436,24 @@ def _risk_script(args: argparse.Namespace) -> None:
     if args.format not in ("table", "csv", "parquet") or args.mode != "internal":
         raise UsageError("--format json/--mode: not with --sql (the script prints the tables)")
     out = str(args.out) if args.out is not None else None
-    options = {"dialect": args.dialect, "table": args.table, "overwrite": True,
-               "engine": _engine(args), "threads": args.threads}  # fmt: skip
-    script = risk_to_sql(args.data, args.keys, weight=args.weight, household=args.household,
-                         alpha=args.alpha, max_global_risk=args.max_global_risk, out=out,
-                         out_table=args.out_table, **options)  # fmt: skip
+    options = {
+        "dialect": args.dialect,
+        "table": args.table,
+        "overwrite": True,
+        "engine": _engine(args),
+        "threads": args.threads,
+    }
+    script = risk_to_sql(
+        args.data,
+        args.keys,
+        weight=args.weight,
+        household=args.household,
+        alpha=args.alpha,
+        max_global_risk=args.max_global_risk,
+        out=out,
+        out_table=args.out_table,
+        **options,
+    )
     if args.ldiversity is not None:
         l_out = (
             None
@@ -423,9 +461,15 @@ def _risk_script(args: argparse.Namespace) -> None:
             else str(args.out.with_name(f"{args.out.stem}_ldiversity{args.out.suffix}"))
         )
         l_table = f"{args.out_table}_ldiversity" if args.out_table else None
-        script += "\n" + ldiversity_to_sql(args.data, args.keys, args.ldiversity,
-                                           l_recurs_c=args.l_recurs_c, out=l_out,
-                                           out_table=l_table, **options)  # fmt: skip
+        script += "\n" + ldiversity_to_sql(
+            args.data,
+            args.keys,
+            args.ldiversity,
+            l_recurs_c=args.l_recurs_c,
+            out=l_out,
+            out_table=l_table,
+            **options,
+        )
     write_text(args.sql, script)
 
 
@@ -452,13 +496,30 @@ def risk_command(args: argparse.Namespace) -> None:
     if args.out_table is not None:  # in --out FILE.duckdb, else on the engine's database
         l_out, l_table = out, f"{args.out_table}_ldiversity"
     common = {"engine": _engine(args), "threads": args.threads}
-    res = risk(args.data, args.keys, weight=args.weight, household=args.household,
-               alpha=args.alpha, max_global_risk=args.max_global_risk, out=out,
-               out_table=args.out_table, overwrite=True, **common)  # fmt: skip
+    res = risk(
+        args.data,
+        args.keys,
+        weight=args.weight,
+        household=args.household,
+        alpha=args.alpha,
+        max_global_risk=args.max_global_risk,
+        out=out,
+        out_table=args.out_table,
+        overwrite=True,
+        **common,
+    )
     ldiv = None
     if args.ldiversity is not None:
-        ldiv = ldiversity(args.data, args.keys, args.ldiversity, l_recurs_c=args.l_recurs_c,
-                          out=l_out, out_table=l_table, overwrite=True, **common)  # fmt: skip
+        ldiv = ldiversity(
+            args.data,
+            args.keys,
+            args.ldiversity,
+            l_recurs_c=args.l_recurs_c,
+            out=l_out,
+            out_table=l_table,
+            overwrite=True,
+            **common,
+        )
     if streamed:
         return
     if per_record:  # csv to stdout
@@ -482,8 +543,9 @@ def risk_command(args: argparse.Namespace) -> None:
             payload["output_check"] = check.described()
         if ldiv is not None:
             payload["ldiversity"] = {**ldiv.to_dict(), "summary": ldiv.rows(check)}
-        text = json.dumps(payload, indent=1, ensure_ascii=False, allow_nan=False,
-                          default=str) + "\n"  # fmt: skip
+        text = (
+            json.dumps(payload, indent=1, ensure_ascii=False, allow_nan=False, default=str) + "\n"
+        )
     else:
         ldiv_text = "" if ldiv is None else "\n\n" + ldiv.describe(check)
         text = res.describe(args.mode) + ldiv_text + "\n"

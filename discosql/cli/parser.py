@@ -149,8 +149,13 @@ def _add_common(p: argparse.ArgumentParser, outputs: bool = True, measures: bool
 
 def _add_engine_options(p: argparse.ArgumentParser) -> None:
     """Where the SQL runs (every subcommand that reads data)."""
-    p.add_argument("--threads", type=positive, default=None, metavar="N",
-                   help="DuckDB threads (default: all cores)")  # fmt: skip
+    p.add_argument(
+        "--threads",
+        type=positive,
+        default=None,
+        metavar="N",
+        help="DuckDB threads (default: all cores)",
+    )
     p.add_argument(
         "--engine",
         default=None,
@@ -184,14 +189,32 @@ def _add_output_options(p: argparse.ArgumentParser) -> None:
 
 def _add_script_options(p: argparse.ArgumentParser, what: str) -> None:
     """--sql FILE and what the script reads (sdc, sweep)."""
-    p.add_argument("--sql", type=Path, default=None, metavar="FILE",
-                   help=f"write {what} as one SQL script to FILE, not run it")  # fmt: skip
-    p.add_argument("--dialect", default=DEFAULT, choices=DIALECTS,
-                   help="with --sql: the script's dialect (default: duckdb)")  # fmt: skip
-    p.add_argument("--original-table", default=None, metavar="NAME",
-                   help="with --sql: the table the script reads as the original data")  # fmt: skip
-    p.add_argument("--synthetic-tables", type=csv_list, default=None, metavar="NAME[,NAME...]",
-                   help="with --sql: the tables the script reads as the syntheses")  # fmt: skip
+    p.add_argument(
+        "--sql",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help=f"write {what} as one SQL script to FILE, not run it",
+    )
+    p.add_argument(
+        "--dialect",
+        default=DEFAULT,
+        choices=DIALECTS,
+        help="with --sql: the script's dialect (default: duckdb)",
+    )
+    p.add_argument(
+        "--original-table",
+        default=None,
+        metavar="NAME",
+        help="with --sql: the table the script reads as the original data",
+    )
+    p.add_argument(
+        "--synthetic-tables",
+        type=csv_list,
+        default=None,
+        metavar="NAME[,NAME...]",
+        help="with --sql: the tables the script reads as the syntheses",
+    )
 
 
 def _add_targets_options(s: argparse.ArgumentParser) -> None:
@@ -282,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT,
         choices=DIALECTS,
         help="SQL dialect of the script (default: duckdb, which reads the files named)",
-    )  # fmt: skip
+    )
     q.add_argument(
         "--original-table",
         default=None,
@@ -305,39 +328,74 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = sub.add_parser("sdc", help="a safer synthesis: recode, remove uniques (synthpop sdc())")
     _add_common(c, outputs=False, measures=False)
-    c.add_argument("--rm-replicated-uniques", action="store_true",
-                   help="(rm.replicated.uniques) remove records unique in the synthesis and "
-                   "in the original")  # fmt: skip
-    c.add_argument("--rm-uniques-in-orig", action="store_true",
-                   help="(rm.uniques.in.orig) remove records unique in the synthesis and "
-                   "present in the original")  # fmt: skip
-    c.add_argument("--recode", action="append", metavar="VAR=BOTTOM,TOP",
-                   help="(recode.vars, bottom.top.coding) bottom/top codes of a numeric "
-                   "variable, either may be empty (age=,80); repeatable")  # fmt: skip
-    c.add_argument("--recode-exclude", action="append", metavar="VAR=CODE[,CODE]",
-                   help="(recode.exclude) codes of VAR never recoded; repeatable")  # fmt: skip
-    c.add_argument("--rm-disclosive", action="append", metavar="TARGET[:KEY,KEY...]",
-                   help="(beyond synthpop) remove the records in TARGET's DiSCO cells, over "
-                   "these keys (default: --keys), after the uniques; repeatable")  # fmt: skip
-    c.add_argument("--measure", nargs="?", const="", default=None, metavar="TARGET,...",
-                   help="print disclosure_summary before and after (over --keys; default "
-                   "targets: every column not a key)")  # fmt: skip
+    c.add_argument(
+        "--rm-replicated-uniques",
+        action="store_true",
+        help="(rm.replicated.uniques) remove records unique in the synthesis and in the original",
+    )
+    c.add_argument(
+        "--rm-uniques-in-orig",
+        action="store_true",
+        help="(rm.uniques.in.orig) remove records unique in the synthesis and "
+        "present in the original",
+    )
+    c.add_argument(
+        "--recode",
+        action="append",
+        metavar="VAR=BOTTOM,TOP",
+        help="(recode.vars, bottom.top.coding) bottom/top codes of a numeric "
+        "variable, either may be empty (age=,80); repeatable",
+    )
+    c.add_argument(
+        "--recode-exclude",
+        action="append",
+        metavar="VAR=CODE[,CODE]",
+        help="(recode.exclude) codes of VAR never recoded; repeatable",
+    )
+    c.add_argument(
+        "--rm-disclosive",
+        action="append",
+        metavar="TARGET[:KEY,KEY...]",
+        help="(beyond synthpop) remove the records in TARGET's DiSCO cells, over "
+        "these keys (default: --keys), after the uniques; repeatable",
+    )
+    c.add_argument(
+        "--measure",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="TARGET,...",
+        help="print disclosure_summary before and after (over --keys; default "
+        "targets: every column not a key)",
+    )
     c.add_argument("--label", default=None, help="(label) add a first column flag = LABEL")
     c.add_argument("--prefix", default=None, help="(prefix) before every column name")
     c.add_argument("--suffix", default=None, help="(suffix) after every column name")
-    c.add_argument("--out", type=Path, default=None,
-                   help="where the protected syntheses go: a directory, FILE.parquet / "
-                   "FILE.csv with {synthesis} in it when there are several, or FILE.duckdb "
-                   "(tables in it)")  # fmt: skip
-    c.add_argument("--out-table", default=None, metavar="NAME",
-                   help="the tables' name (with {synthesis} when there are several): in "
-                   "--out FILE.duckdb, or in the database of --engine postgres/spark")  # fmt: skip
+    c.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="where the protected syntheses go: a directory, FILE.parquet / "
+        "FILE.csv with {synthesis} in it when there are several, or FILE.duckdb "
+        "(tables in it)",
+    )
+    c.add_argument(
+        "--out-table",
+        default=None,
+        metavar="NAME",
+        help="the tables' name (with {synthesis} when there are several): in "
+        "--out FILE.duckdb, or in the database of --engine postgres/spark",
+    )
     c.add_argument("--overwrite", action="store_true", help="replace existing files or tables")
-    c.add_argument("--dry-run", action="store_true",
-                   help="count what would be removed and recoded, write nothing (the default "
-                   "without --out and --out-table)")  # fmt: skip
-    _add_script_options(c, "the step (CREATE TABLE --out-table AS ...; duckdb scripts may --out "
-                        "files)")  # fmt: skip
+    c.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="count what would be removed and recoded, write nothing (the default "
+        "without --out and --out-table)",
+    )
+    _add_script_options(
+        c, "the step (CREATE TABLE --out-table AS ...; duckdb scripts may --out files)"
+    )
 
     s = sub.add_parser("summary", help="many targets at once (synthpop multi.disclosure())")
     _add_common(s)
@@ -371,20 +429,45 @@ def build_parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("sweep", help="the measures of every subset of the keys (key sweep)")
     _add_common(w)
-    w.add_argument("--targets", type=csv_list, default=None,
-                   help="comma-separated; default: every synthetic column not a key")  # fmt: skip
-    w.add_argument("--sizes", type=csv_list, default=None, metavar="N[,N...]",
-                   help="subset sizes, counting the fixed keys (default: 1 to all)")  # fmt: skip
-    w.add_argument("--fixed-keys", type=csv_list, default=None, metavar="KEY[,KEY...]",
-                   help="keys in every subset")  # fmt: skip
+    w.add_argument(
+        "--targets",
+        type=csv_list,
+        default=None,
+        help="comma-separated; default: every synthetic column not a key",
+    )
+    w.add_argument(
+        "--sizes",
+        type=csv_list,
+        default=None,
+        metavar="N[,N...]",
+        help="subset sizes, counting the fixed keys (default: 1 to all)",
+    )
+    w.add_argument(
+        "--fixed-keys",
+        type=csv_list,
+        default=None,
+        metavar="KEY[,KEY...]",
+        help="keys in every subset",
+    )
     _add_targets_options(w)
-    w.add_argument("--worst", type=int, default=None, metavar="K",
-                   help="print only the K riskiest subsets per target (by --measure)")  # fmt: skip
-    w.add_argument("--measure", default="DiSCO", help="the measure --worst and --plot rank by "
-                   "(default DiSCO)")  # fmt: skip
+    w.add_argument(
+        "--worst",
+        type=int,
+        default=None,
+        metavar="K",
+        help="print only the K riskiest subsets per target (by --measure)",
+    )
+    w.add_argument(
+        "--measure", default="DiSCO", help="the measure --worst and --plot rank by (default DiSCO)"
+    )
     _add_script_options(w, "the sweep")
-    w.add_argument("--plot", type=Path, default=None, metavar="FILE.png|.svg",
-                   help="save the sweep plot (risk by number of keys, key heat map)")  # fmt: skip
+    w.add_argument(
+        "--plot",
+        type=Path,
+        default=None,
+        metavar="FILE.png|.svg",
+        help="save the sweep plot (risk by number of keys, key heat map)",
+    )
     return p
 
 
@@ -394,39 +477,91 @@ def _add_risk(sub: Any) -> None:
         help="re-identification risk and l-diversity of the original data (sdcMicro "
         "measure_risk(), ldiversity())",
     )
-    r.add_argument("data", help="the data: a Parquet or CSV path, glob or directory (a table "
-                   "name with --engine postgresql://...)")  # fmt: skip
+    r.add_argument(
+        "data",
+        help="the data: a Parquet or CSV path, glob or directory (a table "
+        "name with --engine postgresql://...)",
+    )
     r.add_argument("--keys", type=csv_list, required=True, help="key columns, comma-separated")
-    r.add_argument("--weight", default=None, metavar="W",
-                   help="sampling weight column (Fk: the population estimate)")  # fmt: skip
-    r.add_argument("--household", default=None, metavar="H",
-                   help="household id column: adds the household risk")  # fmt: skip
-    r.add_argument("--alpha", type=float, default=1.0, metavar="A",
-                   help="weight of a match through a missing key, 0 to 1 (default 1)")  # fmt: skip
-    r.add_argument("--max-global-risk", type=float, default=0.01, metavar="R",
-                   help="global risk the threshold aims at, in (0, 1) (default 0.01)")  # fmt: skip
-    r.add_argument("--ldiversity", type=csv_list, default=None, metavar="VAR[,VAR...]",
-                   help="also the l-diversity of these sensitive variables")  # fmt: skip
-    r.add_argument("--l-recurs-c", type=float, default=2.0, metavar="C",
-                   help="the constant c of recursive (c, l)-diversity (default 2)")  # fmt: skip
-    r.add_argument("--mode", choices=["internal", "external"], default="internal",
-                   help="external: counts only, never the riskiest cells' levels")  # fmt: skip
+    r.add_argument(
+        "--weight",
+        default=None,
+        metavar="W",
+        help="sampling weight column (Fk: the population estimate)",
+    )
+    r.add_argument(
+        "--household",
+        default=None,
+        metavar="H",
+        help="household id column: adds the household risk",
+    )
+    r.add_argument(
+        "--alpha",
+        type=float,
+        default=1.0,
+        metavar="A",
+        help="weight of a match through a missing key, 0 to 1 (default 1)",
+    )
+    r.add_argument(
+        "--max-global-risk",
+        type=float,
+        default=0.01,
+        metavar="R",
+        help="global risk the threshold aims at, in (0, 1) (default 0.01)",
+    )
+    r.add_argument(
+        "--ldiversity",
+        type=csv_list,
+        default=None,
+        metavar="VAR[,VAR...]",
+        help="also the l-diversity of these sensitive variables",
+    )
+    r.add_argument(
+        "--l-recurs-c",
+        type=float,
+        default=2.0,
+        metavar="C",
+        help="the constant c of recursive (c, l)-diversity (default 2)",
+    )
+    r.add_argument(
+        "--mode",
+        choices=["internal", "external"],
+        default="internal",
+        help="external: counts only, never the riskiest cells' levels",
+    )
     _add_risk_script_options(r)
-    r.add_argument("--out-table", default=None, metavar="NAME",
-                   help="the per-record table to create (in --out FILE.duckdb, on the engine's "
-                   "database, or with --sql where the script runs)")  # fmt: skip
+    r.add_argument(
+        "--out-table",
+        default=None,
+        metavar="NAME",
+        help="the per-record table to create (in --out FILE.duckdb, on the engine's "
+        "database, or with --sql where the script runs)",
+    )
     _add_engine_options(r)
     _add_output_options(r)
 
 
 def _add_risk_script_options(p: argparse.ArgumentParser) -> None:
     """--sql FILE, its dialect and the table it reads (risk, suda)."""
-    p.add_argument("--sql", type=Path, default=None, metavar="FILE",
-                   help="write the measures as one SQL script to FILE, not run them")  # fmt: skip
-    p.add_argument("--dialect", default=DEFAULT, choices=ORDERED_DIALECTS,
-                   help="with --sql: the script's dialect (default: duckdb)")  # fmt: skip
-    p.add_argument("--table", default=None, metavar="NAME",
-                   help="with --sql: the table the script reads (schema.table)")  # fmt: skip
+    p.add_argument(
+        "--sql",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write the measures as one SQL script to FILE, not run them",
+    )
+    p.add_argument(
+        "--dialect",
+        default=DEFAULT,
+        choices=ORDERED_DIALECTS,
+        help="with --sql: the script's dialect (default: duckdb)",
+    )
+    p.add_argument(
+        "--table",
+        default=None,
+        metavar="NAME",
+        help="with --sql: the table the script reads (schema.table)",
+    )
 
 
 def _add_suda(sub: Any) -> None:
@@ -434,18 +569,38 @@ def _add_suda(sub: Any) -> None:
         "suda",
         help="special uniques of the original data: SUDA2 scores and DIS-SUDA (sdcMicro suda2())",
     )
-    s.add_argument("data", help="the data: a Parquet or CSV path, glob or directory (a table "
-                   "name with --engine postgresql://...)")  # fmt: skip
+    s.add_argument(
+        "data",
+        help="the data: a Parquet or CSV path, glob or directory (a table "
+        "name with --engine postgresql://...)",
+    )
     s.add_argument("--keys", type=csv_list, required=True, help="key columns, comma-separated")
-    s.add_argument("--dis-fraction", type=float, default=0.01, metavar="F",
-                   help="the sampling fraction of DIS-SUDA, 0 to 1 (default 0.01)")  # fmt: skip
-    s.add_argument("--max-size", type=int, default=None, metavar="K",
-                   help="look for MSUs of up to K keys (default: all keys)")  # fmt: skip
-    s.add_argument("--ihsn-scores", action="store_true",
-                   help="the IHSN weights (2^(M-k) - 1) / C(M, k), not (M - k)!")  # fmt: skip
-    s.add_argument("--out-table", default=None, metavar="NAME",
-                   help="the per-record table to create (in --out FILE.duckdb, on the "
-                   "engine's database, or with --sql where the script runs)")  # fmt: skip
+    s.add_argument(
+        "--dis-fraction",
+        type=float,
+        default=0.01,
+        metavar="F",
+        help="the sampling fraction of DIS-SUDA, 0 to 1 (default 0.01)",
+    )
+    s.add_argument(
+        "--max-size",
+        type=int,
+        default=None,
+        metavar="K",
+        help="look for MSUs of up to K keys (default: all keys)",
+    )
+    s.add_argument(
+        "--ihsn-scores",
+        action="store_true",
+        help="the IHSN weights (2^(M-k) - 1) / C(M, k), not (M - k)!",
+    )
+    s.add_argument(
+        "--out-table",
+        default=None,
+        metavar="NAME",
+        help="the per-record table to create (in --out FILE.duckdb, on the "
+        "engine's database, or with --sql where the script runs)",
+    )
     _add_risk_script_options(s)
     _add_engine_options(s)
     _add_output_options(s)
@@ -454,36 +609,83 @@ def _add_suda(sub: Any) -> None:
 def _add_report(sub: Any) -> None:
     r = sub.add_parser("report", help="a release report for a disclosure review board (HTML)")
     _add_common(r, outputs=False)
-    r.add_argument("--targets", type=csv_list, default=None,
-                   help="comma-separated; default: every synthetic column not a key")  # fmt: skip
+    r.add_argument(
+        "--targets",
+        type=csv_list,
+        default=None,
+        help="comma-separated; default: every synthetic column not a key",
+    )
     _add_targets_options(r)
-    r.add_argument("--control", default=None, metavar="FILE",
-                   help="a holdout of the original (records not used to fit the synthesiser): "
-                   "the CAP scores' baseline")  # fmt: skip
+    r.add_argument(
+        "--control",
+        default=None,
+        metavar="FILE",
+        help="a holdout of the original (records not used to fit the synthesiser): "
+        "the CAP scores' baseline",
+    )
     r.add_argument("--sweep", action="store_true", help="add the key sweep (every key subset)")
-    r.add_argument("--risk", action="store_true",
-                   help="add the original data's risk (sdcMicro measure_risk)")  # fmt: skip
-    r.add_argument("--weight", default=None, metavar="W",
-                   help="the original's sampling weight (adds the risk section)")  # fmt: skip
-    r.add_argument("--sdc", choices=["replicated", "in_original"], default=None,
-                   help="add sdc(): remove the replicated uniques or the uniques in the "
-                   "original, with the measures before and after")  # fmt: skip
-    r.add_argument("--threshold", action="append", metavar="MEASURE=PERCENT",
-                   help="the board's own policy, e.g. repU=1 (repeatable)")  # fmt: skip
-    r.add_argument("--mode", choices=["internal", "external"], default="internal",
-                   help="external: aggregate percentages only (no level names, small counts "
-                   "or paths)")  # fmt: skip
-    r.add_argument("--min-count", type=int, default=8, metavar="N",
-                   help="external mode: counts below N show as '< N', percentages of fewer "
-                   "than N records are withheld (default 8)")  # fmt: skip
-    r.add_argument("--round-to", type=int, default=5, metavar="N",
-                   help="external mode: the other counts rounded to N (default 5)")  # fmt: skip
-    r.add_argument("--inline-sql", action="store_true",
-                   help="the SQL script in the report (default: FILE.sql beside it)")  # fmt: skip
-    r.add_argument("--out", type=Path, required=True, metavar="FILE.html",
-                   help="the report (and FILE.sql: the script of its tables)")  # fmt: skip
-    r.add_argument("--json", type=Path, default=None, metavar="FILE.json",
-                   help="also write the report's content as JSON")  # fmt: skip
+    r.add_argument(
+        "--risk", action="store_true", help="add the original data's risk (sdcMicro measure_risk)"
+    )
+    r.add_argument(
+        "--weight",
+        default=None,
+        metavar="W",
+        help="the original's sampling weight (adds the risk section)",
+    )
+    r.add_argument(
+        "--sdc",
+        choices=["replicated", "in_original"],
+        default=None,
+        help="add sdc(): remove the replicated uniques or the uniques in the "
+        "original, with the measures before and after",
+    )
+    r.add_argument(
+        "--threshold",
+        action="append",
+        metavar="MEASURE=PERCENT",
+        help="the board's own policy, e.g. repU=1 (repeatable)",
+    )
+    r.add_argument(
+        "--mode",
+        choices=["internal", "external"],
+        default="internal",
+        help="external: aggregate percentages only (no level names, small counts or paths)",
+    )
+    r.add_argument(
+        "--min-count",
+        type=int,
+        default=8,
+        metavar="N",
+        help="external mode: counts below N show as '< N', percentages of fewer "
+        "than N records are withheld (default 8)",
+    )
+    r.add_argument(
+        "--round-to",
+        type=int,
+        default=5,
+        metavar="N",
+        help="external mode: the other counts rounded to N (default 5)",
+    )
+    r.add_argument(
+        "--inline-sql",
+        action="store_true",
+        help="the SQL script in the report (default: FILE.sql beside it)",
+    )
+    r.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="FILE.html",
+        help="the report (and FILE.sql: the script of its tables)",
+    )
+    r.add_argument(
+        "--json",
+        type=Path,
+        default=None,
+        metavar="FILE.json",
+        help="also write the report's content as JSON",
+    )
 
 
 def positive(text: str) -> int:

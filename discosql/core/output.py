@@ -55,8 +55,9 @@ class Destination:
     def write(self, engine: Engine, j: int, sql: str, params: dict[str, Any]) -> int | pa.Table:
         """Synthesis ``j`` (1-based) written where it goes (the rows written), or returned."""
         if self.preview:
-            counted = engine.query(f"SELECT count(*) AS n FROM ({sql}) AS kept", params,
-                                   "sdc/kept", small=True)  # fmt: skip
+            counted = engine.query(
+                f"SELECT count(*) AS n FROM ({sql}) AS kept", params, "sdc/kept", small=True
+            )
             return int(counted.column(0)[0].as_py())
         if self.files:
             return engine.copy_to(sql, params, self.files[j - 1], "sdc/kept")

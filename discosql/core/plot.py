@@ -100,8 +100,7 @@ def plot_sweep(
     colours = [f"C{i % 10}" for i in range(len(targets))]
     for target, colour in zip(targets, colours, strict=True):
         points = [(len(s), v) for (t, s), v in means.items() if t == target and v == v]
-        ax.scatter([n for n, _ in points], [v for _, v in points], s=14, alpha=0.5,
-                   color=colour)  # fmt: skip
+        ax.scatter([n for n, _ in points], [v for _, v in points], s=14, alpha=0.5, color=colour)
         sizes = sorted({n for n, _ in points})
         worst = [max(v for n, v in points if n == size) for size in sizes]
         ax.plot(sizes, worst, color=colour, label=target)
@@ -121,8 +120,9 @@ def plot_sweep(
         for j, v in enumerate(row):
             if v == v:  # white on the dark half of the colour scale
                 colour = "white" if top and v > top / 2 else "black"
-                heat.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize="x-small",
-                          color=colour)  # fmt: skip
+                heat.text(
+                    j, i, f"{v:.2f}", ha="center", va="center", fontsize="x-small", color=colour
+                )
     fig.colorbar(image, ax=heat, label=f"mean increase of {measure} when the key is added")
     fig.suptitle(f"Key sweep: {measure} by the keys an intruder holds", x=0.02, ha="left")
     return fig

@@ -44,22 +44,51 @@ _F, _S, _I = pa.float64(), pa.string(), pa.int64()
 # types on every engine (conform_result casts an engine's output to them). "allCAPs" is
 # synthpop's spelling of the group; the attribute is ``allcaps``.
 RESULT_TABLES = (
-    ResultTable("ident", "measures/identity.sql.j2",
-                _measures("UiO", "UiS", "UiOiS", "repU"), "ident"),
-    ResultTable("attrib", "measures/attribute.sql.j2",
-                _measures("Dorig", "Dsyn", "iS", "DiS", "DiSCO", "DiSDiO", "max_denom",
-                          "mean_denom"), "attrib"),
-    ResultTable("allcaps", "measures/cap.sql.j2",
-                _measures("baseCAPd", "CAPd", "CAPs", "DCAP", "TCAP"), "allCAPs"),
-    ResultTable("exclusions", "measures/exclusions.sql.j2",
-                _schema(("table", _S), ("reason", _S), ("count", _I))),
-    ResultTable("check_1way", "checks/check_1way.sql.j2",
-                _schema(("Level", _S), ("All", _I), ("PctLevelAll", _F), ("totalDisclosive", _I),
-                        ("nLevelDis", _I), ("PctLevelDis", _F))),
-    ResultTable("check_2way", "checks/check_2way.sql.j2",
-                _schema(("target_key_levs", _S), ("npairs", _I), ("key", _S),
-                        ("key_target_total", _I), ("key_total", _I), ("PctTargetKeyLevel", _F))),
-)  # fmt: skip
+    ResultTable(
+        "ident", "measures/identity.sql.j2", _measures("UiO", "UiS", "UiOiS", "repU"), "ident"
+    ),
+    ResultTable(
+        "attrib",
+        "measures/attribute.sql.j2",
+        _measures("Dorig", "Dsyn", "iS", "DiS", "DiSCO", "DiSDiO", "max_denom", "mean_denom"),
+        "attrib",
+    ),
+    ResultTable(
+        "allcaps",
+        "measures/cap.sql.j2",
+        _measures("baseCAPd", "CAPd", "CAPs", "DCAP", "TCAP"),
+        "allCAPs",
+    ),
+    ResultTable(
+        "exclusions",
+        "measures/exclusions.sql.j2",
+        _schema(("table", _S), ("reason", _S), ("count", _I)),
+    ),
+    ResultTable(
+        "check_1way",
+        "checks/check_1way.sql.j2",
+        _schema(
+            ("Level", _S),
+            ("All", _I),
+            ("PctLevelAll", _F),
+            ("totalDisclosive", _I),
+            ("nLevelDis", _I),
+            ("PctLevelDis", _F),
+        ),
+    ),
+    ResultTable(
+        "check_2way",
+        "checks/check_2way.sql.j2",
+        _schema(
+            ("target_key_levs", _S),
+            ("npairs", _I),
+            ("key", _S),
+            ("key_target_total", _I),
+            ("key_total", _I),
+            ("PctTargetKeyLevel", _F),
+        ),
+    ),
+)
 BY_TEMPLATE = {t.template: t for t in RESULT_TABLES}
 # synthpop's measure groups: group name -> measure names
 GROUPS = {t.group: t.measures for t in RESULT_TABLES if t.group}

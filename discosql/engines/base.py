@@ -213,8 +213,12 @@ class Engine:
         """The statements that put the complete ``staging`` table in the place of ``table``
         (``name`` as given): one transaction (DuckDB, PostgreSQL, SQLite)."""
         leaf = ident(name.split(".")[-1])
-        return ["BEGIN", f"DROP TABLE IF EXISTS {table}", f"ALTER TABLE {staging} RENAME TO {leaf}",
-                "COMMIT"]  # fmt: skip
+        return [
+            "BEGIN",
+            f"DROP TABLE IF EXISTS {table}",
+            f"ALTER TABLE {staging} RENAME TO {leaf}",
+            "COMMIT",
+        ]
 
     # what orders a table's records as stored (SQLite rowid, PostgreSQL ctid, ...)
     position_order: str | None = None

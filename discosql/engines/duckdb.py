@@ -197,9 +197,11 @@ class DuckDBEngine(Engine):
                 "positions",
             ).to_pylist()
             rows = {int(r["file_index"]): int(r["n"]) for r in counts}
-            starts = list(itertools.accumulate(
-                (rows.get(i, 0) for i in range(max(rows, default=0))), initial=0
-            ))  # fmt: skip
+            starts = list(
+                itertools.accumulate(
+                    (rows.get(i, 0) for i in range(max(rows, default=0))), initial=0
+                )
+            )
             first = (
                 "0"
                 if len(starts) == 1

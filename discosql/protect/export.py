@@ -107,8 +107,10 @@ def _header(
     m: int,
 ) -> str:
     label, prefix, suffix = prot.rename
-    steps = [f"recode {r.name} (bottom {r.bottom}, top {r.top}, never {list(r.exclude)})"
-             for r in prot.recodes]  # fmt: skip
+    steps = [
+        f"recode {r.name} (bottom {r.bottom}, top {r.top}, never {list(r.exclude)})"
+        for r in prot.recodes
+    ]
     if prot.uniques:
         steps.append(f"remove the {REASONS[prot.uniques]} over {', '.join(names)}")
     steps += [f"remove the {reason_of(s)}" for s in prot.disclosive]

@@ -71,13 +71,20 @@ def parse_recodes(vars_: Any, coding: Any, exclude: Any, problems: list[str]) ->
             problems.append(f"bottom_top_coding for {name!r}: expected (bottom, top), got {pair!r}")
             continue
         bottom, top = (_codes(v, f"bottom_top_coding for {name!r}", problems) for v in pair)
-        out.append(Recode(name, bottom[0] if bottom else None, top[0] if top else None,
-                          _codes(ex, f"recode_exclude for {name!r}", problems)))  # fmt: skip
+        out.append(
+            Recode(
+                name,
+                bottom[0] if bottom else None,
+                top[0] if top else None,
+                _codes(ex, f"recode_exclude for {name!r}", problems),
+            )
+        )
     return out
 
 
-def _recode_ctx(reg_columns: dict[str, str], recodes: Sequence[Recode],
-                params: dict[str, Any]) -> list[dict[str, Any]]:  # fmt: skip
+def _recode_ctx(
+    reg_columns: dict[str, str], recodes: Sequence[Recode], params: dict[str, Any]
+) -> list[dict[str, Any]]:
     """The sdc/recoded column contexts of one data set; its code values added to params."""
     index = {r.name: i for i, r in enumerate(recodes)}  # parameter names: the same everywhere
     out: list[dict[str, Any]] = []
@@ -118,14 +125,20 @@ def recode_inputs(
         params: dict[str, Any] = {}
         columns = _recode_ctx(reg.columns, recodes, params)
         source = DataSet(j, engine.positioned(reg) if positions else reg.sql, {}, False)
-        sql = render("sdc/recoded.sql.j2", engine.dialect, source=source, columns=columns,
-                     positions=positions)  # fmt: skip
+        sql = render(
+            "sdc/recoded.sql.j2",
+            engine.dialect,
+            source=source,
+            columns=columns,
+            positions=positions,
+        )
         types = dict(reg.columns)
         for c in columns:
             if c["recode"]:
                 types[c["name"]] = c["recode"]["type"].upper()
-        syntheses.append(replace(reg, sql=f"({sql})", params={**reg.params, **params},
-                                 columns=types))  # fmt: skip
+        syntheses.append(
+            replace(reg, sql=f"({sql})", params={**reg.params, **params}, columns=types)
+        )
         names.append([c["name"] for c in columns])
     return (
         Inputs(engine, [inputs.sources[0], *syntheses]),

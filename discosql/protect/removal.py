@@ -154,8 +154,13 @@ def remove(
             )
             try:
                 template = "sdc/unique_cells.sql.j2"
-                sql = render(template, engine.dialect, cells=CELLS, n_words=coding.n_words,
-                             replicated=uniques == "replicated")  # fmt: skip
+                sql = render(
+                    template,
+                    engine.dialect,
+                    cells=CELLS,
+                    n_words=coding.n_words,
+                    replicated=uniques == "replicated",
+                )
                 engine.create_table(UNIQUES, sql, {}, template)
             except BaseException:
                 for name in coding.tables:
@@ -191,8 +196,9 @@ def _replanned(step: Step, inputs: Inputs) -> Plan:
     if p is None:
         raise TypeError("a decided rm_disclosive step has its plan")
     own = {k: v for k, v in p.params.items() if k not in p.inputs.params()}
-    return replace(p, inputs=inputs, params=own | inputs.params(),
-                   radices=list(step.coding.radices))  # fmt: skip
+    return replace(
+        p, inputs=inputs, params=own | inputs.params(), radices=list(step.coding.radices)
+    )
 
 
 def drop(engine: Engine, steps: list[Step]) -> None:
@@ -206,8 +212,12 @@ def counts(engine: Engine, steps: list[Step]) -> dict[tuple[int, int], int]:
     if not steps:
         return {}
     reasons = {f"reason_{i}": s.reason for i, s in enumerate(steps)}
-    sql = render("sdc/removed.sql.j2", engine.dialect, removed=[s.context() for s in steps],
-                 reasons=list(reasons))  # fmt: skip
+    sql = render(
+        "sdc/removed.sql.j2",
+        engine.dialect,
+        removed=[s.context() for s in steps],
+        reasons=list(reasons),
+    )
     rows = engine.query(sql, reasons, "sdc/removed", small=True).to_pylist()
     return {(int(r["synthesis"]), int(r["step"])): int(r["n"]) for r in rows}
 

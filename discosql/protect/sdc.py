@@ -133,8 +133,10 @@ def protection(
     for arg, value in (("label", label), ("prefix", prefix), ("suffix", suffix)):
         if value is not None and not isinstance(value, str):
             problems.append(f"{arg}: expected a string, got {value!r}")
-    for arg, flag in (("rm_replicated_uniques", rm_replicated_uniques),
-                      ("rm_uniques_in_orig", rm_uniques_in_orig)):  # fmt: skip
+    for arg, flag in (
+        ("rm_replicated_uniques", rm_replicated_uniques),
+        ("rm_uniques_in_orig", rm_uniques_in_orig),
+    ):
         if not isinstance(flag, bool):
             problems.append(f"{arg}: expected True or False, got {flag!r}")
     uniques = (
@@ -377,11 +379,18 @@ def _kept(
 
     def kept(j: int, steps: list[removal.Step], final: bool = False) -> str:
         out = [{"name": c, "out": f"{prefix}{c}{suffix}" if final else c} for c in columns[j - 1]]
-        return render("sdc/kept.sql.j2", engine.dialect, recoded=relations[j - 1],
-                      source=data_sets[j - 1], columns=out, synthesis=j,
-                      steps=[s.context() for s in steps], positions=False,
-                      order=final and ordered,
-                      label="sdc_label" if final and label is not None else None)  # fmt: skip
+        return render(
+            "sdc/kept.sql.j2",
+            engine.dialect,
+            recoded=relations[j - 1],
+            source=data_sets[j - 1],
+            columns=out,
+            synthesis=j,
+            steps=[s.context() for s in steps],
+            positions=False,
+            order=final and ordered,
+            label="sdc_label" if final and label is not None else None,
+        )
 
     return kept
 
@@ -457,8 +466,9 @@ def _check_written(inputs: Inputs, dest: Destination, steps: list[removal.Step])
             f"discosql: sdc wrote a synthesis {j} whose records and the records removed do not "
             "add up to the records given; do not release it (written, removed, given: "
         )
-        outputs.append({"synthesis": j, "given": source.sql, "written": written,
-                        "message": f"message_{j}"})  # fmt: skip
+        outputs.append(
+            {"synthesis": j, "given": source.sql, "written": written, "message": f"message_{j}"}
+        )
     template = "sdc/check_written.sql.j2"
     removed = [s.context() for s in steps]
     sql = render(template, engine.dialect, outputs=outputs, removed=removed)

@@ -147,8 +147,15 @@ def unique_cells(
         packed, n_words, coding = pack_keys(keys, radices)
         ctx: dict[str, Any] = {"keys": packed, "targets": [], "n_words": n_words}
         template = "uniques/cells.sql.j2"
-        sql = render(template, engine.dialect, sources=sources, positions=False, order=False,
-                     guard=guard, **ctx)  # fmt: skip
+        sql = render(
+            template,
+            engine.dialect,
+            sources=sources,
+            positions=False,
+            order=False,
+            guard=guard,
+            **ctx,
+        )
         engine.create_table(CELLS, sql, {**params, **coding}, template)
     except BaseException:
         for name in made:

@@ -180,11 +180,15 @@ def report(
             original_risk = _original_risk(eng, inputs.sources[0], key_list, weight, step)
     content["risk"] = None  # filled below, once the output check (external mode) is known
     _measures(content, summary, policy, control_summary, swept, protected, num)
-    content["sql"] = None if script is None else {
-        "sha256": hashlib.sha256(script.encode()).hexdigest(),
-        "lines": script.count("\n") + 1,
-        "inline": inline_sql,
-    }  # fmt: skip
+    content["sql"] = (
+        None
+        if script is None
+        else {
+            "sha256": hashlib.sha256(script.encode()).hexdigest(),
+            "lines": script.count("\n") + 1,
+            "inline": inline_sql,
+        }
+    )
     if with_risk:
         content["risk"] = sections.risk_section(*original_risk, num)
     content["withheld"] = sections.withheld_section(
@@ -323,8 +327,17 @@ def _sweep_args(
     args = {} if sweep is True else dict(sweep)
     args.setdefault("keys", keys)
     args.setdefault("targets", targets)
-    for k in ("use_keys_na", "ngroups_keys", "cont_na", "denom_lim", "exclude_ov_denom_lim",
-              "not_targetlevs", "use_targets_na", "ngroups_targets", "exclude"):  # fmt: skip
+    for k in (
+        "use_keys_na",
+        "ngroups_keys",
+        "cont_na",
+        "denom_lim",
+        "exclude_ov_denom_lim",
+        "not_targetlevs",
+        "use_targets_na",
+        "ngroups_targets",
+        "exclude",
+    ):
         if k in options:
             args.setdefault(k, options[k])
     own = ("keys", "targets", "sizes", "fixed_keys")

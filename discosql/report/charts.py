@@ -23,11 +23,20 @@ ROW = 26  # height of a target's row in the summary chart
 ORIGINAL = "#1f4e79"  # dark blue circle: print-friendly, apart from the red in greyscale
 SYNTHETIC = "#c0392b"  # red triangle
 # Okabe & Ito's colour-blind-safe palette, yellow last (weak on white paper)
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000",
-           "#F0E442")  # fmt: skip
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
 DASHES = ("", "6 3", "2 3")  # a target past the palette's length changes its line's dash too
-REDS = ("#ffffff", "#fee0d2", "#fcbba1", "#fc9272", "#fb6a4a", "#ef3b2c", "#cb181d",
-        "#a50f15", "#67000d")  # fmt: skip  # ColorBrewer's Reds from white
+# ColorBrewer's Reds from white
+REDS = (
+    "#ffffff",
+    "#fee0d2",
+    "#fcbba1",
+    "#fc9272",
+    "#fb6a4a",
+    "#ef3b2c",
+    "#cb181d",
+    "#a50f15",
+    "#67000d",
+)
 NEGATIVE = "#d6e6f4"  # a key whose addition lowers the measure: a light blue
 MISSING = "#e3e3e3"  # no pair of subsets: light grey with an en dash
 
@@ -124,14 +133,24 @@ def _arrow(xo: float, xs: float, y: float) -> dict[str, str] | None:
         return None
     s = 1 if xs > xo else -1
     tip = xs - s * 8
-    return {"x1": px(xo + s * 7), "x2": px(tip - s * 5), "tip": px(tip), "y": px(y),
-            "turn": "0" if s > 0 else "180"}  # fmt: skip
+    return {
+        "x1": px(xo + s * 7),
+        "x2": px(tip - s * 5),
+        "tip": px(tip),
+        "y": px(y),
+        "turn": "0" if s > 0 else "180",
+    }
 
 
 def _summary_row(row: dict[str, Any], y: float, scale: Any, n: int) -> dict[str, Any]:
     label = _summary_label(row)
-    out: dict[str, Any] = {"y": px(y), "label": clip(label, n), "full": label, "arrow": None,
-                           "target": str(row["target"])}  # fmt: skip
+    out: dict[str, Any] = {
+        "y": px(y),
+        "label": clip(label, n),
+        "full": label,
+        "arrow": None,
+        "target": str(row["target"]),
+    }
     for name in ("orig", "syn", "worst"):
         v = row.get(name)
         out[name] = px(scale(v)) if defined(v) else None
@@ -165,19 +184,31 @@ def summary_chart(rows: list[dict[str, Any]], attrib_meas: str, orig_meas: str) 
     def scale(v: float) -> float:
         return x0 + min(max(float(v), 0.0), 100.0) / 100 * (x1 - x0)
 
-    items = [("orig", f"original: {orig_meas}"),
-             ("syn", f"synthetic: {attrib_meas} (mean over syntheses)")]  # fmt: skip
+    items = [
+        ("orig", f"original: {orig_meas}"),
+        ("syn", f"synthetic: {attrib_meas} (mean over syntheses)"),
+    ]
     if any(defined(r.get("worst")) for r in rows):
         items.append(("worst", "worst synthesis"))
     g = {
-        "width": WIDTH, "height": bottom + 50, "x0": px(x0), "x1": px(x1), "top": top,
-        "bottom": bottom, "label_x": px(x0 - 10), "tick_y": bottom + 17, "title_y": bottom + 38,
-        "mid": px((x0 + x1) / 2), "attrib_meas": attrib_meas, "orig_meas": orig_meas,
+        "width": WIDTH,
+        "height": bottom + 50,
+        "x0": px(x0),
+        "x1": px(x1),
+        "top": top,
+        "bottom": bottom,
+        "label_x": px(x0 - 10),
+        "tick_y": bottom + 17,
+        "title_y": bottom + 38,
+        "mid": px((x0 + x1) / 2),
+        "attrib_meas": attrib_meas,
+        "orig_meas": orig_meas,
         "xticks": [{"x": px(scale(v)), "label": str(v)} for v in range(0, 101, 20)],
         "rows": [_summary_row(r, top + ROW * (i + 0.5), scale, chars) for i, r in enumerate(rows)],
         "legend": _legend(items, x0 - 8, x1, 18),
-        "original": ORIGINAL, "synthetic": SYNTHETIC,
-    }  # fmt: skip
+        "original": ORIGINAL,
+        "synthetic": SYNTHETIC,
+    }
     return _render("summary", g)
 
 
@@ -193,8 +224,10 @@ def _series(
     means: dict[tuple[str, tuple[str, ...]], float], targets: Sequence[str]
 ) -> list[list[tuple[int, float]]]:
     """Per target, its (number of keys, value) points with a finite value, sorted."""
-    return [sorted((len(s), float(v)) for (t, s), v in means.items() if t == target and defined(v))
-            for target in targets]  # fmt: skip
+    return [
+        sorted((len(s), float(v)) for (t, s), v in means.items() if t == target and defined(v))
+        for target in targets
+    ]
 
 
 def _points_panel(
@@ -220,19 +253,33 @@ def _points_panel(
     lines = []
     for j, (target, pts) in enumerate(zip(targets, series, strict=True)):
         worst = [(n, max(v for m, v in pts if m == n)) for n in sorted({n for n, _ in pts})]
-        lines.append({
-            **_style(j),
-            "points": [{"x": px(sx(n, j)), "y": px(sy(v))} for n, v in pts],
-            "worst": [{"x": px(sx(n, j)), "y": px(sy(v)), "n": n, "v": two(v)} for n, v in worst],
-            "target": target, "label": clip(target, 26), "ly": px(top + 44 + 18 * j),
-        })  # fmt: skip
+        lines.append(
+            {
+                **_style(j),
+                "points": [{"x": px(sx(n, j)), "y": px(sy(v))} for n, v in pts],
+                "worst": [
+                    {"x": px(sx(n, j)), "y": px(sy(v)), "n": n, "v": two(v)} for n, v in worst
+                ],
+                "target": target,
+                "label": clip(target, 26),
+                "ly": px(top + 44 + 18 * j),
+            }
+        )
     return {
-        "x0": px(x0), "x1": px(x1), "top": px(top), "bottom": px(bottom), "lines": lines,
+        "x0": px(x0),
+        "x1": px(x1),
+        "top": px(top),
+        "bottom": px(bottom),
+        "lines": lines,
         "xticks": [{"x": px(x0 + band * (n - 0.5)), "label": n} for n in range(1, sizes + 1)],
         "yticks": [{"y": px(sy(v)), "label": tick_label(v)} for v in ticks(ymax)],
-        "mid_x": px((x0 + x1) / 2), "mid_y": px((top + bottom) / 2), "legend_x": px(x1 + 20),
-        "swatch_x": px(x1 + 38), "legend_y": px(top + 8), "next": bottom + 72,
-    }  # fmt: skip
+        "mid_x": px((x0 + x1) / 2),
+        "mid_y": px((top + bottom) / 2),
+        "legend_x": px(x1 + 20),
+        "swatch_x": px(x1 + 38),
+        "legend_y": px(top + 8),
+        "next": bottom + 72,
+    }
 
 
 def _cell(v: float, top: float) -> dict[str, str]:
@@ -252,8 +299,9 @@ def _heat_panel(
 ) -> dict[str, Any]:
     """The right (here: lower) panel: rows keys, columns targets, each cell the mean
     increase of ``measure`` when the key is added, with a colour key on the right."""
-    lookup = {(r["key"], r["target"]): r["mean_increase"] for r in contribution
-              if r["measure"] == measure}  # fmt: skip
+    lookup = {
+        (r["key"], r["target"]): r["mean_increase"] for r in contribution if r["measure"] == measure
+    }
     grid = [[lookup.get((k, t)) for t in targets] for k in keys]
     values = [float(v) for row in grid for v in row if defined(v)]
     top = max(values, default=0.0)
@@ -262,12 +310,18 @@ def _heat_panel(
     cw = min(max((WIDTH - x0 - 170) / max(len(targets), 1), 46.0), 70.0)
     y0, ch = start + 18, 24.0
     cells = [
-        {"x": px(x0 + cw * j), "y": px(y0 + ch * i), "cx": px(x0 + cw * (j + 0.5)),
-         "cy": px(y0 + ch * (i + 0.5) + 4), "key": k, "target": t,
-         **_cell(float(v) if defined(v) else math.nan, top)}
+        {
+            "x": px(x0 + cw * j),
+            "y": px(y0 + ch * i),
+            "cx": px(x0 + cw * (j + 0.5)),
+            "cy": px(y0 + ch * (i + 0.5) + 4),
+            "key": k,
+            "target": t,
+            **_cell(float(v) if defined(v) else math.nan, top),
+        }
         for i, (k, row) in enumerate(zip(keys, grid, strict=True))
         for j, (t, v) in enumerate(zip(targets, row, strict=True))
-    ]  # fmt: skip
+    ]
     bottom = y0 + ch * len(keys)
     right = x0 + cw * len(targets)
     steps = range(4, -1, -1) if top > 0 else range(1 if values else 0)
@@ -277,16 +331,32 @@ def _heat_panel(
     if len(values) < len(keys) * len(targets):
         scale.append({"fill": MISSING, "text": "no pair"})
     return {
-        "title_y": px(start), "x0": px(x0), "y0": px(y0), "cw": px(cw), "ch": px(ch),
-        "cells": cells, "width": right + 170,
-        "rows": [{"y": px(y0 + ch * (i + 0.5) + 4), "key": clip(k, 22), "full": k}
-                 for i, k in enumerate(keys)],
-        "columns": [{"x": px(x0 + cw * (j + 0.5) + 4), "y": px(bottom + 10),
-                     "target": clip(t, 24), "full": t} for j, t in enumerate(targets)],
-        "key_x": px(right + 24), "key_tx": px(right + 44), "label_x": px(x0 - 8),
+        "title_y": px(start),
+        "x0": px(x0),
+        "y0": px(y0),
+        "cw": px(cw),
+        "ch": px(ch),
+        "cells": cells,
+        "width": right + 170,
+        "rows": [
+            {"y": px(y0 + ch * (i + 0.5) + 4), "key": clip(k, 22), "full": k}
+            for i, k in enumerate(keys)
+        ],
+        "columns": [
+            {
+                "x": px(x0 + cw * (j + 0.5) + 4),
+                "y": px(bottom + 10),
+                "target": clip(t, 24),
+                "full": t,
+            }
+            for j, t in enumerate(targets)
+        ],
+        "key_x": px(right + 24),
+        "key_tx": px(right + 44),
+        "label_x": px(x0 - 8),
         "scale": [{**s, "y": px(y0 + 20 * i)} for i, s in enumerate(scale)],
         "bottom": max(bottom + label_w + 24, y0 + 20 * len(scale) + 8),
-    }  # fmt: skip
+    }
 
 
 def sweep_chart(
@@ -303,8 +373,12 @@ def sweep_chart(
     points = _points_panel(means, keys, targets)
     heat = _heat_panel(contribution, keys, targets, measure, points["next"])
     g = {
-        "width": px(max(WIDTH, heat["width"])), "height": px(heat["bottom"] + 10),
-        "measure": measure, "keys": list(keys), "targets": list(targets),
-        "points": points, "heat": heat,
-    }  # fmt: skip
+        "width": px(max(WIDTH, heat["width"])),
+        "height": px(heat["bottom"] + 10),
+        "measure": measure,
+        "keys": list(keys),
+        "targets": list(targets),
+        "points": points,
+        "heat": heat,
+    }
     return _render("sweep", g)

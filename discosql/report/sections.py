@@ -30,38 +30,71 @@ DIRECTIONS = {m: "lower is safer" for m in SWEEP_MEASURES if m not in ("max_deno
 LEVELS_SHOWN = 12  # levels listed per column in the schema differences (internal mode)
 
 DEFINITIONS = (
-    ("UiO", "100 · #{q : d'.q = 1} / N_d: original records unique on the keys",
-     "Raab, Nowok & Dibben, Practical privacy metrics for synthetic data (synthpop)"),
+    (
+        "UiO",
+        "100 · #{q : d'.q = 1} / N_d: original records unique on the keys",
+        "Raab, Nowok & Dibben, Practical privacy metrics for synthetic data (synthpop)",
+    ),
     ("UiS", "100 · #{q : s'.q = 1} / N_s: synthetic records unique on the keys", "ibid."),
-    ("UiOiS", "100 · #{q : d'.q = 1, s.q > 0} / N_d: original uniques whose key is in the "
-     "synthetic data", "ibid."),
-    ("repU", "100 · #{q : d'.q = 1, s'.q = 1} / N_d: replicated uniques (unique in both)",
-     "ibid."),
-    ("Dorig", "100 · Σ d'_tq [p_d(t|q) = 1] / N_d: original records whose key alone discloses "
-     "the target in the original data (the baseline an intruder has without the synthesis)",
-     "ibid."),
+    (
+        "UiOiS",
+        "100 · #{q : d'.q = 1, s.q > 0} / N_d: original uniques whose key is in the synthetic data",
+        "ibid.",
+    ),
+    ("repU", "100 · #{q : d'.q = 1, s'.q = 1} / N_d: replicated uniques (unique in both)", "ibid."),
+    (
+        "Dorig",
+        "100 · Σ d'_tq [p_d(t|q) = 1] / N_d: original records whose key alone discloses "
+        "the target in the original data (the baseline an intruder has without the synthesis)",
+        "ibid.",
+    ),
     ("Dsyn", "100 · Σ s'_tq [p_s(t|q) = 1] / N_s: the same in the synthetic data", "ibid."),
-    ("iS", "100 · Σ d'_tq [s.q > 0] / N_d: original records whose key is in the synthesis",
-     "ibid."),
-    ("DiS", "100 · Σ d'_tq [some p_s(t'|q) = 1] / N_d: key disclosive in the synthesis",
-     "ibid."),
-    ("DiSCO", "100 · Σ d'_tq [p_s(t|q) = 1] / N_d: disclosive in the synthesis and correct "
-     "in the original", "ibid."),
-    ("DiSDiO", "100 · Σ d'_tq [p_s(t|q) = 1, p_d(t|q) = 1] / N_d: DiSCO cells also disclosive "
-     "in the original", "ibid."),
-    ("CategoricalCAP", "1 - Σ_{q: s_q>0} o_qt·s_qt/s_q / Σ_{q: s_q>0} o_qt (1 = safe)",
-     "SDMetrics CategoricalCAP; Taub et al., PSD 2018"),
-    ("CategoricalZeroCAP", "1 - Σ_{q: s_q>0} o_qt·s_qt/s_q / N (1 = safe; unmatched records "
-     "score 0)", "SDMetrics CategoricalZeroCAP"),
-    ("CategoricalGeneralizedCAP", "1 - mean over original records of the share of the nearest "
-     "synthetic keys (Hamming distance) with the record's target (1 = safe)",
-     "SDMetrics CategoricalGeneralizedCAP; Hittmeir, Ekelhart & Mayer, CODASPY 2020"),
-    ("Taub TCAP", "mean of o_qt/o_q over synthetic records with WEAP = s_qt/s_q ≥ τ "
-     "(higher = riskier)", "Taub, Elliot, Pampaka & Smith, PSD 2018"),
-    ("excess risk", "(risk - control risk) / (1 - control risk): the risk beyond what a "
-     "control set (records not used to fit the synthesiser) gives",
-     "Baillargeon & Charest, A closer look at the CAP risk measure"),
-)  # fmt: skip
+    (
+        "iS",
+        "100 · Σ d'_tq [s.q > 0] / N_d: original records whose key is in the synthesis",
+        "ibid.",
+    ),
+    ("DiS", "100 · Σ d'_tq [some p_s(t'|q) = 1] / N_d: key disclosive in the synthesis", "ibid."),
+    (
+        "DiSCO",
+        "100 · Σ d'_tq [p_s(t|q) = 1] / N_d: disclosive in the synthesis and correct "
+        "in the original",
+        "ibid.",
+    ),
+    (
+        "DiSDiO",
+        "100 · Σ d'_tq [p_s(t|q) = 1, p_d(t|q) = 1] / N_d: DiSCO cells also disclosive "
+        "in the original",
+        "ibid.",
+    ),
+    (
+        "CategoricalCAP",
+        "1 - Σ_{q: s_q>0} o_qt·s_qt/s_q / Σ_{q: s_q>0} o_qt (1 = safe)",
+        "SDMetrics CategoricalCAP; Taub et al., PSD 2018",
+    ),
+    (
+        "CategoricalZeroCAP",
+        "1 - Σ_{q: s_q>0} o_qt·s_qt/s_q / N (1 = safe; unmatched records score 0)",
+        "SDMetrics CategoricalZeroCAP",
+    ),
+    (
+        "CategoricalGeneralizedCAP",
+        "1 - mean over original records of the share of the nearest "
+        "synthetic keys (Hamming distance) with the record's target (1 = safe)",
+        "SDMetrics CategoricalGeneralizedCAP; Hittmeir, Ekelhart & Mayer, CODASPY 2020",
+    ),
+    (
+        "Taub TCAP",
+        "mean of o_qt/o_q over synthetic records with WEAP = s_qt/s_q ≥ τ (higher = riskier)",
+        "Taub, Elliot, Pampaka & Smith, PSD 2018",
+    ),
+    (
+        "excess risk",
+        "(risk - control risk) / (1 - control risk): the risk beyond what a "
+        "control set (records not used to fit the synthesiser) gives",
+        "Baillargeon & Charest, A closer look at the CAP risk measure",
+    ),
+)
 
 CHECK_1WAY = (
     "check_1way fired: in the original data one level of the target holds most of the records "
@@ -120,15 +153,18 @@ def provenance_section(
     for (label, obj), reg in zip(given, regs, strict=True):
         files = _files(obj)
         source = os.fspath(obj) if isinstance(obj, str | os.PathLike) else type(obj).__name__
-        data.append({
-            "data set": label,
-            "source": None if external else source,
-            "rows": num.count(reg.n_rows),
-            "columns": len(reg.columns),
-            "SHA-256": "; ".join(
-                _sha256(f) if external else f"{f.name}: {_sha256(f)}" for f in files
-            ) or None,
-        })  # fmt: skip
+        data.append(
+            {
+                "data set": label,
+                "source": None if external else source,
+                "rows": num.count(reg.n_rows),
+                "columns": len(reg.columns),
+                "SHA-256": "; ".join(
+                    _sha256(f) if external else f"{f.name}: {_sha256(f)}" for f in files
+                )
+                or None,
+            }
+        )
         for name, engine_type in reg.columns.items():
             schema.setdefault(name, {"column": name})[label] = engine_type
     labels = [label for label, _ in given]
@@ -166,13 +202,16 @@ def structure_section(inputs: Inputs, summary: DisclosureSummary, external: bool
         o, s = levels.get((0, c), set()), levels.get((1, c), set())
         only_o, only_s = sorted(o - s), sorted(s - o)
         if only_o or only_s:
-            differences.append({
-                "column": c,
-                "only_in_original": len(only_o),
-                "only_in_synthetic": len(only_s),
-                "examples": None if external else ", ".join(
-                    [*only_o[:LEVELS_SHOWN // 2], *only_s[:LEVELS_SHOWN // 2]]),
-            })  # fmt: skip
+            differences.append(
+                {
+                    "column": c,
+                    "only_in_original": len(only_o),
+                    "only_in_synthetic": len(only_s),
+                    "examples": None
+                    if external
+                    else ", ".join([*only_o[: LEVELS_SHOWN // 2], *only_s[: LEVELS_SHOWN // 2]]),
+                }
+            )
     return {
         "label_columns": label,
         "only_in_original": sorted(set(orig_cols) - set(syn_cols)),
@@ -210,8 +249,12 @@ def summary_section(
     rows = json_rows(summary.table)
     if num.external:  # synthpop's check1 names the level; the means are of the shown values
         orig = ATTRIB_MEASURES[summary.attrib_meas]
-        means = {"attrib_orig": orig, "attrib_syn": summary.attrib_meas, "ident_orig": "UiO",
-                 "ident_syn": summary.ident_meas}  # fmt: skip
+        means = {
+            "attrib_orig": orig,
+            "attrib_syn": summary.attrib_meas,
+            "ident_orig": "UiO",
+            "ident_syn": summary.ident_meas,
+        }
         for r in rows:
             res = summary.results[r["target"]]
             r["check1"] = "check_1way fired" if r["check1"] else ""
@@ -231,9 +274,16 @@ def summary_section(
         for measure, limit in policy.items():
             for j in range(1, res.m + 1):
                 value = res.value(measure, j)
-                checks.append({"target": target, "measure": measure, "synthesis": j,
-                               "value": num.measure(measure, value, j), "threshold": limit,
-                               "result": "pass" if value <= limit else "fail"})  # fmt: skip
+                checks.append(
+                    {
+                        "target": target,
+                        "measure": measure,
+                        "synthesis": j,
+                        "value": num.measure(measure, value, j),
+                        "threshold": limit,
+                        "result": "pass" if value <= limit else "fail",
+                    }
+                )
     per_target.sort(key=lambda r: _risk_order(r["DiSCO worst"]))
     checks.sort(key=lambda r: (r["result"] == "pass", r["target"], r["measure"]))
     return {
@@ -301,8 +351,9 @@ def target_section(res: DisclosureResult, num: Numbers) -> dict[str, Any]:
     if not any(r["count"] for r in exclusions if r["reason"] != "remaining"):
         exclusions = []  # only the records that remain: "no records excluded"
     if external:  # counts of records in single cells: not in an external report
-        attrib = [{k: v for k, v in r.items() if k not in ("max_denom", "mean_denom")}
-                  for r in attrib]  # fmt: skip
+        attrib = [
+            {k: v for k, v in r.items() if k not in ("max_denom", "mean_denom")} for r in attrib
+        ]
     checks = []
     if res.check_1way.num_rows:
         level = "" if external else f" (level {res.check_1way.column('Level')[-1].as_py()!r})"
@@ -407,8 +458,12 @@ def sweep_section(sw: KeySweep, num: Numbers) -> dict[str, Any]:
     contribution.sort(key=lambda r: _risk_order(r["mean_increase"]))
     if external:
         contribution = []
-    return {"keys": list(sw.keys), "worst": worst, "contribution": contribution,
-            "subsets": len({tuple(k) for k in sw.table.column("keys").to_pylist()})}  # fmt: skip
+    return {
+        "keys": list(sw.keys),
+        "worst": worst,
+        "contribution": contribution,
+        "subsets": len({tuple(k) for k in sw.table.column("keys").to_pylist()}),
+    }
 
 
 def sdc_section(res: SdcResult, num: Numbers) -> dict[str, Any]:
@@ -432,18 +487,25 @@ def sdc_section(res: SdcResult, num: Numbers) -> dict[str, Any]:
         ident, attrib = res.before.ident_meas, res.before.attrib_meas
         for target, b in res.before.results.items():
             a = after.get(target)
-            compared.append({
-                "target": target,
-                "DiSCO before": _mean_shown(b, attrib, num),
-                "DiSCO after": None if a is None else _mean_shown(a, attrib, num),
-                "repU before": _mean_shown(b, ident, num),
-                "repU after": None if a is None else _mean_shown(a, ident, num),
-            })  # fmt: skip
+            compared.append(
+                {
+                    "target": target,
+                    "DiSCO before": _mean_shown(b, attrib, num),
+                    "DiSCO after": None if a is None else _mean_shown(a, attrib, num),
+                    "repU before": _mean_shown(b, ident, num),
+                    "repU after": None if a is None else _mean_shown(a, ident, num),
+                }
+            )
     compared.sort(key=lambda r: _risk_order(r["DiSCO before"]))
     total, apart = num.total(shown_rows, sum(r["rows"] for r in json_rows(res.removed)))
-    return {"removed": removed, "recoded": recoded, "compared": compared,
-            "removed_total": total, "total_rounded_apart": apart,
-            "caveat": SWISS_CHEESE}  # fmt: skip
+    return {
+        "removed": removed,
+        "recoded": recoded,
+        "compared": compared,
+        "removed_total": total,
+        "total_rounded_apart": apart,
+        "caveat": SWISS_CHEESE,
+    }
 
 
 def _mean_shown(res: DisclosureResult, measure: str, num: Numbers) -> Any:
@@ -483,25 +545,35 @@ def risk_section(res: RiskResult, special: SudaResult, num: Numbers) -> dict[str
         {"measure": "records violating 5-anonymity (fk < 5)", "value": count("k5_violations")},
         {"measure": "expected re-identifications", "value": _fmt(shown_er, er_format)},
         {"measure": "global risk (%)", "value": _fmt(shown_pct, ".2f")},
-        {"measure": f"risk threshold for a global risk of {res.max_global_risk:g}",
-         "value": shown},
-    ]  # fmt: skip
+        {"measure": f"risk threshold for a global risk of {res.max_global_risk:g}", "value": shown},
+    ]
     riskiest = [] if check else json_rows(res.riskiest)
 
     def counted(n: int) -> str:
         shown = num.count(n)
         return shown if isinstance(shown, str) else f"{shown:,}"
 
-    dis = [{"DIS-SUDA score": r["interval"], "records": counted(r["records"])}
-           for r in special.dis_table.to_pylist()]  # fmt: skip
-    msus = [{"keys in the MSU": r["size"], "records": counted(r["records"])}
-            for r in special.msu_counts.to_pylist()]  # fmt: skip
-    contributions = [{"key": r["variable"], "contribution (%)": f"{r['contribution']:.1f}"}
-                     for r in special.attributes.to_pylist()]  # fmt: skip
-    suda = {"max_size": special.max_size, "dis": dis, "msus": msus,
-            "contributions": contributions}  # fmt: skip
-    return {"keys": list(res.keys), "weight": res.weight, "records": count("records"),
-            "numbers": rows, "riskiest": riskiest, "suda": suda}  # fmt: skip
+    dis = [
+        {"DIS-SUDA score": r["interval"], "records": counted(r["records"])}
+        for r in special.dis_table.to_pylist()
+    ]
+    msus = [
+        {"keys in the MSU": r["size"], "records": counted(r["records"])}
+        for r in special.msu_counts.to_pylist()
+    ]
+    contributions = [
+        {"key": r["variable"], "contribution (%)": f"{r['contribution']:.1f}"}
+        for r in special.attributes.to_pylist()
+    ]
+    suda = {"max_size": special.max_size, "dis": dis, "msus": msus, "contributions": contributions}
+    return {
+        "keys": list(res.keys),
+        "weight": res.weight,
+        "records": count("records"),
+        "numbers": rows,
+        "riskiest": riskiest,
+        "suda": suda,
+    }
 
 
 def _fmt(value: Any, spec: str) -> str:

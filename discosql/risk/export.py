@@ -76,13 +76,28 @@ def risk_to_sql(
     dest = _script_options(dialect, table, out, out_table, overwrite)
     roles = dict.fromkeys(names, "key") | ({w: "weight"} if w else {})
     roles |= {h: "household"} if h else {}
-    what = Export("risk() (sdcMicro measure_risk)", names, roles, [w] if w else [], dialect,
-                  table, overwrite, dest)  # fmt: skip
+    what = Export(
+        "risk() (sdcMicro measure_risk)",
+        names,
+        roles,
+        [w] if w else [],
+        dialect,
+        table,
+        overwrite,
+        dest,
+    )
     extra = [f"weight {w}" if w else "no weight", f"household {h}" if h else "no household"]
     extra.append(f"alpha {a:g}, max_global_risk {m:g}")
     with _exporting(what, data, engine, threads) as (script, source, radices):
-        script.comment(what.header(source, radices, extra, "the summary (measure, value) and "
-                                   "the riskiest key cells", weighted=w is not None))  # fmt: skip
+        script.comment(
+            what.header(
+                source,
+                radices,
+                extra,
+                "the summary (measure, value) and the riskiest key cells",
+                weighted=w is not None,
+            )
+        )
         run_risk(script, source, names, w, h, a, m, dest, radices)
     return _text(script)
 
@@ -108,12 +123,14 @@ def ldiversity_to_sql(
     names, sens, c = check_ldiversity(keys, sensitive, l_recurs_c)
     dest = _script_options(dialect, table, out, out_table, overwrite)
     roles = dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive")
-    what = Export("ldiversity() (sdcMicro ldiversity)", names, roles, [], dialect, table,
-                  overwrite, dest)  # fmt: skip
+    what = Export(
+        "ldiversity() (sdcMicro ldiversity)", names, roles, [], dialect, table, overwrite, dest
+    )
     extra = [f"sensitive {', '.join(sens)}; l_recurs_c {c:g}"]
     with _exporting(what, data, engine, threads) as (script, source, radices):
-        script.comment(what.header(source, radices, extra, "the summary (one row per output "
-                                   "column)"))  # fmt: skip
+        script.comment(
+            what.header(source, radices, extra, "the summary (one row per output column)")
+        )
         run_ldiversity(script, source, names, sens, c, dest, radices)
     return _text(script)
 
@@ -139,8 +156,16 @@ def suda_to_sql(
     then the per-record table (or writes it)."""
     names, f, original, largest = check_suda(keys, dis_fraction, original_scores, max_size)
     dest = _script_options(dialect, table, out, out_table, overwrite)
-    what = Export("suda() (sdcMicro suda2)", names, dict.fromkeys(names, "key"), [], dialect,
-                  table, overwrite, dest)  # fmt: skip
+    what = Export(
+        "suda() (sdcMicro suda2)",
+        names,
+        dict.fromkeys(names, "key"),
+        [],
+        dialect,
+        table,
+        overwrite,
+        dest,
+    )
     scores = "(M - k)!" if original else "IHSN (2^(M-k) - 1) / C(M, k)"
     extra = [f"MSUs of up to {largest} keys; scores {scores}; dis_fraction {f:g}"]
     with _exporting(what, data, engine, threads) as (script, source, radices):
@@ -173,8 +198,9 @@ class Export:
         weighted: bool = False,
     ) -> str:
         """The script's opening comment."""
-        return _header(self.what, self.keys, radices, source, self.dest, self.dialect, extra,
-                       results, weighted)  # fmt: skip
+        return _header(
+            self.what, self.keys, radices, source, self.dest, self.dialect, extra, results, weighted
+        )
 
 
 @contextlib.contextmanager

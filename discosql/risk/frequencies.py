@@ -136,14 +136,14 @@ class KeyCells:
     exported: bool = False  # a script engine: decisions made ahead are checked where it runs
 
     def create(self, name: str, template: str, **context: Any) -> None:
-        sql = render(template, self.engine.dialect, keys=self.keys, n_words=self.n_words,
-                     **context)  # fmt: skip
+        sql = render(template, self.engine.dialect, keys=self.keys, n_words=self.n_words, **context)
         self.tables.append(name)
         self.engine.create_table(name, sql, self.params, template)
 
     def render(self, template: str, **context: Any) -> str:
-        return render(template, self.engine.dialect, keys=self.keys, n_words=self.n_words,
-                      **context)  # fmt: skip
+        return render(
+            template, self.engine.dialect, keys=self.keys, n_words=self.n_words, **context
+        )
 
 
 def key_columns(keys: Sequence[str]) -> tuple[Column, ...]:
@@ -219,13 +219,24 @@ def key_cells(
         packed, n_words, coding = pack_keys(columns, radices or key_radices(engine, columns))
         cells.keys, cells.n_words = packed, n_words
         cells.params.update(coding)
-        cells.create(RECORDS, "risk/records.sql.j2", source=positioned, weight=weight,
-                     household=household, sensitive=list(sensitive), guard=guard)  # fmt: skip
+        cells.create(
+            RECORDS,
+            "risk/records.sql.j2",
+            source=positioned,
+            weight=weight,
+            household=household,
+            sensitive=list(sensitive),
+            guard=guard,
+        )
         if weight:  # on the coded records, which hold the weight as a DOUBLE (0.01 s, not a
             # second read of the data: 0.6 s at 10M rows)
             check_weights(cells, weight)
-        cells.create(CELLS, "risk/cells.sql.j2", records=RECORDS,
-                     guard=WEIGHT_GUARD if weight and cells.exported else None)  # fmt: skip
+        cells.create(
+            CELLS,
+            "risk/cells.sql.j2",
+            records=RECORDS,
+            guard=WEIGHT_GUARD if weight and cells.exported else None,
+        )
         yield cells
     finally:
         for name in reversed(made):

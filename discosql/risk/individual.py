@@ -178,8 +178,9 @@ def check_arguments(
     if w is not None and w == h:
         problems.append(f"household: {h!r} is also the weight; it must not be")
     a = fq.check_fraction("alpha", alpha, problems, low_open=False, high_open=False)
-    m = fq.check_fraction("max_global_risk", max_global_risk, problems, low_open=True,
-                          high_open=True)  # fmt: skip
+    m = fq.check_fraction(
+        "max_global_risk", max_global_risk, problems, low_open=True, high_open=True
+    )
     if problems:
         raise InputError(problems)
     return names, w, h, a, m
@@ -273,11 +274,14 @@ def run_risk(
     roles = dict.fromkeys(keys, "key") | ({weight: "weight"} if weight else {})
     roles |= {household: "household"} if household else {}
     fq.check_columns(reg, roles, [weight] if weight else [])
-    with fq.key_cells(eng, reg, keys, weight=weight, household=household,
-                      radices=radices) as cells:  # fmt: skip
+    with fq.key_cells(eng, reg, keys, weight=weight, household=household, radices=radices) as cells:
         fq.frequencies(cells, alpha)
-        cells.create(INDIVIDUAL, "risk/individual.sql.j2", frequencies=fq.FREQUENCIES,
-                     weighted=weight is not None)  # fmt: skip
+        cells.create(
+            INDIVIDUAL,
+            "risk/individual.sql.j2",
+            frequencies=fq.FREQUENCIES,
+            weighted=weight is not None,
+        )
         summary = _summary(cells, max_global_risk, household is not None)
         sql = cells.render("risk/riskiest.sql.j2", cells=INDIVIDUAL, limit=TOP_CELLS)
         # not small=True: its table would rename Fk (DuckDB's names ignore case; fk is there)
@@ -293,10 +297,18 @@ def _summary(cells: fq.KeyCells, max_global_risk: float, household: bool) -> pa.
     cells.create(TOTALS, "risk/global.sql.j2", cells=INDIVIDUAL)
     if household:
         cells.create(HOUSEHOLDS, "risk/household.sql.j2", records=fq.RECORDS, cells=INDIVIDUAL)
-        cells.create(HOUSEHOLD_TOTALS, "risk/household_totals.sql.j2", records=fq.RECORDS,
-                     households=HOUSEHOLDS, cells=INDIVIDUAL)  # fmt: skip
-    sql = cells.render("risk/summary.sql.j2", totals=TOTALS,
-                       household_totals=HOUSEHOLD_TOTALS if household else None)  # fmt: skip
+        cells.create(
+            HOUSEHOLD_TOTALS,
+            "risk/household_totals.sql.j2",
+            records=fq.RECORDS,
+            households=HOUSEHOLDS,
+            cells=INDIVIDUAL,
+        )
+    sql = cells.render(
+        "risk/summary.sql.j2",
+        totals=TOTALS,
+        household_totals=HOUSEHOLD_TOTALS if household else None,
+    )
     return cells.engine.query(sql, cells.params, "risk/summary", small=True)
 
 
@@ -304,7 +316,11 @@ def _records(cells: fq.KeyCells, household: bool, dest: Destination) -> pa.Table
     # a table cannot hold both fk and Fk where column names ignore case (DuckDB, SQLite,
     # Spark), nor a file DuckDB's COPY writes (an exported script's): it would rename Fk
     fk_w_name = "Fk_population" if dest.tables or cells.exported else "Fk"
-    sql = cells.render("risk/per_record.sql.j2", records=fq.RECORDS, cells=INDIVIDUAL,
-                       households=HOUSEHOLDS if household else None,
-                       fk_w_name=fk_w_name)  # fmt: skip
+    sql = cells.render(
+        "risk/per_record.sql.j2",
+        records=fq.RECORDS,
+        cells=INDIVIDUAL,
+        households=HOUSEHOLDS if household else None,
+        fk_w_name=fk_w_name,
+    )
     return fq.deliver(cells, dest, sql, "risk/per_record")

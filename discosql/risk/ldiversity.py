@@ -154,8 +154,9 @@ def run_ldiversity(
         cells.params["l_recurs_c"] = l_recurs_c
         cells.params |= {f"column_{i}": name for i, name in enumerate(columns)}
         cells.create(LDIVERSITY, "risk/ldiversity.sql.j2", records=fq.RECORDS, names=sensitive)
-        cells.create(TOTALS, "risk/ldiversity_totals.sql.j2", per_record=LDIVERSITY,
-                     columns=columns)  # fmt: skip
+        cells.create(
+            TOTALS, "risk/ldiversity_totals.sql.j2", per_record=LDIVERSITY, columns=columns
+        )
         sql = cells.render("risk/ldiversity_summary.sql.j2", totals=TOTALS, columns=columns)
         summary = eng.query(sql, cells.params, "risk/ldiversity_summary", small=True)
         in_order = f"SELECT * FROM {ident(LDIVERSITY)} ORDER BY {ident('row')}"

@@ -73,8 +73,11 @@ class SudaResult(AsData):
 
     def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
         title = f"suda(): keys {', '.join(self.keys)}"
-        tables = [("DIS-SUDA scores", self.dis_table), ("MSU sizes", self.msu_counts),
-                  ("Attribute contribution", self.attributes)]  # fmt: skip
+        tables = [
+            ("DIS-SUDA scores", self.dis_table),
+            ("MSU sizes", self.msu_counts),
+            ("Attribute contribution", self.attributes),
+        ]
         return title, tables, []
 
     def to_dict(self) -> dict[str, Any]:
@@ -98,8 +101,7 @@ def check_arguments(
     """Every argument of ``suda()`` checked before any data is read; the largest MSU size."""
     problems: list[str] = []
     names = fq.check_keys(keys, problems)
-    f = fq.check_fraction("dis_fraction", dis_fraction, problems, low_open=False,
-                          high_open=False)  # fmt: skip
+    f = fq.check_fraction("dis_fraction", dis_fraction, problems, low_open=False, high_open=False)
     if not isinstance(original_scores, bool):
         problems.append(f"original_scores: expected True or False, got {original_scores!r}")
     largest = len(names)
@@ -218,14 +220,22 @@ def run_suda(
         kinds = source_ctx([reg])[0].kinds
         text_keys = [k for k in keys if kinds[k] == "text"]
         tables = tuple(
-            eng.query(cells.render(f"suda/{name}.sql.j2", records=fq.RECORDS, dis=DIS,
-                                   msus=msus, sizes=sizes, text_keys=text_keys),
-                      cells.params, f"suda/{name}")
+            eng.query(
+                cells.render(
+                    f"suda/{name}.sql.j2",
+                    records=fq.RECORDS,
+                    dis=DIS,
+                    msus=msus,
+                    sizes=sizes,
+                    text_keys=text_keys,
+                ),
+                cells.params,
+                f"suda/{name}",
+            )
             for name in ("attributes", "levels", "msu_counts", "dis_table")
-        )  # fmt: skip
+        )
         columns = [f"{k}_contribution" for k in keys]
-        sql = cells.render("suda/per_record.sql.j2", records=fq.RECORDS, dis=DIS,
-                           columns=columns)  # fmt: skip
+        sql = cells.render("suda/per_record.sql.j2", records=fq.RECORDS, dis=DIS, columns=columns)
         records = fq.deliver(cells, dest, sql, "suda/per_record")
     return tables, records
 
@@ -236,10 +246,11 @@ def _search(cells: fq.KeyCells, sizes: list[int]) -> list[str]:
     positions = [k.pos for k in cells.keys]
     tables: list[str] = []
     for size in sizes:
-        subsets = [{"mask": sum(2**i for i in s), "keys": list(s)}
-                   for s in itertools.combinations(positions, size)]  # fmt: skip
-        uniques = cells.render("suda/uniques.sql.j2", cells=SUDA_CELLS, subsets=subsets,
-                               size=size)  # fmt: skip
+        subsets = [
+            {"mask": sum(2**i for i in s), "keys": list(s)}
+            for s in itertools.combinations(positions, size)
+        ]
+        uniques = cells.render("suda/uniques.sql.j2", cells=SUDA_CELLS, subsets=subsets, size=size)
         cells.create(f"{MSUS}_{size}", "suda/msus.sql.j2", uniques=uniques, msus=tables)
         tables = [*tables, f"{MSUS}_{size}"]
     return tables
@@ -257,5 +268,11 @@ def _with_nan(table: pa.Table) -> pa.Table:
     values = [math.nan if v is None else float(v) for v in table.column("contribution").to_pylist()]
     i = table.schema.get_field_index("contribution")
     table = table.set_column(i, "contribution", pa.array(values, pa.float64()))
-    return table.cast(pa.schema([(f.name, pa.string() if f.name != "contribution" else
-                                  pa.float64()) for f in table.schema]))  # fmt: skip
+    return table.cast(
+        pa.schema(
+            [
+                (f.name, pa.string() if f.name != "contribution" else pa.float64())
+                for f in table.schema
+            ]
+        )
+    )

@@ -55,25 +55,57 @@ SPARK_ORDER = "monotonically_increasing_id()"
 FACTS = {
     d.name: d
     for d in (
-        Dialect("duckdb", "duckdb", grouping_sets=True, position_order="",
-                transactional_ddl=True, rename="unqualified", reads_files=True),
-        Dialect("postgres", "postgres", int_div="native", grouping_sets=True,
-                position_order="ctid", transactional_ddl=True, rename="unqualified"),
-        Dialect("spark", "spark", grouping_sets=True, position_order=SPARK_ORDER,
-                work_tables="table", table_format="parquet"),
-        Dialect("databricks", "databricks", grouping_sets=True, position_order=SPARK_ORDER,
-                work_tables="table", table_format="parquet"),
+        Dialect(
+            "duckdb",
+            "duckdb",
+            grouping_sets=True,
+            position_order="",
+            transactional_ddl=True,
+            rename="unqualified",
+            reads_files=True,
+        ),
+        Dialect(
+            "postgres",
+            "postgres",
+            int_div="native",
+            grouping_sets=True,
+            position_order="ctid",
+            transactional_ddl=True,
+            rename="unqualified",
+        ),
+        Dialect(
+            "spark",
+            "spark",
+            grouping_sets=True,
+            position_order=SPARK_ORDER,
+            work_tables="table",
+            table_format="parquet",
+        ),
+        Dialect(
+            "databricks",
+            "databricks",
+            grouping_sets=True,
+            position_order=SPARK_ORDER,
+            work_tables="table",
+            table_format="parquet",
+        ),
         Dialect("bigquery", "bigquery", rename="unqualified"),
         Dialect("snowflake", "snowflake", int_div="exact_multiple"),
         Dialect("trino", "trino", int_div="native"),
         Dialect("tsql", "tsql", int_div="native", work_tables="hash", rename="unqualified"),
         # Apache DataFusion's SQL (which sqlglot does not know) follows PostgreSQL's: integer
         # `/`, `||`, DOUBLE PRECISION; isnan() is its own
-        Dialect("datafusion", "postgres", int_div="native", nan_function=True,
-                work_tables="table", rename=None),
+        Dialect(
+            "datafusion",
+            "postgres",
+            int_div="native",
+            nan_function=True,
+            work_tables="table",
+            rename=None,
+        ),
         Dialect("sqlite", "sqlite", int_div="native", exported=False),
     )
-}  # fmt: skip
+}
 
 # The dialects an exported script can be written in (to_sql, `discosql sql --dialect`).
 DIALECTS = tuple(name for name, d in FACTS.items() if d.exported)

@@ -80,9 +80,19 @@ class _BytecodeCache(jinja2.FileSystemBytecodeCache):
 def _bytecode_cache(env: jinja2.Environment) -> jinja2.BytecodeCache | None:
     # the compiled code depends on the environment's options: they name the cached files, so
     # a change of options never reads code compiled under others
-    options = repr((env.trim_blocks, env.lstrip_blocks, env.keep_trailing_newline,
-                    env.block_start_string, env.variable_start_string, env.comment_start_string,
-                    env.line_statement_prefix, env.newline_sequence, env.autoescape))  # fmt: skip
+    options = repr(
+        (
+            env.trim_blocks,
+            env.lstrip_blocks,
+            env.keep_trailing_newline,
+            env.block_start_string,
+            env.variable_start_string,
+            env.comment_start_string,
+            env.line_statement_prefix,
+            env.newline_sequence,
+            env.autoescape,
+        )
+    )
     options = hashlib.sha1(options.encode()).hexdigest()[:12]
     try:
         return _BytecodeCache(pattern=f"__discosql_sql_{options}_%s.cache")

@@ -48,13 +48,22 @@ SWEEP_SCHEMA = pa.schema(
     ]
 )
 WORST_SCHEMA = pa.schema(
-    [("target", pa.string()), ("keys", pa.list_(pa.string())), ("n_keys", pa.int32()),
-     ("value", pa.float64())]
-)  # fmt: skip
+    [
+        ("target", pa.string()),
+        ("keys", pa.list_(pa.string())),
+        ("n_keys", pa.int32()),
+        ("value", pa.float64()),
+    ]
+)
 CONTRIBUTION_SCHEMA = pa.schema(
-    [("key", pa.string()), ("target", pa.string()), ("measure", pa.string()),
-     ("mean_increase", pa.float64()), ("pairs", pa.int64())]
-)  # fmt: skip
+    [
+        ("key", pa.string()),
+        ("target", pa.string()),
+        ("measure", pa.string()),
+        ("mean_increase", pa.float64()),
+        ("pairs", pa.int64()),
+    ]
+)
 # disclosure_summary's options that a sweep takes (the same for every subset)
 OPTIONS = (
     "not_targetlevs",
@@ -111,10 +120,13 @@ class KeySweep(AsData):
         rows = []
         for target in self.targets:
             ranked = [(s, v) for (t, s), v in means.items() if t == target]
-            ranked.sort(key=lambda sv: (math.isnan(sv[1]), -sv[1] if sv[1] == sv[1] else 0,
-                                        len(sv[0])))  # fmt: skip
-            rows += [{"target": target, "keys": list(s), "n_keys": len(s), "value": v}
-                     for s, v in ranked[:k]]  # fmt: skip
+            ranked.sort(
+                key=lambda sv: (math.isnan(sv[1]), -sv[1] if sv[1] == sv[1] else 0, len(sv[0]))
+            )
+            rows += [
+                {"target": target, "keys": list(s), "n_keys": len(s), "value": v}
+                for s, v in ranked[:k]
+            ]
         return pa.Table.from_pylist(rows, schema=WORST_SCHEMA)
 
     @property
@@ -136,8 +148,15 @@ class KeySweep(AsData):
                         if (target, s) in means
                     ]
                     mean = math.fsum(diffs) / len(diffs) if diffs else math.nan
-                    rows.append({"key": key, "target": target, "measure": measure,
-                                 "mean_increase": mean, "pairs": len(diffs)})  # fmt: skip
+                    rows.append(
+                        {
+                            "key": key,
+                            "target": target,
+                            "measure": measure,
+                            "mean_increase": mean,
+                            "pairs": len(diffs),
+                        }
+                    )
         return pa.Table.from_pylist(rows, schema=CONTRIBUTION_SCHEMA)
 
     def plot(self, measure: str = "DiSCO") -> Figure:
@@ -146,8 +165,7 @@ class KeySweep(AsData):
         each key's contribution (mean increase of ``measure``) per target."""
         from ..core.plot import plot_sweep
 
-        return plot_sweep(self.means(measure), self.contribution, self.keys, self.targets,
-                          measure)  # fmt: skip
+        return plot_sweep(self.means(measure), self.contribution, self.keys, self.targets, measure)
 
     def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
         worst = self.worst(5)
@@ -268,9 +286,11 @@ def _subsets(
         wanted = list(range(smallest, len(keys) + 1))
     else:
         given = [sizes] if isinstance(sizes, int) else sizes
-        if not isinstance(given, Sequence) or not given or any(
-            isinstance(n, bool) or not isinstance(n, int) for n in given
-        ):  # fmt: skip
+        if (
+            not isinstance(given, Sequence)
+            or not given
+            or any(isinstance(n, bool) or not isinstance(n, int) for n in given)
+        ):
             problems.append(f"sizes: expected subset sizes (integers), got {sizes!r}")
             return []
         bad = [n for n in given if not smallest <= n <= len(keys)]
@@ -333,13 +353,27 @@ def sweep_target(p: Plan, cells: Cells, subsets: list[tuple[str, ...]], sink: Si
             sid = sum(2**k.pos for k in held)  # the bitmask of the keys it holds
             params[f"sweep_{i}"] = ", ".join(subset)
             by_sid[sid] = list(subset)
-            subs.append({"sid": sid, "aliases": [k.alias for k in held],
-                         "name": f"sweep_{i}", "n": len(subset)})  # fmt: skip
+            subs.append(
+                {
+                    "sid": sid,
+                    "aliases": [k.alias for k in held],
+                    "name": f"sweep_{i}",
+                    "n": len(subset),
+                }
+            )
         _parents(subs, cells.keys, p.params)
         params["sweep_target"] = p.spec.target
-        sql = render(MEASURES_TEMPLATE, engine.dialect, full=FULL, keys=cells.keys,
-                     qcols=cells.qcols, subsets=subs, target=cells.target,
-                     target_name="sweep_target", **context)  # fmt: skip
+        sql = render(
+            MEASURES_TEMPLATE,
+            engine.dialect,
+            full=FULL,
+            keys=cells.keys,
+            qcols=cells.qcols,
+            subsets=subs,
+            target=cells.target,
+            target_name="sweep_target",
+            **context,
+        )
         sink.add(engine, sql, params, by_sid)
     finally:
         engine.drop_table(FULL)

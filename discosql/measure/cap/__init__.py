@@ -143,9 +143,16 @@ def disclosure_protection(
         [] if continuous_columns is None else _names("continuous_columns", continuous_columns)
     )
     run = _prepare(
-        original, synthetic, control, keys, sensitive, threads, engine=engine,
-        continuous=continuous, bins=num_discrete_bins,
-    )  # fmt: skip
+        original,
+        synthetic,
+        control,
+        keys,
+        sensitive,
+        threads,
+        engine=engine,
+        continuous=continuous,
+        bins=num_discrete_bins,
+    )
     try:
         score = _cap_score(run, computation_method)
         levels = _exact(run, "s", "sq")["n_target_levels"]
@@ -238,9 +245,15 @@ def cap_records(
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise InputError(f"batch_size: expected an int >= 1, got {batch_size!r}")
     run = _prepare(
-        original, synthetic, control, keys, sensitive, threads, engine=engine,
+        original,
+        synthetic,
+        control,
+        keys,
+        sensitive,
+        threads,
+        engine=engine,
         reserved=RECORD_COLUMNS,
-    )  # fmt: skip
+    )
     try:
         sql = _render(
             run.engine,
@@ -276,8 +289,7 @@ def _stream(engine: Engine, sql: str, batch_size: int) -> pa.RecordBatchReader:
 def _records_schema(run: _Run) -> pa.Schema:
     """cap_records' column types on every engine (SQLite has no booleans, PostgreSQL's counts
     are NUMERIC sums)."""
-    flags = ("matched", "disclosive_original", "disclosive_synthetic", "disco",
-             "replicated_unique")  # fmt: skip
+    flags = ("matched", "disclosive_original", "disclosive_synthetic", "disco", "replicated_unique")
     fields = [pa.field(c.name, pa.string()) for c in run.keys + run.targets]
     for name in RECORD_COLUMNS:
         if name in ("n_control", "cap_control") and not run.has_control:

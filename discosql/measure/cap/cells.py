@@ -235,9 +235,13 @@ def _count_cells(run: _Run) -> None:
     sources = source_ctx(run.sources)
     sides = [{"src": i, "col": labels[i], "margin": labels[i] + "q"} for i in range(len(sources))]
     sql = _render(
-        run.engine, "cap/cells.sql.j2", sources=sources, keys=run.keys, targets=run.targets,
+        run.engine,
+        "cap/cells.sql.j2",
+        sources=sources,
+        keys=run.keys,
+        targets=run.targets,
         sides=sides,
-    )  # fmt: skip
+    )
     run.engine.create_table(CELLS, sql, run.params, "cap/cells")
 
 

@@ -40,8 +40,7 @@ def _generalized(run: _Run, side: str) -> dict[str, Any]:
     matches exactly; only keys left open go to the next round.
     """
     eng, targets, template = run.engine, run.targets, "cap/generalized.sql.j2"
-    ctx = {"cells": CELLS, "keys": run.keys, "targets": targets, "side": side,
-           "side_q": side + "q"}  # fmt: skip
+    ctx = {"cells": CELLS, "keys": run.keys, "targets": targets, "side": side, "side_q": side + "q"}
     sql = _render(eng, template, statement="coded", open="", resolved=[], **ctx)
     eng.create_table(CODED, sql, {}, "cap/generalized coded")
     # From here on: integer key codes c_*, the side's count n and margin nq.
@@ -65,9 +64,14 @@ def _generalized(run: _Run, side: str) -> dict[str, Any]:
         subsets = [list(s) for s in itertools.combinations(aliases, len(keys) - d)]
         rounds.append(f"{RESOLVED}_{d}")
         sql = _render(
-            eng, template, statement="round", subsets=subsets, open=open_table, resolved=rounds,
+            eng,
+            template,
+            statement="round",
+            subsets=subsets,
+            open=open_table,
+            resolved=rounds,
             **ctx,
-        )  # fmt: skip
+        )
         eng.create_table(rounds[-1], sql, {}, f"cap/generalized round {d}")
         if d < len(keys):
             opened.append(f"{OPEN}_{d + 1}")
@@ -108,8 +112,16 @@ def _cap_score(run: _Run, method: str) -> CapScore:
     return scores[0]
 
 
-def _scored(method: str, original: Any, synthetic: Any, keys: Any, sensitive: Any,
-            control: Any, threads: int | None, engine: Any) -> CapScore:  # fmt: skip
+def _scored(
+    method: str,
+    original: Any,
+    synthetic: Any,
+    keys: Any,
+    sensitive: Any,
+    control: Any,
+    threads: int | None,
+    engine: Any,
+) -> CapScore:
     run = _prepare(original, synthetic, control, keys, sensitive, threads, engine=engine)
     try:
         return _cap_score(run, method)
