@@ -202,8 +202,37 @@ def report(
         plots=_plots(content, swept, num),
         sql=script if inline_sql else None,
         table_rows=_rows_table,
+        sections=[s for s in SECTIONS if s.shown(content)],
     )
     return Report(content, html, None if inline_sql else script)
+
+
+@dataclass(frozen=True)
+class Section:
+    """A numbered section of the report: its anchor ``id`` (its template is
+    ``html/sections/<id>.html.j2``), its title, and whether this report has it."""
+
+    id: str
+    title: str
+    key: str | None = None  # shown when content[key] is set (None: always)
+
+    def shown(self, content: dict[str, Any]) -> bool:
+        return self.key is None or bool(content.get(self.key))
+
+
+# The report's sections in order: the contents and the numbers come from this list.
+SECTIONS = (
+    Section("provenance", "Provenance"),
+    Section("structure", "Labelling and structure"),
+    Section("summary", "Summary"),
+    Section("targets", "Per target"),
+    Section("cap", "CAP family"),
+    Section("sweep", "Key sweep", "sweep"),
+    Section("sdc", "Protection (sdc)", "sdc"),
+    Section("risk", "Risk of the original data", "risk"),
+    Section("definitions", "Definitions"),
+    Section("sql", "Appendix: the SQL script", "sql"),
+)
 
 
 def _original_risk(
