@@ -297,3 +297,20 @@ def test_export_mode_is_read_from_the_engine() -> None:
     assert _sentinel_tests(ast.parse("if plans[0].radices is not None: pass"))
     assert _sentinel_tests(ast.parse("script = decided is not None"))
     assert not _sentinel_tests(ast.parse("if engine.exporting: pass"))
+
+
+def test_each_contributing_recipe_touches_at_most_six_files() -> None:
+    """docs/contributing.md: each recipe's numbered steps name the files to touch (one per
+    step, a path in backticks), at most six, each in a folder that exists."""
+    text = (PACKAGE.parent / "docs" / "contributing.md").read_text()
+    recipes = re.split(r"^## ", text, flags=re.M)[1:]
+    assert [r.splitlines()[0] for r in recipes] == [
+        "Add a measure",
+        "Add an engine",
+        "Add a report section",
+    ]
+    for recipe in recipes:
+        files = re.findall(r"^\d+\. `([^`]+)`", recipe, flags=re.M)
+        assert 1 <= len(files) <= 6, (recipe.splitlines()[0], files)
+        for f in files:
+            assert (PACKAGE.parent / f).parent.is_dir(), f
