@@ -22,6 +22,10 @@ from . import servers
 # Every statement the tests render is parsed by sqlglot too (off at run time, for speed).
 templates.CHECK_PARSE = True
 
+# The shared helpers (tests/helpers/) assert too: their asserts are rewritten like a test
+# module's, so a failure shows the values compared.
+pytest.register_assert_rewrite("tests.helpers")
+
 # Property tests against the brute-force reference (test_reference_agreement.py): 60 examples in
 # the development loop, 2,000 in CI (`pytest --hypothesis-profile=ci`, as .ci/run runs it).
 settings.register_profile("dev", max_examples=60, deadline=None)

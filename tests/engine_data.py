@@ -3,7 +3,6 @@ and the duckdb shell), with DuckDB's reading of the CSV files as the common star
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ import pyarrow.parquet as pq
 from discosql.engines.duckdb import file_reader
 
 from . import oracle
+from .helpers.compare import assert_value
 
 PG_TYPES = {"int64": "bigint", "int32": "integer", "double": "double precision", "string": "text",
             "bool": "boolean"}  # fmt: skip
@@ -84,17 +84,6 @@ def assert_same(got: Any, ref: Any, tables: tuple[str, ...], rel: float = 1e-12)
         for i, (x, y) in enumerate(zip(ra, rb, strict=True)):
             for col in x:
                 assert_value(x[col], y[col], f"{name} row {i} column {col}", rel)
-
-
-def assert_value(u: Any, v: Any, where: str, rel: float = 1e-12) -> None:
-    """Equal, floats to ``rel`` (NaN equals NaN); a whole float equals the same int (JSON)."""
-    if isinstance(u, float) or isinstance(v, float):
-        assert isinstance(u, int | float), f"{where}: {u!r} is not a number"
-        assert isinstance(v, int | float), f"{where}: {v!r} is not a number"
-        same = (math.isnan(u) and math.isnan(v)) or math.isclose(u, v, rel_tol=rel, abs_tol=1e-13)
-    else:
-        same = u == v
-    assert same, f"{where}: {u!r} != {v!r}"
 
 
 def run_postgres_script(dsn: str, script: str) -> list[list[dict[str, Any]]]:

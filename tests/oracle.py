@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from collections import defaultdict
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 ORACLE = Path(__file__).parent / "data" / "oracle"
-TOL = 1e-9
 
 R_TO_PY = {
     "denom_lim": "denom_lim",
@@ -152,9 +150,3 @@ def expected_check_flags() -> dict[tuple[str, str], tuple[str, str]]:
 @cache
 def expected_errors() -> dict[str, str]:
     return {r["case_id"]: r["message"] for r in _read("expected_errors.csv")}
-
-
-def close(a: float, b: float, tol: float = TOL) -> bool:
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    return math.isclose(a, b, rel_tol=tol, abs_tol=1e-12)

@@ -14,14 +14,11 @@ from hypothesis import strategies as st
 import discosql as ds
 
 from . import cap_reference as ref
+from .helpers.compare import within
 
 NAMES = ['sex "quoted"', "select", "日本 語", "x'); drop table t; --", "a|b", "Missing", "k"]
 TEXT = st.sampled_from(["a", "b", "c'", 'd"', "é ü", "Missing", None])
 INTS = st.sampled_from([1, 2, 3, None])
-
-
-def close(a: float, b: float, tol: float = 1e-12) -> bool:
-    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol
 
 
 @st.composite
@@ -69,12 +66,12 @@ def test_sdmetrics_scores_match_the_reference(data) -> None:
         ("categorical_generalized_cap", ds.categorical_generalized_cap),
     ]:
         got = call(fn, o, s, keys, targets, control=c)
-        assert close(got.score, want[name]), (name, got, want)
-        assert close(got.control.score, want_c[name]), (name, got, want_c)
+        assert within(got.score, want[name]), (name, got, want)
+        assert within(got.control.score, want_c[name]), (name, got, want_c)
         assert got.n_original == len(o_rows)
         if not math.isnan(want[name]) and not math.isnan(want_c[name]) and want_c[name] > 0:
             expected = ref.excess(1 - want[name], 1 - want_c[name])
-            assert close(got.excess_risk, expected, 1e-9)
+            assert within(got.excess_risk, expected, 1e-9)
 
 
 @FAST
@@ -84,12 +81,12 @@ def test_taub_tcap_matches_the_reference(data, tau) -> None:
     o, s, c = table(o_rows, schema), table(s_rows, schema), table(c_rows, schema)
     got = call(ds.taub_tcap, o, s, keys, targets, tau=tau, control=c)
     want = ref.taub_tcap(o_rows, s_rows, keys, targets, tau)
-    assert close(got.tcap, want["tcap"])
-    assert close(got.tcap_zero, want["tcap_zero"])
+    assert within(got.tcap, want["tcap"])
+    assert within(got.tcap_zero, want["tcap_zero"])
     assert (got.n_kept, got.n_undefined) == (want["n_kept"], want["n_undefined"])
     assert got.n_synthetic == len(s_rows)
     want_c = ref.taub_tcap(o_rows, c_rows, keys, targets, tau)
-    assert close(got.control.tcap, want_c["tcap"])
+    assert within(got.control.tcap, want_c["tcap"])
     assert got.control.n_undefined == want_c["n_undefined"]
 
 
@@ -118,12 +115,12 @@ def test_per_record_caps_and_summary_match_the_reference(data) -> None:
         "share_cap_eq_1",
         "majority_correct",
     ):
-        assert close(getattr(summary, name), want[name]), name
+        assert within(getattr(summary, name), want[name]), name
     for p, v in summary.quantiles.items():
         assert v == want["quantile"](p), p
     want_c = ref.record_caps(o_rows, c_rows, keys, targets)
-    assert close(summary.control.mean_cap, want_c["mean_cap"])
-    assert close(summary.excess_risk, ref.excess(want["mean_cap"], want_c["mean_cap"]))
+    assert within(summary.control.mean_cap, want_c["mean_cap"])
+    assert within(summary.excess_risk, ref.excess(want["mean_cap"], want_c["mean_cap"]))
 
 
 # -- hand-worked examples of the papers -------------------------------------------------------

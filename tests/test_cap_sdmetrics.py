@@ -9,7 +9,6 @@ these tests run; it is a required test dependency, so a missing SDMetrics fails 
 
 from __future__ import annotations
 
-import math
 from types import ModuleType
 
 import numpy as np
@@ -17,6 +16,8 @@ import pandas as pd
 import pytest
 
 import discosql as ds
+
+from .helpers.compare import within
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Computing CAP metrics directly is deprecated:DeprecationWarning"
@@ -74,10 +75,6 @@ CASES = [
 ]
 
 
-def same(a: float, b: float) -> bool:
-    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= 1e-12
-
-
 @pytest.mark.parametrize(("keys", "sensitive"), CASES)
 def test_cap_classes_match_sdmetrics(sdm, data, keys, sensitive) -> None:
     original, synthetic = data
@@ -88,7 +85,7 @@ def test_cap_classes_match_sdmetrics(sdm, data, keys, sensitive) -> None:
     ]:
         want = theirs.compute(original, synthetic, key_fields=keys, sensitive_fields=sensitive)
         got = ours(original, synthetic, keys, sensitive).score
-        assert same(got, want), (theirs.__name__, got, want)
+        assert within(got, want), (theirs.__name__, got, want)
         assert 0 < got < 1  # the data are not degenerate: the test could fail
 
 
@@ -105,9 +102,9 @@ def test_disclosure_protection_matches_sdmetrics(sdm, data, keys, sensitive, met
         original, synthetic, keys, sensitive, computation_method=method,
         continuous_columns=["income"], num_discrete_bins=4,
     )  # fmt: skip
-    assert same(got.cap_protection, want["cap_protection"])
-    assert same(got.baseline_protection, want["baseline_protection"])
-    assert same(got.score, want["score"])
+    assert within(got.cap_protection, want["cap_protection"])
+    assert within(got.baseline_protection, want["baseline_protection"])
+    assert within(got.score, want["score"])
 
 
 def test_disclosure_protection_continuous_target_and_constant_column(sdm, data) -> None:
@@ -122,9 +119,9 @@ def test_disclosure_protection_continuous_target_and_constant_column(sdm, data) 
         original, synthetic, ["sex", "const"], ["income"],
         continuous_columns=["income", "const"], num_discrete_bins=7,
     )  # fmt: skip
-    assert same(got.cap_protection, want["cap_protection"])
-    assert same(got.baseline_protection, want["baseline_protection"])
-    assert same(got.score, want["score"])
+    assert within(got.cap_protection, want["cap_protection"])
+    assert within(got.baseline_protection, want["baseline_protection"])
+    assert within(got.score, want["score"])
 
 
 def test_float_nan_is_a_category_in_discosql_but_never_matches_in_sdmetrics(sdm) -> None:
@@ -144,6 +141,6 @@ def test_float_nan_is_a_category_in_discosql_but_never_matches_in_sdmetrics(sdm)
     theirs_value = sdm.CategoricalZeroCAP.compute(
         nan_as_value, syn_as_value, key_fields=["k"], sensitive_fields=["t"]
     )
-    assert same(ours, theirs_value)  # 1 - (1 + 1 + 1 + 0.5) / 4
+    assert within(ours, theirs_value)  # 1 - (1 + 1 + 1 + 0.5) / 4
     assert ours == 0.125
     assert theirs_nan == 0.625  # the two NaN records never match: each scores 0

@@ -5,58 +5,23 @@ bytes every run, the heat map's cells, and no matplotlib needed."""
 from __future__ import annotations
 
 import hashlib
-import itertools
 import math
 import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from discosql.report import charts
 from discosql.report.charts import nice_max, summary_chart, sweep_chart, ticks
 
+from .helpers.charts import KEYS, TARGETS, summary_rows, sweep_data
+
 ROOT = Path(__file__).resolve().parent.parent
 NS = "{http://www.w3.org/2000/svg}"
 HOSTILE = "<script>alert(\"x\")</script> & 'q' ünï €"
-KEYS = ["age", "occupation", "race", "sex"]
-TARGETS = ["workclass", "capital.gain", "education", "marital.status", "relationship",
-           "native.country", "hours.per.week", "capital.loss", "income", "fnlwgt",
-           "sex.x"]  # fmt: skip
-
-
-def summary_rows(targets: list[str] | None = None) -> list[dict[str, Any]]:
-    """A row per target, deliberately not sorted by name or value."""
-    out = []
-    for i, t in enumerate(targets or TARGETS):
-        orig = 10.0 + (37 * i) % 80
-        out.append({"target": t, "orig": orig, "syn": orig / 2, "worst": orig / 2 + 3,
-                    "checks": [["1way"], ["1way", "2way"], []][i % 3]})  # fmt: skip
-    return out
-
-
-def sweep_data(
-    keys: list[str] = KEYS, targets: list[str] = TARGETS
-) -> tuple[dict[tuple[str, tuple[str, ...]], float], list[dict[str, Any]]]:
-    """means {(target, subset): value} over every subset, and contribution rows for two
-    measures (only DiSCO's should be drawn)."""
-    means = {
-        (t, s): (j + 1) * len(s) * (1.5 if keys[0] in s else 1.0) + 0.25 * sum(map(len, s))
-        for j, t in enumerate(targets)
-        for n in range(1, len(keys) + 1)
-        for s in itertools.combinations(keys, n)
-    }
-    contribution = [
-        {"key": k, "target": t, "measure": m, "pairs": 3,
-         "mean_increase": 99.0 if m == "repU" else (i - 1) * 1.7 + j * 0.3}
-        for m in ("DiSCO", "repU")
-        for i, k in enumerate(keys)
-        for j, t in enumerate(targets)
-    ]  # fmt: skip
-    return means, contribution
 
 
 def parse(svg: str) -> ET.Element:
@@ -305,7 +270,7 @@ RENDER_WITHOUT_MATPLOTLIB = """
 import hashlib, sys
 sys.modules["matplotlib"] = None  # any import of matplotlib now fails
 sys.path.insert(0, sys.argv[1])
-from tests.test_charts import KEYS, TARGETS, summary_rows, sweep_data
+from tests.helpers.charts import KEYS, TARGETS, summary_rows, sweep_data
 from discosql.report.charts import summary_chart, sweep_chart
 means, contribution = sweep_data()
 a = summary_chart(summary_rows(), "DiSCO", "Dorig")

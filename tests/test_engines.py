@@ -20,8 +20,7 @@ import discosql as ds
 from discosql.core.results import RESULT_TABLES
 
 from . import engine_data, oracle
-from .test_oracle import CALLS
-from .test_oracle import _run as duckdb_run
+from .helpers.oracle import CALLS, call_kwargs, replay
 
 TABLES = (*(t.name for t in RESULT_TABLES), "measures")
 
@@ -59,18 +58,9 @@ PG_MUST_COVER = SPARK_MUST_COVER | EXCLUSIONS | {
 }  # fmt: skip
 
 
-def _kwargs(case_id: str, target: str) -> tuple[dict[str, Any], list[str]]:
-    case = next(c for c in oracle.cases()["cases"] if c["case_id"] == case_id)
-    kwargs = dict(oracle.disclosure_calls(case))[target]
-    if case_id == "sd_depress_keysNA_order_quirk":  # as test_oracle replays it
-        kwargs = dict(kwargs, keys=["marital", "sex", "age"], use_keys_na=[False, True, True])
-    names = [Path(f).stem for f in oracle.cases()["synthetic"][case["synthetic"]]["files"]]
-    return kwargs, names
-
-
 def _features(case_id: str, target: str) -> set[str]:
     """What an oracle call exercises, read from its arguments and synthpop's check flags."""
-    kw, syn = _kwargs(case_id, target)
+    kw, syn = call_kwargs(case_id, target)
     out = {f"m={len(syn)}"}
     for name in ("ngroups_keys", "ngroups_target", "cont_na", "not_targetlev", "exclude_keys",
                  "thresh_1way", "thresh_2way"):  # fmt: skip
@@ -115,7 +105,7 @@ def test_engine_subsets_cover_the_options(
     covered = set().union(*(_features(c, t) for c, t in chosen))
     assert must_cover <= covered, f"not covered: {sorted(must_cover - covered)}"
     # and the tables compared are non-empty: an engine cannot pass on empty checks
-    refs = [duckdb_run(c, t) for c, t in chosen]
+    refs = [replay(c, t) for c, t in chosen]
     assert any(r.check_1way.num_rows for r in refs)
     assert any(r.check_2way.num_rows for r in refs)
     assert any(sum(r.exclusions.column("count").to_pylist()) for r in refs)
@@ -139,9 +129,9 @@ def parquet(tmp_path_factory: pytest.TempPathFactory, data: dict[str, Any]) -> d
 
 @pytest.mark.parametrize(("case_id", "target"), _calls(PG_CALLS))
 def test_postgres_equals_duckdb(pg: str, case_id: str, target: str) -> None:
-    kw, syn = _kwargs(case_id, target)
+    kw, syn = call_kwargs(case_id, target)
     got = ds.disclosure("sd2011", syn, target=target, engine=pg, **kw)
-    engine_data.assert_same(got, duckdb_run(case_id, target), TABLES)
+    engine_data.assert_same(got, replay(case_id, target), TABLES)
 
 
 @pytest.fixture(scope="module")
@@ -161,20 +151,20 @@ def test_sqlite_runs_every_oracle_case() -> None:
 
 @pytest.mark.parametrize(("case_id", "target"), _calls(SQLITE_CALLS))
 def test_sqlite_equals_duckdb(sqlite_db: str, case_id: str, target: str) -> None:
-    kw, syn = _kwargs(case_id, target)
+    kw, syn = call_kwargs(case_id, target)
     got = ds.disclosure("sd2011", syn, target=target, engine=ds.sqlite(sqlite_db), **kw)
-    engine_data.assert_same(got, duckdb_run(case_id, target), TABLES)
+    engine_data.assert_same(got, replay(case_id, target), TABLES)
 
 
 @pytest.mark.parametrize(("case_id", "target"), _calls(SPARK_CALLS))
 def test_spark_equals_duckdb(
     spark: Any, parquet: dict[str, str], case_id: str, target: str
 ) -> None:
-    kw, syn = _kwargs(case_id, target)
+    kw, syn = call_kwargs(case_id, target)
     got = ds.disclosure(
         parquet["sd2011"], [parquet[s] for s in syn], target=target, engine=spark, **kw
     )
-    engine_data.assert_same(got, duckdb_run(case_id, target), TABLES)
+    engine_data.assert_same(got, replay(case_id, target), TABLES)
 
 
 SUMMARY_KW: dict[str, Any] = {
@@ -384,7 +374,7 @@ def test_cli_and_export_on_postgres(
 
     from discosql.cli.main import main
 
-    ref = duckdb_run("sd_depress_default", "depress")
+    ref = replay("sd_depress_default", "depress")
     out = tmp_path / "ident.json"
     argv = ["disclosure", "sd2011", "syn_1", "syn_2", "syn_3", "syn_4", "syn_5",
             "--keys", "sex,age,region,placesize", "--target", "depress",

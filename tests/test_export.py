@@ -7,13 +7,8 @@ diff.
 
 from __future__ import annotations
 
-import itertools
-import json
 import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +19,10 @@ import discosql as ds
 from discosql.core.results import RESULT_TABLES as REGISTERED
 
 from . import engine_data
-from .test_engines import _kwargs
-from .test_oracle import CALLS
-from .test_oracle import _run as duckdb_run
-from .test_templates import _strip_strings, assert_portable
+from .helpers.compare import assert_value
+from .helpers.oracle import CALLS, call_kwargs, replay
+from .helpers.shell import run_datafusion, run_shell
+from .helpers.sql import assert_portable, strip_strings
 
 RESULT_TABLES = tuple(t.name for t in REGISTERED)  # in the order a script prints them
 GOLDEN = Path(__file__).parent / "golden"
@@ -43,30 +38,6 @@ SHELL_CASES = [
 CLI_CALLS = [c for c in CALLS if c[0] in SHELL_CASES]
 
 
-def _duckdb_cli() -> str:
-    """The duckdb shell of the duckdb-cli wheel (next to this Python), else on PATH."""
-    here = Path(sys.executable).parent / "duckdb"
-    found = str(here) if here.exists() else shutil.which("duckdb")
-    assert found, "the duckdb shell is missing: pip install duckdb-cli (in the test extra)"
-    return found
-
-
-def _run_shell(script: str, cwd: Path) -> list[list[dict[str, Any]]]:
-    """Run ``script`` in the duckdb shell; every result table as a list of rows."""
-    out = subprocess.run(
-        [_duckdb_cli(), "-json"], input=script, capture_output=True, text=True, cwd=cwd, check=False
-    )
-    assert out.returncode == 0, out.stderr
-    decoder, text, pos, tables = json.JSONDecoder(), out.stdout, 0, []
-    while True:
-        while pos < len(text) and text[pos].isspace():
-            pos += 1
-        if pos == len(text):
-            return tables
-        table, pos = decoder.raw_decode(text, pos)
-        tables.append(table)
-
-
 @pytest.fixture(scope="module")
 def parquet(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     return engine_data.write_parquet(
@@ -80,10 +51,10 @@ def parquet(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 def test_duckdb_shell_runs_the_export(
     parquet: dict[str, str], tmp_path: Path, case_id: str, target: str, kwargs: Any
 ) -> None:
-    kw, syn = _kwargs(case_id, target)
+    kw, syn = call_kwargs(case_id, target)
     script = ds.to_sql(parquet["sd2011"], [parquet[s] for s in syn], target=target, **kw)
-    tables = _run_shell(script, tmp_path)
-    ref = duckdb_run(case_id, target)
+    tables = run_shell(script, tmp_path)
+    ref = replay(case_id, target)
     assert len(tables) == len(RESULT_TABLES)
     for name, rows in zip(RESULT_TABLES, tables, strict=True):
         expected = getattr(ref, name).to_pylist()
@@ -91,31 +62,7 @@ def test_duckdb_shell_runs_the_export(
         for got, want in zip(rows, expected, strict=True):
             assert list(got) == list(want), name
             for col in want:
-                engine_data.assert_value(got[col], want[col], f"{name}.{col}")
-
-
-def run_datafusion(script: str, tables: dict[str, str], ctx: Any = None) -> list[Any]:
-    """Run a DataFusion script statement by statement, with each Parquet file of ``tables``
-    registered under its name (in ``ctx``, default a new session); every result table, in
-    order."""
-    import datafusion
-
-    from discosql.sql.dialects import writer
-
-    ctx = ctx or datafusion.SessionContext()
-    for name, path in tables.items():
-        ctx.register_parquet(name, path)
-    # the script's own text, statement by statement (split at its semicolon tokens)
-    tokens = sqlglot.Dialect.get_or_raise(writer("datafusion")).tokenize(script)
-    ends = [t.end for t in tokens if t.token_type == sqlglot.tokens.TokenType.SEMICOLON]
-    results = []
-    for start, end in itertools.pairwise([-1, *ends]):
-        text = script[start + 1 : end]
-        table = ctx.sql(text).to_arrow_table()
-        if isinstance(sqlglot.parse_one(text, read="postgres"), sqlglot.exp.Query):
-            results.append(table)
-    assert not any(name.startswith("__disco_") for name in ctx.catalog().schema().names())
-    return results
+                assert_value(got[col], want[col], f"{name}.{col}")
 
 
 @pytest.mark.parametrize(
@@ -126,17 +73,17 @@ def test_datafusion_runs_its_export(
 ) -> None:
     """Apache DataFusion (in-process, not a discosql engine) runs the exported script: its
     numbers, division and integer types differ from DuckDB's, the results may not."""
-    kw, syn = _kwargs(case_id, target)
+    kw, syn = call_kwargs(case_id, target)
     names = {"original": "sd2011", "synthetic": syn}
     script = ds.to_sql(parquet["sd2011"], [parquet[s] for s in syn], target=target,
                        dialect="datafusion", tables=names, **kw)  # fmt: skip
     tables = run_datafusion(script, {n: parquet[n] for n in ["sd2011", *syn]})
-    _check_results(tables, duckdb_run(case_id, target))
+    _check_results(tables, replay(case_id, target))
 
 
 def test_datafusion_cases_have_checks_and_exclusions() -> None:
     """The cases the script engines run include non-empty check and exclusion tables."""
-    refs = [duckdb_run(c, t) for c, t, _ in CLI_CALLS]
+    refs = [replay(c, t) for c, t, _ in CLI_CALLS]
     assert any(r.check_1way.num_rows for r in refs)
     assert any(r.check_2way.num_rows for r in refs)
     assert any(sum(r.exclusions.column("count").to_pylist()) for r in refs)
@@ -147,7 +94,7 @@ def test_duckdb_shell_runs_a_multi_target_export(parquet: dict[str, str], tmp_pa
     syn = [parquet[f"syn_{i}"] for i in (1, 2)]
     script = ds.to_sql(parquet["sd2011"], syn, keys=keys, target=["depress", "income"],
                        ngroups_target=5)  # fmt: skip
-    tables = _run_shell(script, tmp_path)
+    tables = run_shell(script, tmp_path)
     assert len(tables) == 2 * len(RESULT_TABLES)
     for i, target in enumerate(["depress", "income"]):
         ref = ds.disclosure(parquet["sd2011"], syn, keys=keys, target=target, ngroups_target=5)
@@ -162,7 +109,7 @@ def test_export_names_each_stage_and_measure(parquet: dict[str, str]) -> None:
                  "DiSCO", "repU", "checks/check_2way.sql.j2", "decided at export time",
                  "q packing"):  # fmt: skip
         assert name in script
-    assert "$" not in _strip_strings(re.sub(r"--[^\n]*", "", script))  # values are literals
+    assert "$" not in strip_strings(re.sub(r"--[^\n]*", "", script))  # values are literals
 
 
 GOLDEN_DIALECTS = ["postgres", "spark", "databricks", "bigquery", "snowflake", "trino", "tsql"]
@@ -236,7 +183,7 @@ def _check_results(tables: list[Any], ref: ds.DisclosureResult) -> None:
         assert got.column_names == want.column_names, name
         for g, w in zip(got.to_pylist(), want.to_pylist(), strict=True):
             for col in w:
-                engine_data.assert_value(g[col], w[col], f"{name}.{col}")
+                assert_value(g[col], w[col], f"{name}.{col}")
         assert got.num_rows == want.num_rows, name
 
 
@@ -299,7 +246,7 @@ def test_cli_sql_subcommand(
             "--keys", "sex,age", "--target", "depress", "--out", str(out)]  # fmt: skip
     code = main(argv)
     assert code == 0, capsys.readouterr().err
-    tables = _run_shell(out.read_text(), tmp_path)
+    tables = run_shell(out.read_text(), tmp_path)
     ref = ds.disclosure(parquet["sd2011"], parquet["syn_1"], keys=["sex", "age"], target="depress")
     assert tables[0] == ref.ident.to_pylist()
     capsys.readouterr()

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 import sqlglot
@@ -22,30 +21,12 @@ import discosql as ds
 from discosql.core.results import RESULT_TABLES
 
 from . import engine_data
-from .test_export import _duckdb_cli, run_datafusion
+from .helpers.compare import assert_value
+from .helpers.data import changed, sd2011_pair
+from .helpers.shell import duckdb_cli, run_datafusion
 
 KEYS = ["sex", "age", "region", "placesize"]
 NAMES = ("orig", "syn")
-
-
-def _sd2011() -> dict[str, pa.Table]:
-    data = Path(ds.__file__).parent / "data"
-    return {
-        "orig": pq.read_table(data / "sd2011.parquet"),
-        "syn": pq.read_table(data / "syn_1.parquet"),
-    }
-
-
-def _change(tables: dict[str, pa.Table], replace: str) -> dict[str, pa.Table]:
-    """Both data sets with ``select * replace (...)`` applied to every third row (n % 3 = 0)."""
-    out = {}
-    for name, table in tables.items():
-        con = duckdb.connect()
-        con.register("t", table)
-        numbered = "select *, row_number() over () as n from t"
-        sql = f"select * exclude (n) replace ({replace}) from ({numbered})"
-        out[name] = con.sql(sql).to_arrow_table()
-    return out
 
 
 # (id, export options, the change, what the stop message names; None: the script still holds)
@@ -81,7 +62,7 @@ def _assert_api_numbers(results: list[Any], tables: dict[str, pa.Table], kwargs:
         assert len(rows) == len(want), spec.name
         for g, w in zip(rows, want, strict=True):
             for col in w:
-                engine_data.assert_value(g[col], w[col], f"{spec.name}.{col}")
+                assert_value(g[col], w[col], f"{spec.name}.{col}")
 
 
 # Each runner takes the tables of the data at export time and after the change, and the
@@ -97,7 +78,7 @@ def _run_in_shell(tmp: Path) -> Runner:
         script = ds.to_sql(paths["orig"], paths["syn"], keys=KEYS, **kw)
         for n in NAMES:
             pq.write_table(after[n], paths[n])
-        out = subprocess.run([_duckdb_cli(), "-json"], input=script, capture_output=True,
+        out = subprocess.run([duckdb_cli(), "-json"], input=script, capture_output=True,
                              text=True, cwd=tmp, check=False)  # fmt: skip
         results, pos, decoder = [], 0, json.JSONDecoder()
         text = out.stdout
@@ -191,9 +172,9 @@ def _plain(v: Any) -> Any:
 
 
 def _check_scenarios(run: Runner) -> None:
-    before = _sd2011()
+    before = sd2011_pair()
     for case, kwargs, change, stop in SCENARIOS:
-        after = _change(before, change)
+        after = changed(before, change)
         results, error = run(before, after, kwargs)
         if stop is None:
             assert error == "" or "error" not in error.lower(), f"{case}: {error}"

@@ -10,7 +10,7 @@ import pytest
 from discosql.core import grouping as grp
 
 from . import oracle
-from .test_oracle import _run
+from .helpers.oracle import replay
 
 
 def test_r_probs_are_multiples_of_one_over_n() -> None:
@@ -114,5 +114,5 @@ EXPECTED = _expected_levels()
 
 @pytest.mark.parametrize(("case_id", "target", "variable"), sorted(EXPECTED))
 def test_levels_match_synthpop(case_id: str, target: str, variable: str) -> None:
-    res = _run(case_id, target)
+    res = replay(case_id, target)
     assert list(res.groupings[variable].levels) == EXPECTED[case_id, target, variable]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 import pytest
 
-import discosql as ds
-
 from . import oracle
+from .helpers.compare import close
+from .helpers.oracle import CALLS, replay
 
 # Cases whose synthpop output depends on a synthpop bug: the intended behaviour is asserted, and
 # this maps such a case to the control case whose expected values are that intended behaviour.
@@ -22,27 +21,7 @@ QUIRK_CONTROLS = {
 }
 
 
-def _all_calls() -> list[tuple[str, str, dict[str, Any]]]:
-    calls = []
-    for case in oracle.cases()["cases"]:
-        for target, kwargs in oracle.disclosure_calls(case):
-            calls.append((case["case_id"], target, kwargs))
-    return calls
-
-
-CALLS = _all_calls()
 IDS = [f"{c}-{t}" for c, t, _ in CALLS]
-
-
-@cache
-def _run(case_id: str, target: str) -> ds.DisclosureResult:
-    case = next(c for c in oracle.cases()["cases"] if c["case_id"] == case_id)
-    kwargs = dict(oracle.disclosure_calls(case))[target]
-    if case_id == "sd_depress_keysNA_order_quirk":
-        # the user's order and flags, as given in the R call
-        kwargs = dict(kwargs, keys=["marital", "sex", "age"], use_keys_na=[False, True, True])
-    syn = oracle.synthetic_paths(case["synthetic"])
-    return ds.disclosure(oracle.original_path(), syn, target=target, **kwargs)
 
 
 def _expected_key(case_id: str, target: str) -> tuple[str, str]:
@@ -58,7 +37,7 @@ def test_every_case_is_replayed() -> None:
 
 @pytest.mark.parametrize(("case_id", "target", "kwargs"), CALLS, ids=IDS)
 def test_measures(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
-    res = _run(case_id, target)
+    res = replay(case_id, target)
     expected = oracle.expected_measures()[_expected_key(case_id, target)]
     assert res.m == len(expected)
     got = {(r["synthesis"], r["measure"]): r["value"] for r in res.measures.to_pylist()}
@@ -67,14 +46,14 @@ def test_measures(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
         (syn, name, got[syn, name], value)
         for syn, values in expected.items()
         for name, value in values.items()
-        if not oracle.close(got[syn, name], value)
+        if not close(got[syn, name], value)
     ]
     assert not bad, f"{len(bad)} measures differ (synthesis, measure, got, synthpop): {bad[:8]}"
 
 
 @pytest.mark.parametrize(("case_id", "target", "kwargs"), CALLS, ids=IDS)
 def test_exclusions(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
-    res = _run(case_id, target)
+    res = replay(case_id, target)
     expected = oracle.expected_exclusions()[_expected_key(case_id, target)]
     got = {
         (r["synthesis"], r["table"], r["reason"]): r["count"] for r in res.exclusions.to_pylist()
@@ -84,7 +63,7 @@ def test_exclusions(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(("case_id", "target", "kwargs"), CALLS, ids=IDS)
 def test_check_1way(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
-    res = _run(case_id, target)
+    res = replay(case_id, target)
     expected = oracle.expected_check_1way().get(_expected_key(case_id, target), {})
     got = {r["synthesis"]: r for r in res.check_1way.to_pylist()}
     assert set(got) == set(expected)
@@ -92,12 +71,12 @@ def test_check_1way(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
         row = got[syn]
         assert row["Level"] == exp["Level"]
         for col in ("All", "PctLevelAll", "totalDisclosive", "nLevelDis", "PctLevelDis"):
-            assert oracle.close(float(row[col]), float(exp[col])), (syn, col, row[col], exp[col])
+            assert close(float(row[col]), float(exp[col])), (syn, col, row[col], exp[col])
 
 
 @pytest.mark.parametrize(("case_id", "target", "kwargs"), CALLS, ids=IDS)
 def test_check_2way(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
-    res = _run(case_id, target)
+    res = replay(case_id, target)
     expected = oracle.expected_check_2way().get(_expected_key(case_id, target), {})
     got: dict[int, list[dict[str, Any]]] = {}
     for r in res.check_2way.to_pylist():
@@ -115,20 +94,20 @@ def test_check_2way(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
             assert (r["target_key_levs"], r["key"]) == (e["target_key_levs"], e["key"])
             assert r["key_target_total"] == int(e["key_target_total"])
             assert r["key_total"] == int(e["key_total"])
-            assert oracle.close(r["PctTargetKeyLevel"], float(e["PctTargetKeyLevel"]))
+            assert close(r["PctTargetKeyLevel"], float(e["PctTargetKeyLevel"]))
 
 
 @pytest.mark.parametrize(("case_id", "target", "kwargs"), CALLS, ids=IDS)
 def test_check_flag_strings(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
     """synthpop's check1 / check2 strings (from the last synthesis where the check fired)."""
-    res = _run(case_id, target)
+    res = replay(case_id, target)
     expected = oracle.expected_check_flags()[_expected_key(case_id, target)]
     assert (res.check1, res.check2) == expected
 
 
 def test_published_vignette_values() -> None:
     """The 2-decimal numbers printed in the synthpop disclosure vignette for t5 (all syntheses)."""
-    res = _run("sd_depress_default", "depress")
+    res = replay("sd_depress_default", "depress")
     published = [
         r
         for r in oracle._read("published_values.csv")

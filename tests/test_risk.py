@@ -10,31 +10,26 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.csv as pcsv
 import pytest
 
 import discosql as ds
 
-ORACLE = Path(__file__).parent / "data" / "sdcmicro"
-CASES = json.loads((ORACLE / "cases.json").read_text())
+from .helpers.oracle import SDCMICRO, load
+
+CASES = json.loads((SDCMICRO / "cases.json").read_text())
 # sdcMicro's multi-attribute l-diversity is always 0 (its C++ reads the wrong slots; README,
 # differences from sdcMicro): discosql computes what that code means, checked against the
 # brute-force reference instead
 INTENDED = {"MultiEntropy_Ldiversity", "MultiRecursive_Ldiversity"}
 
 
-def load(name: str) -> pa.Table:
-    options = pcsv.ConvertOptions(strings_can_be_null=True)
-    return pcsv.read_csv(ORACLE / "data" / name, convert_options=options)
-
-
 def expected_scalars(case: str) -> dict[str, str]:
-    with open(ORACLE / "expected_scalars.csv", newline="") as f:
+    with open(SDCMICRO / "expected_scalars.csv", newline="") as f:
         return {r["name"]: r["value"] for r in csv.DictReader(f) if r["case"] == case}
 
 
 def expected_records(case: str) -> list[dict[str, str]]:
-    with open(ORACLE / "records" / f"{case}.csv", newline="") as f:
+    with open(SDCMICRO / "records" / f"{case}.csv", newline="") as f:
         return list(csv.DictReader(f))
 
 
@@ -239,7 +234,7 @@ def test_summary_and_describe() -> None:
 def test_cli_risk(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from discosql.cli.main import main
 
-    data = str(ORACLE / "data" / TESTDATA)
+    data = str(SDCMICRO / "data" / TESTDATA)
     keys = ",".join(KEYS)
     assert main(["risk", data, "--keys", keys, "--weight", "sampling_weight"]) == 0
     out = capsys.readouterr().out

@@ -21,9 +21,9 @@ import pytest
 import discosql as ds
 
 from . import engine_data
-from .test_export import _duckdb_cli
-from .test_risk import load
-from .test_templates import assert_portable
+from .helpers.oracle import load
+from .helpers.shell import duckdb_cli
+from .helpers.sql import assert_portable
 
 KEYS = ["urbrur", "roof", "walls", "water", "sex"]
 WEIGHT = "sampling_weight"
@@ -38,7 +38,7 @@ def _data() -> pa.Table:
 
 def _shell(script: str, cwd: Path) -> tuple[list[list[dict[str, Any]]], str, int]:
     """Run ``script`` in the duckdb shell (-bail): each result table's rows, stderr, status."""
-    out = subprocess.run([_duckdb_cli(), "-json", "-bail"], input=script, capture_output=True,
+    out = subprocess.run([duckdb_cli(), "-json", "-bail"], input=script, capture_output=True,
                          text=True, cwd=cwd, check=False)  # fmt: skip
     decoder, text, pos, tables = json.JSONDecoder(), out.stdout, 0, []
     while text[pos:].strip():

@@ -20,9 +20,9 @@ import pytest
 import discosql as ds
 
 from . import engine_data
-from .test_export import _duckdb_cli, run_datafusion
-from .test_export_guard import _change, _sd2011
-from .test_templates import _strip_strings, assert_portable
+from .helpers.data import changed, sd2011_pair
+from .helpers.shell import duckdb_cli, run_datafusion
+from .helpers.sql import assert_portable, strip_strings
 
 KW: dict[str, Any] = {
     "keys": ["sex", "age", "region", "placesize"],
@@ -60,7 +60,7 @@ def _removed(rows: list[dict[str, Any]]) -> list[tuple[int, str, int]]:
 
 
 def _shell(script: str, cwd: Path, *args: str) -> tuple[list[Any], str, int]:
-    out = subprocess.run([_duckdb_cli(), "-json", *args], input=script, capture_output=True,
+    out = subprocess.run([duckdb_cli(), "-json", *args], input=script, capture_output=True,
                          text=True, cwd=cwd, check=False)  # fmt: skip
     results, pos, decoder, text = [], 0, json.JSONDecoder(), out.stdout
     while text[pos:].strip():
@@ -99,7 +99,7 @@ def test_duckdb_shell_writes_the_api_files(tmp_path: Path) -> None:
         got = pq.read_table(tmp_path / f"p_{j}.parquet")
         assert got.column_names == want.column_names
         assert _sorted(got) == _sorted(want)  # a table has no order
-    assert "$" not in _strip_strings(re.sub(r"--[^\n]*", "", script))  # values are literals
+    assert "$" not in strip_strings(re.sub(r"--[^\n]*", "", script))  # values are literals
 
 
 def test_duckdb_shell_creates_tables_and_refuses_to_overwrite(tmp_path: Path) -> None:
@@ -203,9 +203,9 @@ def test_the_sdc_script_stops_or_gives_the_api_result(
 ) -> None:
     """Exported from SD2011, run on data changed since: the stop message and no table, or the
     API's records for the new data."""
-    before = _sd2011()
+    before = sd2011_pair()
     before = {"orig": before["orig"], "syn_1": before["syn"], "syn_2": _tables()["syn_2"]}
-    after = _change(before, change)
+    after = changed(before, change)
     paths = _files(tmp_path, before)
     script = ds.sdc_to_sql(paths["orig"], [paths["syn_1"], paths["syn_2"]],
                            out=str(tmp_path / "p_{synthesis}.parquet"), **kw)  # fmt: skip

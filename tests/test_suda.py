@@ -21,9 +21,9 @@ import pytest
 
 import discosql as ds
 
+from .helpers.compare import close
+from .helpers.oracle import SDCMICRO, SUDA_CASES, load, number, read_csv
 from .suda_reference import suda_reference
-from .test_risk import load
-from .test_suda_reference import CASES, ORACLE, close, number, read_csv
 
 KW = {"dis_fraction": "DisFraction", "original_scores": "original_scores"}
 
@@ -35,21 +35,21 @@ def _kwargs(case: dict[str, Any]) -> dict[str, Any]:
 
 @cache
 def _run(case_id: str) -> ds.SudaResult:
-    case = next(c for c in CASES if c["id"] == case_id)
+    case = next(c for c in SUDA_CASES if c["id"] == case_id)
     return ds.suda(load(case["data"]), case["keys"], **_kwargs(case))
 
 
 @cache
 def _reference(case_id: str) -> dict[str, Any]:
-    case = next(c for c in CASES if c["id"] == case_id)
+    case = next(c for c in SUDA_CASES if c["id"] == case_id)
     table = load(case["data"])
     rows = list(zip(*(table.column(k).to_pylist() for k in case["keys"]), strict=True))
     return suda_reference(rows, case["keys"], float32_dis=False, **_kwargs(case))
 
 
-@pytest.mark.parametrize("case_id", [c["id"] for c in CASES])
+@pytest.mark.parametrize("case_id", [c["id"] for c in SUDA_CASES])
 def test_records_agree_with_sdcmicro(case_id: str) -> None:
-    want = read_csv(ORACLE / "records" / f"{case_id}.csv")
+    want = read_csv(SDCMICRO / "records" / f"{case_id}.csv")
     res = _run(case_id)
     assert res.records is not None
     got = res.records.to_pylist()
@@ -68,15 +68,15 @@ def test_records_agree_with_sdcmicro(case_id: str) -> None:
     assert any(r["suda_score"] > 0 for r in got) or case_id == "su06"
 
 
-@pytest.mark.parametrize("case_id", [c["id"] for c in CASES])
+@pytest.mark.parametrize("case_id", [c["id"] for c in SUDA_CASES])
 def test_attributes_and_levels_agree_with_sdcmicro(case_id: str) -> None:
     res = _run(case_id)
-    attributes = read_csv(ORACLE / "expected_suda_attributes.csv")
+    attributes = read_csv(SDCMICRO / "expected_suda_attributes.csv")
     want = [(r["variable"], number(r["contribution"])) for r in attributes if r["case"] == case_id]
     got = [(r["variable"], r["contribution"]) for r in res.attributes.to_pylist()]
     assert [v for v, _ in got] == [v for v, _ in want]
     assert all(close(g, w) for (_, g), (_, w) in zip(got, want, strict=True)), (got, want)
-    levels = [r for r in read_csv(ORACLE / "expected_suda_levels.csv") if r["case"] == case_id]
+    levels = [r for r in read_csv(SDCMICRO / "expected_suda_levels.csv") if r["case"] == case_id]
     want_levels = [(r["variable"], r["attribute"], number(r["contribution"])) for r in levels]
     got_levels = [
         (r["variable"], r["attribute"], r["contribution"]) for r in res.levels.to_pylist()
@@ -86,7 +86,7 @@ def test_attributes_and_levels_agree_with_sdcmicro(case_id: str) -> None:
     assert not bad, bad[:5]
 
 
-@pytest.mark.parametrize("case_id", [c["id"] for c in CASES])
+@pytest.mark.parametrize("case_id", [c["id"] for c in SUDA_CASES])
 def test_msu_counts_and_dis_table(case_id: str) -> None:
     res = _run(case_id)
     ref = _reference(case_id)
@@ -119,7 +119,7 @@ def test_fewer_than_three_keys_is_suda_on_the_keys() -> None:
 
 
 def test_max_size_limits_the_search() -> None:
-    case = next(c for c in CASES if c["id"] == "su05")
+    case = next(c for c in SUDA_CASES if c["id"] == "su05")
     table = load(case["data"])
     res = ds.suda(table, case["keys"], max_size=2)
     rows = list(zip(*(table.column(k).to_pylist() for k in case["keys"]), strict=True))
@@ -131,7 +131,7 @@ def test_max_size_limits_the_search() -> None:
 
 
 def test_out_file(tmp_path: Path) -> None:
-    case = next(c for c in CASES if c["id"] == "su01")
+    case = next(c for c in SUDA_CASES if c["id"] == "su01")
     out = tmp_path / "suda.parquet"
     res = ds.suda(load(case["data"]), case["keys"], out=str(out))
     assert res.records is None
@@ -158,7 +158,7 @@ def test_arguments_are_checked_before_reading(kwargs: dict[str, Any], message: s
 def test_cli_suda(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from discosql.cli.main import main
 
-    case = next(c for c in CASES if c["id"] == "su01")
+    case = next(c for c in SUDA_CASES if c["id"] == "su01")
     data = tmp_path / "data.parquet"
     pq.write_table(load(case["data"]), data)
     argv = ["suda", str(data), "--keys", ",".join(case["keys"])]

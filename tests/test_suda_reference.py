@@ -15,28 +15,13 @@ the oracle files), or are small enough to work out by hand.
 from __future__ import annotations
 
 import csv
-import json
-import math
 from functools import cache
-from pathlib import Path
 
 import pytest
 
+from .helpers.compare import close
+from .helpers.oracle import SDCMICRO, SUDA_CASES, number, read_csv
 from .suda_reference import suda_reference
-
-ORACLE = Path(__file__).parent / "data" / "sdcmicro"
-CASES = [c for c in json.loads((ORACLE / "cases.json").read_text()) if c["fn"] == "suda2"]
-REL, ABS = 1e-9, 1e-12
-
-
-def close(got: float, want: float) -> bool:
-    if math.isnan(want) or math.isnan(got):
-        return math.isnan(want) and math.isnan(got)
-    return math.isclose(got, want, rel_tol=REL, abs_tol=ABS)
-
-
-def number(text: str) -> float:
-    return math.nan if text in ("NA", "NaN") else float(text)
 
 
 def parse(text: str) -> int | str | None:
@@ -51,19 +36,14 @@ def parse(text: str) -> int | str | None:
 
 @cache
 def data_rows(name: str) -> tuple[list[str], list[dict]]:
-    with open(ORACLE / "data" / name, newline="") as fh:
+    with open(SDCMICRO / "data" / name, newline="") as fh:
         reader = csv.DictReader(fh)
         return list(reader.fieldnames or []), [{k: parse(v) for k, v in r.items()} for r in reader]
 
 
-def read_csv(path: Path) -> list[dict]:
-    with open(path, newline="") as fh:
-        return list(csv.DictReader(fh))
-
-
 @cache
 def result(case_id: str) -> dict:
-    case = next(c for c in CASES if c["id"] == case_id)
+    case = next(c for c in SUDA_CASES if c["id"] == case_id)
     keys = case["keys"]
     _, records = data_rows(case["data"])
     rows = [tuple(r[k] for k in keys) for r in records]
@@ -77,12 +57,12 @@ def result(case_id: str) -> dict:
 
 
 def test_all_eight_cases_present() -> None:
-    assert [c["id"] for c in CASES] == [f"su0{i}" for i in range(1, 9)]
+    assert [c["id"] for c in SUDA_CASES] == [f"su0{i}" for i in range(1, 9)]
 
 
-@pytest.mark.parametrize("case_id", [c["id"] for c in CASES])
+@pytest.mark.parametrize("case_id", [c["id"] for c in SUDA_CASES])
 def test_records(case_id: str) -> None:
-    want = read_csv(ORACLE / "records" / f"{case_id}.csv")
+    want = read_csv(SDCMICRO / "records" / f"{case_id}.csv")
     got = result(case_id)["records"]
     assert len(got) == len(want)
     bad = [
@@ -95,11 +75,11 @@ def test_records(case_id: str) -> None:
     assert any(r["suda_score"] > 0 for r in got) or case_id == "su06"
 
 
-@pytest.mark.parametrize("case_id", [c["id"] for c in CASES])
+@pytest.mark.parametrize("case_id", [c["id"] for c in SUDA_CASES])
 def test_attributes(case_id: str) -> None:
     want = [
         (r["variable"], number(r["contribution"]))
-        for r in read_csv(ORACLE / "expected_suda_attributes.csv")
+        for r in read_csv(SDCMICRO / "expected_suda_attributes.csv")
         if r["case"] == case_id
     ]
     got = result(case_id)["attributes"]
@@ -107,11 +87,11 @@ def test_attributes(case_id: str) -> None:
     assert all(close(g, w) for (_, g), (_, w) in zip(got, want, strict=True)), (got, want)
 
 
-@pytest.mark.parametrize("case_id", [c["id"] for c in CASES])
+@pytest.mark.parametrize("case_id", [c["id"] for c in SUDA_CASES])
 def test_levels(case_id: str) -> None:
     want = [
         (r["variable"], r["attribute"], number(r["contribution"]))
-        for r in read_csv(ORACLE / "expected_suda_levels.csv")
+        for r in read_csv(SDCMICRO / "expected_suda_levels.csv")
         if r["case"] == case_id
     ]
     got = result(case_id)["levels"]
@@ -130,11 +110,11 @@ def test_msu_counts_are_consistent() -> None:
 
 def test_exact_dis_is_within_float32_rounding_of_sdcmicro() -> None:
     """float32_dis=False (the exact formula in doubles) is off only by sdcMicro's float32 steps."""
-    case = next(c for c in CASES if c["id"] == "su08")
+    case = next(c for c in SUDA_CASES if c["id"] == "su08")
     keys = case["keys"]
     rows = [tuple(r[k] for k in keys) for r in data_rows(case["data"])[1]]
     exact = suda_reference(rows, keys, dis_fraction=case["DisFraction"], float32_dis=False)
-    want = [number(r["dis_suda_score"]) for r in read_csv(ORACLE / "records" / "su08.csv")]
+    want = [number(r["dis_suda_score"]) for r in read_csv(SDCMICRO / "records" / "su08.csv")]
     got = [r["dis_suda_score"] for r in exact["records"]]
     worst = max(abs(g - w) / w for g, w in zip(got, want, strict=True) if w)
     assert 1e-9 < worst < 1e-6

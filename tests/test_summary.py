@@ -17,7 +17,8 @@ from discosql.cli.demo import demo_paths
 from discosql.core.results import RESULT_TABLES
 
 from . import oracle
-from .test_oracle import _run as duckdb_run
+from .helpers.compare import close
+from .helpers.oracle import replay
 
 KEYS = ["sex", "age", "region", "placesize"]
 MULTI_CASES = [c for c in oracle.cases()["cases"] if c["function"] == "multi.disclosure"]
@@ -66,20 +67,20 @@ def test_matches_multi_disclosure(case: dict[str, Any]) -> None:
     for row, exp in zip(got, expected, strict=True):
         per_syn = measures[case["case_id"], row["target"]]
         m = len(per_syn)
-        assert oracle.close(row["attrib_syn"], float(exp["attrib_syn"]))
-        assert oracle.close(row["ident_orig"], float(exp["ident_orig"]))
+        assert close(row["attrib_syn"], float(exp["attrib_syn"]))
+        assert close(row["ident_orig"], float(exp["ident_orig"]))
         assert (row["check1"], row["check2"]) == (exp["check1"], exp["check2"])
         # fix: attrib.meas = "DiSDiO" reports Dorig for the original (synthpop: NA)
         if exp["attrib_orig"] == "NA":
             assert "DiSDiO_orig_NA" in case.get("synthpop_quirks", [])
-            assert oracle.close(row["attrib_orig"], per_syn[1]["Dorig"])
+            assert close(row["attrib_orig"], per_syn[1]["Dorig"])
         else:
-            assert oracle.close(row["attrib_orig"], float(exp["attrib_orig"]))
+            assert close(row["attrib_orig"], float(exp["attrib_orig"]))
         # fix: ident_syn is the mean over the syntheses (synthpop: synthesis 1 only)
         mean_rep_u = math.fsum(per_syn[j]["repU"] for j in per_syn) / m
-        assert oracle.close(row["ident_syn"], mean_rep_u)
+        assert close(row["ident_syn"], mean_rep_u)
         if m == 1:
-            assert oracle.close(row["ident_syn"], float(exp["ident_syn"]))
+            assert close(row["ident_syn"], float(exp["ident_syn"]))
         # fix: npairs is the number of flagged pairs in the synthesis with most (synthpop: 0/1;
         # its check2 text counts the last synthesis's: test_npairs_is_the_worst_synthesis)
         pairs = re.match(r"(\d+) pairs need checks", exp["check2"])
@@ -92,8 +93,8 @@ def test_matches_multi_disclosure(case: dict[str, Any]) -> None:
 def test_equals_separate_disclosure_calls(case: dict[str, Any]) -> None:
     summary = _summary(case["case_id"])
     for target, _ in oracle.disclosure_calls(case):
-        # disclosure() alone with this target's options (the call test_oracle replays, cached)
-        alone = duckdb_run(case["case_id"], target)
+        # disclosure() alone with this target's options (replay(), as test_oracle runs it: cached)
+        alone = replay(case["case_id"], target)
         together = summary.results[target]
         for name in (t.name for t in RESULT_TABLES):
             assert getattr(together, name).equals(getattr(alone, name)), (target, name)
@@ -150,8 +151,8 @@ def test_tcap_ranking_and_list_of_syntheses() -> None:
     assert [r["attrib_syn"] for r in rows] == sorted(r["attrib_syn"] for r in rows)
     per_syn = oracle.expected_measures()["sd_depress_default", "depress"]
     row = next(r for r in rows if r["target"] == "depress")
-    assert oracle.close(row["attrib_syn"], math.fsum(v["TCAP"] for v in per_syn.values()) / 5)
-    assert oracle.close(row["attrib_orig"], per_syn[1]["CAPd"])
+    assert close(row["attrib_syn"], math.fsum(v["TCAP"] for v in per_syn.values()) / 5)
+    assert close(row["attrib_orig"], per_syn[1]["CAPd"])
 
 
 @pytest.mark.parametrize(

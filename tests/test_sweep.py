@@ -18,7 +18,9 @@ import discosql as ds
 from discosql.sweep.key_sweep import MEASURES, key_sweep
 
 from . import engine_data, oracle
-from .test_reference_agreement import scenarios, to_arrow
+from .helpers.data import changed, scenarios, sd2011_pair, to_arrow
+from .helpers.shell import duckdb_cli, run_datafusion, run_shell
+from .helpers.sql import assert_portable
 
 KEYS = ["sex", "age", "region", "placesize"]
 USE_KEYS_NA = [True, True, False, True]
@@ -302,17 +304,13 @@ def _assert_script_rows(got: list[dict[str, Any]], swept: ds.KeySweep) -> None:
 def test_duckdb_shell_runs_the_sweep_export(
     sd2011: tuple[str, list[str]], swept: ds.KeySweep, tmp_path: Path
 ) -> None:
-    from .test_export import _run_shell
-
     script = ds.sweep_to_sql(*sd2011, KEYS, TARGETS, **OPTIONS)
-    tables = _run_shell(script, tmp_path)
+    tables = run_shell(script, tmp_path)
     assert len(tables) == 1
     _assert_script_rows(tables[0], swept)
 
 
 def test_datafusion_runs_its_sweep_export(swept: ds.KeySweep, tmp_path: Path) -> None:
-    from .test_export import run_datafusion
-
     paths = engine_data.write_parquet(tmp_path, engine_data.oracle_tables())
     names = {"original": "sd2011", "synthetic": ["syn_1", "syn_2"]}
     script = ds.sweep_to_sql(paths["sd2011"], [paths["syn_1"], paths["syn_2"]], KEYS, TARGETS,
@@ -349,18 +347,15 @@ def test_the_sweep_script_stops_on_new_key_levels(tmp_path: Path) -> None:
 
     import pyarrow.parquet as pq
 
-    from .test_export import _duckdb_cli
-    from .test_export_guard import _change, _sd2011
-
-    before = _sd2011()
+    before = sd2011_pair()
     paths = {n: str(tmp_path / f"{n}.parquet") for n in before}
     for n, t in before.items():
         pq.write_table(t, paths[n])
     script = ds.sweep_to_sql(paths["orig"], paths["syn"], ["sex", "region"], ["depress"])
-    after = _change(before, "case when n % 3 = 0 then region || ' (new)' else region end as region")
+    after = changed(before, "case when n % 3 = 0 then region || ' (new)' else region end as region")
     for n, t in after.items():
         pq.write_table(t, paths[n])
-    out = subprocess.run([_duckdb_cli(), "-json"], input=script, capture_output=True, text=True,
+    out = subprocess.run([duckdb_cli(), "-json"], input=script, capture_output=True, text=True,
                          cwd=tmp_path, check=False)  # fmt: skip
     assert "key 'region' has more than the" in out.stderr
     assert "re-export the script" in out.stderr
@@ -369,8 +364,6 @@ def test_the_sweep_script_stops_on_new_key_levels(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("dialect", ["bigquery", "snowflake", "trino", "tsql", "databricks"])
 def test_sweep_scripts_parse_and_are_portable(dialect: str) -> None:
-    from .test_templates import assert_portable
-
     names = {"original": "s.orig", "synthetic": ["s.syn_1"]}
     script = ds.sweep_to_sql(oracle.original_path(), oracle.synthetic_paths("s5")[:1],
                              ["sex", "age", "region"], ["depress"], dialect=dialect,

@@ -21,35 +21,9 @@ from discosql.sql.dialects import parsed_placeholders, placeholders
 from discosql.sweep import key_sweep as sweep
 
 from . import oracle
+from .helpers.sql import NON_PORTABLE, strip_strings
 
-# Constructs that break on PostgreSQL, Spark or SQLite (or that sqlglot leaves untranslated).
-NON_PORTABLE = {
-    "GROUP BY ALL": r"group\s+by\s+all\b",
-    "QUALIFY": r"\bqualify\b",
-    "hash()": r"\bhash\s*\(",
-    "struct": r"\bstruct\b|\{\s*'",
-    "concat()": r"\bconcat\s*\(",
-    "null-safe comparison": r"is\s+(not\s+)?distinct\s+from|<=>",
-    "list functions": r"\blist_\w+\s*\(|\bunnest\s*\(",
-    ":: casts": r"::",
-}
 DIALECTS = ["postgres", "spark", "sqlite", "bigquery", "snowflake", "trino", "tsql"]
-
-
-def assert_portable(script: str, dialect: str) -> list[Any]:
-    """An exported script parses in its dialect, binds no parameter (every value a literal)
-    and uses no construct of NON_PORTABLE; returns its statements."""
-    import sqlglot
-
-    statements = [s for s in sqlglot.parse(script, read=dialect) if s is not None]
-    body = _strip_strings(re.sub(r"--[^\n]*", "", script))
-    assert "$" not in body
-    assert "%(" not in body
-    for construct, pattern in NON_PORTABLE.items():
-        if construct == "concat()" and dialect == "trino":
-            continue  # sqlglot writes Trino's || as CONCAT, which Trino runs
-        assert not re.search(pattern, body, re.IGNORECASE), f"{construct} in {dialect}"
-    return statements
 
 
 @pytest.fixture(scope="module")
@@ -156,7 +130,7 @@ def test_every_template_has_a_header() -> None:
 @pytest.mark.parametrize("construct", sorted(NON_PORTABLE))
 def test_no_non_portable_constructs(rendered: dict[str, str], construct: str) -> None:
     pattern = re.compile(NON_PORTABLE[construct], re.IGNORECASE)
-    offenders = [name for name, sql in rendered.items() if pattern.search(_strip_strings(sql))]
+    offenders = [name for name, sql in rendered.items() if pattern.search(strip_strings(sql))]
     assert not offenders, f"{construct} in {offenders}"
 
 
@@ -246,10 +220,6 @@ def test_lint_catches_offenders() -> None:
     assert re.search(NON_PORTABLE["concat()"], "concat(a, b)", re.IGNORECASE)
 
 
-def _strip_strings(sql: str) -> str:
-    return re.sub(r"'(?:[^']|'')*'", "''", sql)
-
-
 def test_ident_quotes_anything() -> None:
     assert templates.ident('my col"x') == '"my col""x"'
     assert templates.ident("select") == '"select"'
@@ -322,7 +292,7 @@ def test_cap_templates_render_parse_transpile_and_stay_portable() -> None:
         name.split(" ")[0] for name in seen
     }
     for name, sql in seen.items():
-        stripped = _strip_strings(sql)
+        stripped = strip_strings(sql)
         for construct, pattern in NON_PORTABLE.items():
             assert not re.search(pattern, stripped, re.IGNORECASE), f"{construct} in {name}"
         assert not re.search(r"\bis(nan|inf)\s*\(", stripped, re.IGNORECASE), name

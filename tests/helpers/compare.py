@@ -1,0 +1,43 @@
+"""The float comparators of the tests. Each keeps the tolerance and NaN rule its tests have
+always used; comparators with another rule stay in their test module (``_same`` in
+test_sweep.py, ``_close`` in test_risk_export.py and test_risk_reference.py, ``close`` in
+test_risk.py, ``same`` in test_reference_agreement.py)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+REL, ABS = 1e-9, 1e-12
+
+
+def close(a: float, b: float) -> bool:
+    """To 1e-9 relative (1e-12 absolute near 0); NaN equals NaN, and a NaN on one side only
+    differs."""
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return math.isclose(a, b, rel_tol=REL, abs_tol=ABS)
+
+
+def close_or_missing(a: Any, b: Any) -> bool:
+    """``a`` is ``b`` to 1e-9 relative (1e-12 absolute near 0); an expected None or NaN is met
+    by a None or a NaN."""
+    if b is None or (isinstance(b, float) and math.isnan(b)):
+        return a is None or (isinstance(a, float) and math.isnan(a))
+    return math.isclose(a, b, rel_tol=REL, abs_tol=ABS)
+
+
+def within(a: float, b: float, tol: float = 1e-12) -> bool:
+    """``|a - b| <= tol`` (absolute); NaN equals NaN."""
+    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol
+
+
+def assert_value(u: Any, v: Any, where: str, rel: float = 1e-12) -> None:
+    """Equal, floats to ``rel`` (NaN equals NaN); a whole float equals the same int (JSON)."""
+    if isinstance(u, float) or isinstance(v, float):
+        assert isinstance(u, int | float), f"{where}: {u!r} is not a number"
+        assert isinstance(v, int | float), f"{where}: {v!r} is not a number"
+        same = (math.isnan(u) and math.isnan(v)) or math.isclose(u, v, rel_tol=rel, abs_tol=1e-13)
+    else:
+        same = u == v
+    assert same, f"{where}: {u!r} != {v!r}"
