@@ -15,8 +15,13 @@ from discosql.engines.duckdb import file_reader
 from . import oracle
 from .helpers.compare import assert_value
 
-PG_TYPES = {"int64": "bigint", "int32": "integer", "double": "double precision", "string": "text",
-            "bool": "boolean"}  # fmt: skip
+PG_TYPES = {
+    "int64": "bigint",
+    "int32": "integer",
+    "double": "double precision",
+    "string": "text",
+    "bool": "boolean",
+}
 
 
 def quoted(name: str) -> str:

@@ -23,10 +23,24 @@ REASONS = (
     "remaining",
 )
 MEASURES = (
-    "UiO", "UiS", "UiOiS", "repU",
-    "Dorig", "Dsyn", "iS", "DiS", "DiSCO", "DiSDiO", "max_denom", "mean_denom",
-    "baseCAPd", "CAPd", "CAPs", "DCAP", "TCAP",
-)  # fmt: skip
+    "UiO",
+    "UiS",
+    "UiOiS",
+    "repU",
+    "Dorig",
+    "Dsyn",
+    "iS",
+    "DiS",
+    "DiSCO",
+    "DiSDiO",
+    "max_denom",
+    "mean_denom",
+    "baseCAPd",
+    "CAPd",
+    "CAPs",
+    "DCAP",
+    "TCAP",
+)
 MISSING = "Missing"
 
 

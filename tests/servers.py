@@ -57,16 +57,40 @@ def postgres_server() -> Iterator[str]:
     port = _free_port()
     user = "postgres" if as_root else os.environ.get("USER", "postgres")
     subprocess.run(
-        [*run_as, str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", user,
-         "--encoding=UTF8", "--locale=C.UTF-8"],
-        check=True, capture_output=True,
-    )  # fmt: skip
+        [
+            *run_as,
+            str(bindir / "initdb"),
+            "-D",
+            str(data),
+            "-A",
+            "trust",
+            "-U",
+            user,
+            "--encoding=UTF8",
+            "--locale=C.UTF-8",
+        ],
+        check=True,
+        capture_output=True,
+    )
     opts = f"-p {port} -k {sock} -c listen_addresses=127.0.0.1 -c fsync=off"
     subprocess.run(
-        [*run_as, str(bindir / "pg_ctl"), "-D", str(data), "-o", opts, "-w", "-t", "60",
-         "-l", str(root / "log"), "start"],
-        check=True, capture_output=True,
-    )  # fmt: skip
+        [
+            *run_as,
+            str(bindir / "pg_ctl"),
+            "-D",
+            str(data),
+            "-o",
+            opts,
+            "-w",
+            "-t",
+            "60",
+            "-l",
+            str(root / "log"),
+            "start",
+        ],
+        check=True,
+        capture_output=True,
+    )
     try:
         yield f"postgresql://{user}@127.0.0.1:{port}/postgres"
     finally:

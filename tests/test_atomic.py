@@ -37,9 +37,22 @@ def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _argv(data: Path, out: Path) -> list[str]:
-    return [sys.executable, "-m", "discosql", "sdc", str(data / "original.parquet"),
-            str(data / "synthetic.parquet"), "--keys", "a,b,c", "--rm-replicated-uniques",
-            "--threads", "2", "--out", str(out), "--overwrite"]  # fmt: skip
+    return [
+        sys.executable,
+        "-m",
+        "discosql",
+        "sdc",
+        str(data / "original.parquet"),
+        str(data / "synthetic.parquet"),
+        "--keys",
+        "a,b,c",
+        "--rm-replicated-uniques",
+        "--threads",
+        "2",
+        "--out",
+        str(out),
+        "--overwrite",
+    ]
 
 
 def _digest(path: Path) -> tuple[int, str]:
@@ -71,8 +84,9 @@ def test_a_killed_run_leaves_the_old_file_or_the_whole_new_one(
         out = tmp_path / f"prot_{fraction}_{earlier}.csv"
         if earlier:  # (DuckDB's COPY guards an existing file itself, a new one it does not)
             out.write_text(PREVIOUS)
-        proc = subprocess.Popen(_argv(data, out), stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True)  # fmt: skip
+        proc = subprocess.Popen(
+            _argv(data, out), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
         if sig == signal.SIGINT:  # Ctrl-C once the run reads the data, however slow the start
             _wait_until_it_reads(proc, data / "original.parquet", timeout=10 * seconds + 30)
         time.sleep(seconds * fraction)

@@ -137,10 +137,12 @@ def matrix(columns: dict[str, tuple[int, int, int]]) -> pa.Table:
     return expand({(k, f"T{i + 1}"): n for k, ns in columns.items() for i, n in enumerate(ns)})
 
 
-SMOKER_O = expand({("smoker", "sick"): 20, ("smoker", "healthy"): 30,
-                   ("non", "sick"): 5, ("non", "healthy"): 45})  # fmt: skip
-SMOKER_S = expand({("smoker", "sick"): 8, ("smoker", "healthy"): 25,
-                   ("non", "sick"): 7, ("non", "healthy"): 60})  # fmt: skip
+SMOKER_O = expand(
+    {("smoker", "sick"): 20, ("smoker", "healthy"): 30, ("non", "sick"): 5, ("non", "healthy"): 45}
+)
+SMOKER_S = expand(
+    {("smoker", "sick"): 8, ("smoker", "healthy"): 25, ("non", "sick"): 7, ("non", "healthy"): 60}
+)
 
 
 def test_smoker_example_of_baillargeon_and_charest() -> None:
@@ -294,45 +296,98 @@ P1 = pa.table({"sex": ["F", "M"], "age": [30, 40], "smoke": ["y", "n"]})
 @pytest.mark.parametrize(
     ("call_", "error", "message"),
     [
-        (lambda: ds.categorical_cap(P1, P1, ["sexx"], "smoke"), ds.SchemaError,
-         "key 'sexx': not a column of the original data; did you mean 'sex'?"),
-        (lambda: ds.categorical_cap(P1, P1.rename_columns(["sex", "age", "smok"]), ["sex"],
-                                    "smoke"), ds.SchemaError,
-         "sensitive 'smoke': not a column of the synthetic data; did you mean 'smok'?"),
-        (lambda: ds.categorical_cap(P1, P1, ["sex"], "smoke", control=P1.drop_columns(["sex"])),
-         ds.SchemaError, "key 'sex': not a column of the control data"),
-        (lambda: ds.categorical_cap(P1, P1.set_column(0, "sex", pa.array([1, 2])), ["sex"],
-                                    "smoke"), ds.SchemaError,
-         "key 'sex' has clashing types (original: VARCHAR, synthetic: BIGINT)"),
-        (lambda: ds.categorical_cap(P1, P1, ["sex"], "sex"), ds.InputError,
-         "sensitive: ['sex'] are also keys"),
-        (lambda: ds.categorical_cap(P1, P1, [], "smoke"), ds.InputError,
-         "keys: expected a non-empty list of column names, got []"),
-        (lambda: ds.categorical_cap(P1, P1, ["sex", "sex"], "smoke"), ds.InputError,
-         "keys: duplicated column(s) ['sex']; each may appear once"),
-        (lambda: ds.categorical_cap(P1, [P1, P1], ["sex"], "smoke"), ds.InputError,
-         "synthetic: give one data set, got a list of 2"),
-        (lambda: ds.taub_tcap(P1, P1, ["sex"], "smoke", tau=0), ds.InputError,
-         "tau: the WEAP threshold must be a number in (0, 1], got 0"),
-        (lambda: ds.disclosure_protection(P1, P1, ["sex"], "smoke", computation_method="caps"),
-         ds.InputError, "computation_method: 'caps' is not allowed; allowed: cap, zero_cap, "
-         "generalized_cap; did you mean 'cap'?"),
-        (lambda: ds.disclosure_protection(P1, P1, ["sex"], "smoke", continuous_columns=["sex"]),
-         ds.SchemaError, "continuous_columns: 'sex' is not numeric in the original data (text)"),
-        (lambda: ds.disclosure_protection(P1, P1, ["sex"], "smoke", continuous_columns=["agee"]),
-         ds.SchemaError, "continuous_columns: 'agee' is neither a key nor a sensitive column"),
-        (lambda: ds.disclosure_protection(P1, P1, ["sex"], "smoke", num_discrete_bins=0),
-         ds.InputError, "num_discrete_bins: expected an int >= 1, got 0"),
-        (lambda: ds.cap_records(P1.rename_columns(["sex", "matched", "smoke"]),
-                                P1.rename_columns(["sex", "matched", "smoke"]),
-                                ["sex", "matched"], "smoke"), ds.InputError,
-         "keys/sensitive: ['matched'] are names of output columns"),
-        (lambda: ds.cap_summary(P1, P1, ["sex"], "smoke", probs=[1.5]), ds.InputError,
-         "probs: expected a non-empty list of numbers in [0, 1], got [1.5]"),
-        (lambda: ds.categorical_cap(P1.slice(0, 0), P1, ["sex"], "smoke"), ds.InputError,
-         "original: the data set has no rows"),
+        (
+            lambda: ds.categorical_cap(P1, P1, ["sexx"], "smoke"),
+            ds.SchemaError,
+            "key 'sexx': not a column of the original data; did you mean 'sex'?",
+        ),
+        (
+            lambda: ds.categorical_cap(
+                P1, P1.rename_columns(["sex", "age", "smok"]), ["sex"], "smoke"
+            ),
+            ds.SchemaError,
+            "sensitive 'smoke': not a column of the synthetic data; did you mean 'smok'?",
+        ),
+        (
+            lambda: ds.categorical_cap(P1, P1, ["sex"], "smoke", control=P1.drop_columns(["sex"])),
+            ds.SchemaError,
+            "key 'sex': not a column of the control data",
+        ),
+        (
+            lambda: ds.categorical_cap(
+                P1, P1.set_column(0, "sex", pa.array([1, 2])), ["sex"], "smoke"
+            ),
+            ds.SchemaError,
+            "key 'sex' has clashing types (original: VARCHAR, synthetic: BIGINT)",
+        ),
+        (
+            lambda: ds.categorical_cap(P1, P1, ["sex"], "sex"),
+            ds.InputError,
+            "sensitive: ['sex'] are also keys",
+        ),
+        (
+            lambda: ds.categorical_cap(P1, P1, [], "smoke"),
+            ds.InputError,
+            "keys: expected a non-empty list of column names, got []",
+        ),
+        (
+            lambda: ds.categorical_cap(P1, P1, ["sex", "sex"], "smoke"),
+            ds.InputError,
+            "keys: duplicated column(s) ['sex']; each may appear once",
+        ),
+        (
+            lambda: ds.categorical_cap(P1, [P1, P1], ["sex"], "smoke"),
+            ds.InputError,
+            "synthetic: give one data set, got a list of 2",
+        ),
+        (
+            lambda: ds.taub_tcap(P1, P1, ["sex"], "smoke", tau=0),
+            ds.InputError,
+            "tau: the WEAP threshold must be a number in (0, 1], got 0",
+        ),
+        (
+            lambda: ds.disclosure_protection(P1, P1, ["sex"], "smoke", computation_method="caps"),
+            ds.InputError,
+            "computation_method: 'caps' is not allowed; allowed: cap, zero_cap, "
+            "generalized_cap; did you mean 'cap'?",
+        ),
+        (
+            lambda: ds.disclosure_protection(P1, P1, ["sex"], "smoke", continuous_columns=["sex"]),
+            ds.SchemaError,
+            "continuous_columns: 'sex' is not numeric in the original data (text)",
+        ),
+        (
+            lambda: ds.disclosure_protection(P1, P1, ["sex"], "smoke", continuous_columns=["agee"]),
+            ds.SchemaError,
+            "continuous_columns: 'agee' is neither a key nor a sensitive column",
+        ),
+        (
+            lambda: ds.disclosure_protection(P1, P1, ["sex"], "smoke", num_discrete_bins=0),
+            ds.InputError,
+            "num_discrete_bins: expected an int >= 1, got 0",
+        ),
+        (
+            lambda: ds.cap_records(
+                P1.rename_columns(["sex", "matched", "smoke"]),
+                P1.rename_columns(["sex", "matched", "smoke"]),
+                ["sex", "matched"],
+                "smoke",
+            ),
+            ds.InputError,
+            "keys/sensitive: ['matched'] are names of output columns",
+        ),
+        (
+            lambda: ds.cap_summary(P1, P1, ["sex"], "smoke", probs=[1.5]),
+            ds.InputError,
+            "probs: expected a non-empty list of numbers in [0, 1], got [1.5]",
+        ),
+        (
+            lambda: ds.categorical_cap(P1.slice(0, 0), P1, ["sex"], "smoke"),
+            ds.InputError,
+            "original: the data set has no rows",
+        ),
     ],
-)  # fmt: skip
+)
 def test_validation_errors(call_, error, message) -> None:
     with pytest.raises(error, match=re.escape(message)):
         call_()

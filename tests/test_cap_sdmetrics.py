@@ -41,9 +41,16 @@ def frame(rng: np.random.Generator, n: int) -> pd.DataFrame:
     income = np.round(rng.gamma(2.0, 1000.0, n), 1)
     income[rng.random(n) < 0.05] = np.nan
     return pd.DataFrame(
-        {"sex": sex, "region": region, "age": age, "educ": educ, "t1": t1, "t2": t2,
-         "income": income}
-    )  # fmt: skip
+        {
+            "sex": sex,
+            "region": region,
+            "age": age,
+            "educ": educ,
+            "t1": t1,
+            "t2": t2,
+            "income": income,
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -95,13 +102,23 @@ def test_disclosure_protection_matches_sdmetrics(sdm, data, keys, sensitive, met
     original, synthetic = data
     keys = [*keys, "income"]  # a continuous key with NaN, binned into equal-width bins
     want = sdm.DisclosureProtection.compute_breakdown(
-        original, synthetic, keys, sensitive, computation_method=method,
-        continuous_column_names=["income"], num_discrete_bins=4,
-    )  # fmt: skip
+        original,
+        synthetic,
+        keys,
+        sensitive,
+        computation_method=method,
+        continuous_column_names=["income"],
+        num_discrete_bins=4,
+    )
     got = ds.disclosure_protection(
-        original, synthetic, keys, sensitive, computation_method=method,
-        continuous_columns=["income"], num_discrete_bins=4,
-    )  # fmt: skip
+        original,
+        synthetic,
+        keys,
+        sensitive,
+        computation_method=method,
+        continuous_columns=["income"],
+        num_discrete_bins=4,
+    )
     assert within(got.cap_protection, want["cap_protection"])
     assert within(got.baseline_protection, want["baseline_protection"])
     assert within(got.score, want["score"])
@@ -112,13 +129,21 @@ def test_disclosure_protection_continuous_target_and_constant_column(sdm, data) 
     original = original.assign(const=7.0)
     synthetic = synthetic.assign(const=np.where(np.arange(N) % 2 == 0, 7.0, 8.5))
     want = sdm.DisclosureProtection.compute_breakdown(
-        original, synthetic, ["sex", "const"], ["income"],
-        continuous_column_names=["income", "const"], num_discrete_bins=7,
-    )  # fmt: skip
+        original,
+        synthetic,
+        ["sex", "const"],
+        ["income"],
+        continuous_column_names=["income", "const"],
+        num_discrete_bins=7,
+    )
     got = ds.disclosure_protection(
-        original, synthetic, ["sex", "const"], ["income"],
-        continuous_columns=["income", "const"], num_discrete_bins=7,
-    )  # fmt: skip
+        original,
+        synthetic,
+        ["sex", "const"],
+        ["income"],
+        continuous_columns=["income", "const"],
+        num_discrete_bins=7,
+    )
     assert within(got.cap_protection, want["cap_protection"])
     assert within(got.baseline_protection, want["baseline_protection"])
     assert within(got.score, want["score"])

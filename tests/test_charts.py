@@ -53,8 +53,13 @@ def test_the_summary_chart_is_an_accessible_svg() -> None:
     assert "worst synthesis" in texts
     assert "% of original records (higher = riskier)" in texts
     assert [t for t in texts if t in {str(v) for v in range(0, 101, 20)}] == [
-        "0", "20", "40", "60", "80", "100"
-    ]  # fmt: skip
+        "0",
+        "20",
+        "40",
+        "60",
+        "80",
+        "100",
+    ]
 
 
 def test_the_summary_labels_follow_the_order_given() -> None:
@@ -229,8 +234,11 @@ def test_the_sweep_panel_draws_each_targets_worst_subsets() -> None:
     # each target's solid points are its worst subsets: none of its points lies above them
     for series in by_class(root, "g", "series"):
         points = [c for c in series.iter(f"{NS}circle") if c.get("r") == "2.5"]
-        worst = {c.get("cx"): float(c.get("cy", "nan")) for c in series.iter(f"{NS}circle")
-                 if c.get("r") == "3.5"}  # fmt: skip
+        worst = {
+            c.get("cx"): float(c.get("cy", "nan"))
+            for c in series.iter(f"{NS}circle")
+            if c.get("r") == "3.5"
+        }
         assert len(worst) == len(KEYS)
         for c in points:
             assert float(c.get("cy", "nan")) >= worst[c.get("cx")]  # y grows downwards
@@ -238,9 +246,19 @@ def test_the_sweep_panel_draws_each_targets_worst_subsets() -> None:
 
 @pytest.mark.parametrize(
     ("value", "top"),
-    [(27.0, 50.0), (0.3, 0.5), (100.0, 100.0), (2.1, 2.5), (1.0, 1.0), (0.0, 1.0),
-     (math.nan, 1.0), (-3.0, 1.0), (101.0, 200.0), (0.0123, 0.02)],
-)  # fmt: skip
+    [
+        (27.0, 50.0),
+        (0.3, 0.5),
+        (100.0, 100.0),
+        (2.1, 2.5),
+        (1.0, 1.0),
+        (0.0, 1.0),
+        (math.nan, 1.0),
+        (-3.0, 1.0),
+        (101.0, 200.0),
+        (0.0123, 0.02),
+    ],
+)
 def test_nice_max(value: float, top: float) -> None:
     assert nice_max(value) == top
 
@@ -250,9 +268,7 @@ def test_ticks() -> None:
     assert ticks(2.5) == [0, 0.5, 1, 1.5, 2, 2.5]
     assert ticks(50) == [0, 10, 20, 30, 40, 50]
     assert ticks(0.5) == [0, 0.1, 0.2, 0.3, 0.4, 0.5]
-    assert [charts.tick_label(v) for v in ticks(0.02)] == [
-        "0", "0.005", "0.01", "0.015", "0.02"
-    ]  # fmt: skip
+    assert [charts.tick_label(v) for v in ticks(0.02)] == ["0", "0.005", "0.01", "0.015", "0.02"]
     assert charts.px(-0.04) == "0"
     assert charts.px(12.0) == "12"
     assert charts.two(-0.001) == "0.00"
@@ -283,8 +299,12 @@ print(hashlib.sha256(a.encode()).hexdigest(), hashlib.sha256(b.encode()).hexdige
 def test_the_charts_render_without_matplotlib_and_the_same_in_another_process() -> None:
     done = subprocess.run(
         [sys.executable, "-c", RENDER_WITHOUT_MATPLOTLIB, str(ROOT)],
-        capture_output=True, text=True, cwd=ROOT, timeout=120, check=False,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     means, contribution = sweep_data()
     here = [

@@ -177,9 +177,18 @@ def test_output_flags_are_checked_before_the_data_are_read(run: Run, tmp_path: P
     problems come first, all of them, one line each."""
     missing = str(tmp_path / "nowhere.parquet")
     out = run(
-        "summary", missing, missing, "--keys", KEYS, "--format", "parquet",
-        "--plot", str(tmp_path / "plot.txt"), "--out", str(tmp_path / "no" / "dir" / "s.parquet"),
-    )  # fmt: skip
+        "summary",
+        missing,
+        missing,
+        "--keys",
+        KEYS,
+        "--format",
+        "parquet",
+        "--plot",
+        str(tmp_path / "plot.txt"),
+        "--out",
+        str(tmp_path / "no" / "dir" / "s.parquet"),
+    )
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 2, lines
@@ -188,8 +197,9 @@ def test_output_flags_are_checked_before_the_data_are_read(run: Run, tmp_path: P
     assert "does not exist" in lines[0]
     assert "--plot: cannot tell the image format of" in lines[1]
     assert "nowhere" not in out.stderr  # the data were not looked at
-    out = run("disclosure", missing, missing, "--keys", KEYS, "--target", "ls", "--format",
-              "parquet")  # fmt: skip
+    out = run(
+        "disclosure", missing, missing, "--keys", KEYS, "--target", "ls", "--format", "parquet"
+    )
     assert out.stderr.strip().splitlines() == [
         "discosql: error: --format parquet: needs --out FILE (Parquet is not written to stdout)"
     ]
@@ -197,9 +207,14 @@ def test_output_flags_are_checked_before_the_data_are_read(run: Run, tmp_path: P
 
 def test_each_problem_on_its_own_line(run: Run) -> None:
     out = run(
-        "disclosure", oracle.original_path(), oracle.original_path(), "--keys", "sexx,agex",
-        "--target", "depresss",
-    )  # fmt: skip
+        "disclosure",
+        oracle.original_path(),
+        oracle.original_path(),
+        "--keys",
+        "sexx,agex",
+        "--target",
+        "depresss",
+    )
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 6, lines  # three columns missing from two data sets
@@ -213,8 +228,9 @@ def test_warnings_and_internal_errors_are_one_line(
     import pyarrow as pa
 
     empty = tmp_path / "empty.parquet"
-    pq.write_table(pa.table({"a": pa.array([], pa.string()), "t": pa.array([], pa.string())}),
-                   empty)  # fmt: skip
+    pq.write_table(
+        pa.table({"a": pa.array([], pa.string()), "t": pa.array([], pa.string())}), empty
+    )
     full = tmp_path / "full.parquet"
     pq.write_table(pa.table({"a": ["x", "y"], "t": ["p", "q"]}), full)
     out = run("disclosure", str(full), str(empty), "--keys", "a", "--target", "t")
@@ -247,22 +263,60 @@ def test_errors_speak_in_flags(run: Run, tmp_path: Path) -> None:
     existing.write_text("x\n")
     database = tmp_path / "out.duckdb"
     cases = [
-        (["sdc", o, s1, "--keys", KEYS, "--rm-replicated-uniques", "--out", str(existing)],
-         "--out: ", "pass --overwrite"),
-        (["sdc", o, s1, "--keys", KEYS, "--out", str(existing), "--out-table", "t"],
-         "--out-table: ", "--out FILE.duckdb"),
-        (["sdc", o, s1, s2, "--keys", KEYS, "--prefix", "p_", "--measure", "depress",
-          "--out", str(tmp_path / "p_{synthesis}.parquet")], "--measure: ", "drop --out"),
+        (
+            ["sdc", o, s1, "--keys", KEYS, "--rm-replicated-uniques", "--out", str(existing)],
+            "--out: ",
+            "pass --overwrite",
+        ),
+        (
+            ["sdc", o, s1, "--keys", KEYS, "--out", str(existing), "--out-table", "t"],
+            "--out-table: ",
+            "--out FILE.duckdb",
+        ),
+        (
+            [
+                "sdc",
+                o,
+                s1,
+                s2,
+                "--keys",
+                KEYS,
+                "--prefix",
+                "p_",
+                "--measure",
+                "depress",
+                "--out",
+                str(tmp_path / "p_{synthesis}.parquet"),
+            ],
+            "--measure: ",
+            "drop --out",
+        ),
         (["disclosure", o, s1, "--keys", "sex,agee", "--target", "depress"], "key 'agee'", ""),
         (["summary", o, s1, "--keys", KEYS, "--threads", "0"], "--threads", "positive"),
-        (["report", o, s1, "--keys", KEYS, "--min-count", "0", "--out",
-          str(tmp_path / "r.html")], "--min-count: ", ""),
-    ]  # fmt: skip
+        (
+            [
+                "report",
+                o,
+                s1,
+                "--keys",
+                KEYS,
+                "--min-count",
+                "0",
+                "--out",
+                str(tmp_path / "r.html"),
+            ],
+            "--min-count: ",
+            "",
+        ),
+    ]
     run("sdc", o, s1, "--keys", KEYS, "--rm-replicated-uniques", "--out", str(database))
     cases.append(
-        (["sdc", o, s1, "--keys", KEYS, "--rm-replicated-uniques", "--out", str(database)],
-         "--out-table: ", "pass --overwrite")
-    )  # fmt: skip
+        (
+            ["sdc", o, s1, "--keys", KEYS, "--rm-replicated-uniques", "--out", str(database)],
+            "--out-table: ",
+            "pass --overwrite",
+        )
+    )
     for argv, flag, words in cases:
         done = run(*argv)
         assert done.returncode == 2, (argv, done.stderr)
@@ -279,8 +333,9 @@ def test_csv_writes_missing_numbers_as_empty_fields(run: Run, tmp_path: Path) ->
     data = Path(ds.__file__).parent / "data"
     o, s1 = str(data / "sd2011.parquet"), str(data / "syn_1.parquet")
     out = tmp_path / "sweep.csv"
-    done = run("sweep", o, s1, "--keys", KEYS, "--targets", "depress", "--format", "csv",
-               "--out", str(out))  # fmt: skip
+    done = run(
+        "sweep", o, s1, "--keys", KEYS, "--targets", "depress", "--format", "csv", "--out", str(out)
+    )
     assert done.returncode == 0, done.stderr
     text = out.read_text()
     assert "nan" not in text.lower()
@@ -289,8 +344,9 @@ def test_csv_writes_missing_numbers_as_empty_fields(run: Run, tmp_path: Path) ->
     nans = sum(1 for v in swept.table.column("mean_denom").to_pylist() if v != v)
     assert nans > 0  # the case this test is about
     assert sum(1 for r in rows if r["mean_denom"] == "") == nans
-    done = run("sweep", o, s1, "--keys", KEYS, "--targets", "depress", "--worst", "2",
-               "--format", "csv")  # fmt: skip
+    done = run(
+        "sweep", o, s1, "--keys", KEYS, "--targets", "depress", "--worst", "2", "--format", "csv"
+    )
     header = done.stdout.splitlines()[0]
     assert header == '"target","keys","n_keys","DiSCO_mean"'
 
@@ -301,8 +357,14 @@ def test_sdc_dry_run_counts_and_writes_nothing(run: Run, tmp_path: Path) -> None
     data = Path(ds.__file__).parent / "data"
     o, s1, s2 = (str(data / f) for f in ("sd2011.parquet", "syn_1.parquet", "syn_2.parquet"))
     flags = ["--keys", KEYS, "--rm-replicated-uniques", "--recode", "age=20,80"]
-    real = ds.sdc(o, [s1, s2], KEYS.split(","), rm_replicated_uniques=True,
-                  recode_vars=["age"], bottom_top_coding=[(20, 80)])  # fmt: skip
+    real = ds.sdc(
+        o,
+        [s1, s2],
+        KEYS.split(","),
+        rm_replicated_uniques=True,
+        recode_vars=["age"],
+        bottom_top_coding=[(20, 80)],
+    )
     for extra in ([], ["--out", str(tmp_path / "p_{synthesis}.parquet"), "--dry-run"]):
         done = run("sdc", o, s1, s2, *flags, *extra)
         assert done.returncode == 0, done.stderr
@@ -314,8 +376,15 @@ def test_sdc_dry_run_counts_and_writes_nothing(run: Run, tmp_path: Path) -> None
             line = rf"{r['synthesis']}\s+age\s+{r['bottom_coded']}\s+{r['top_coded']}\n"
             assert re.search(line, done.stdout)
     assert list(tmp_path.iterdir()) == []
-    dry = ds.sdc(o, [s1, s2], KEYS.split(","), rm_replicated_uniques=True, recode_vars=["age"],
-                 bottom_top_coding=[(20, 80)], dry_run=True)  # fmt: skip
+    dry = ds.sdc(
+        o,
+        [s1, s2],
+        KEYS.split(","),
+        rm_replicated_uniques=True,
+        recode_vars=["age"],
+        bottom_top_coding=[(20, 80)],
+        dry_run=True,
+    )
     assert dry.removed.equals(real.removed)
     assert dry.recoded.equals(real.recoded)
     assert dry.synthetic == []

@@ -100,9 +100,13 @@ def test_sd2011_summary_in_every_shape() -> None:
     assert sum(r.check_2way.num_rows for r in got) > 0  # the decoded key levels are compared
     assert sum(r.check_1way.num_rows for r in got) > 0
     for r in got:  # the options took effect where given, and only there
-        removed = sum(n for n, why in zip(r.exclusions["count"].to_pylist(),
-                                          r.exclusions["reason"].to_pylist(), strict=True)
-                      if why != "remaining")  # fmt: skip
+        removed = sum(
+            n
+            for n, why in zip(
+                r.exclusions["count"].to_pylist(), r.exclusions["reason"].to_pylist(), strict=True
+            )
+            if why != "remaining"
+        )
         assert (removed > 0) == (r.target in options_of), r.target
 
 

@@ -48,22 +48,50 @@ SPARK_CALLS = [
     ("sd_workab_exclude_region", "workab"),  # key/target exclusion; check1 and check2 fire
 ]
 
-EXCLUSIONS = {"exclude_keys", "exclude_ov_denom_lim", "not_targetlev", "use_target_na=False",
-              "use_keys_na=False"}  # fmt: skip
-SPARK_MUST_COVER = {"m=5", "m=1", "ngroups_keys", "ngroups_target", "an exclusion",
-                    "a check fires", "check1 fires", "check2 fires"}  # fmt: skip
-PG_MUST_COVER = SPARK_MUST_COVER | EXCLUSIONS | {
-    "cont_na", "thresh_1way", "thresh_2way", "check1 fires", "check2 fires",
-    "keys not in data order",
-}  # fmt: skip
+EXCLUSIONS = {
+    "exclude_keys",
+    "exclude_ov_denom_lim",
+    "not_targetlev",
+    "use_target_na=False",
+    "use_keys_na=False",
+}
+SPARK_MUST_COVER = {
+    "m=5",
+    "m=1",
+    "ngroups_keys",
+    "ngroups_target",
+    "an exclusion",
+    "a check fires",
+    "check1 fires",
+    "check2 fires",
+}
+PG_MUST_COVER = (
+    SPARK_MUST_COVER
+    | EXCLUSIONS
+    | {
+        "cont_na",
+        "thresh_1way",
+        "thresh_2way",
+        "check1 fires",
+        "check2 fires",
+        "keys not in data order",
+    }
+)
 
 
 def _features(case_id: str, target: str) -> set[str]:
     """What an oracle call exercises, read from its arguments and synthpop's check flags."""
     kw, syn = call_kwargs(case_id, target)
     out = {f"m={len(syn)}"}
-    for name in ("ngroups_keys", "ngroups_target", "cont_na", "not_targetlev", "exclude_keys",
-                 "thresh_1way", "thresh_2way"):  # fmt: skip
+    for name in (
+        "ngroups_keys",
+        "ngroups_target",
+        "cont_na",
+        "not_targetlev",
+        "exclude_keys",
+        "thresh_1way",
+        "thresh_2way",
+    ):
         value = kw.get(name)
         if isinstance(value, list) and all(isinstance(v, int) for v in value):
             value = any(value)  # ngroups_keys = [0, 0, 0] groups nothing
@@ -93,9 +121,11 @@ def _calls(chosen: list[tuple[str, str]]) -> list[Any]:
 
 @pytest.mark.parametrize(
     ("chosen", "must_cover"),
-    [pytest.param(PG_CALLS, PG_MUST_COVER, id="postgres"),
-     pytest.param(SPARK_CALLS, SPARK_MUST_COVER, id="spark")],
-)  # fmt: skip
+    [
+        pytest.param(PG_CALLS, PG_MUST_COVER, id="postgres"),
+        pytest.param(SPARK_CALLS, SPARK_MUST_COVER, id="spark"),
+    ],
+)
 def test_engine_subsets_cover_the_options(
     chosen: list[tuple[str, str]], must_cover: set[str]
 ) -> None:
@@ -214,8 +244,9 @@ def test_engine_argument_errors() -> None:
     with pytest.raises(ds.InputError, match="engine: 'oracle' is not an engine"):
         ds.disclosure("a", "b", keys=["sex"], target="depress", engine="oracle")
     with pytest.raises(ds.InputError, match="cannot connect to PostgreSQL"):
-        ds.disclosure("a", "b", keys=["sex"], target="depress",
-                      engine="postgresql://nobody@127.0.0.1:1/none")  # fmt: skip
+        ds.disclosure(
+            "a", "b", keys=["sex"], target="depress", engine="postgresql://nobody@127.0.0.1:1/none"
+        )
 
 
 def test_small_results_on_duckdb() -> None:
@@ -278,8 +309,9 @@ def _cap_results(original: Any, synthetic: Any, control: Any, engine: Any) -> di
     for fn in (ds.categorical_cap, ds.categorical_zero_cap, ds.categorical_generalized_cap):
         r = fn(original, synthetic, keys, ["depress", "marital"], **kw)
         out[fn.__name__] = (r.score, r.n_scored, r.control.score, r.excess_risk)
-    dp = ds.disclosure_protection(original, synthetic, ["sex", "age"], "income",
-                                  continuous_columns=["age", "income"], **kw)  # fmt: skip
+    dp = ds.disclosure_protection(
+        original, synthetic, ["sex", "age"], "income", continuous_columns=["age", "income"], **kw
+    )
     out["disclosure_protection"] = (dp.score, dp.cap_protection, dp.baseline_protection)
     t = ds.taub_tcap(original, synthetic, keys, "depress", tau=0.5, **kw)
     out["taub_tcap"] = (t.tcap, t.tcap_zero, t.n_kept, t.n_undefined, t.control.tcap)
@@ -321,9 +353,29 @@ def test_cap_family_on_spark(spark: Any, parquet: dict[str, str], cap_ref: dict[
     _assert_same_cap(got, cap_ref)
 
 
-FLOATS = [0.5, 2.25, 1e-5, -1.5e-5, 0.00012345, 0.0012345, 12345678.9, 123456789012.5,
-          1e15 + 0.5, 1e15, 1.5e16 + 2, 1.5e20, -0.25, -1e-7, 1 / 3, 2e-5 / 3, 57.0, -3.0,
-          float("inf"), float("-inf"), None]  # fmt: skip
+FLOATS = [
+    0.5,
+    2.25,
+    1e-5,
+    -1.5e-5,
+    0.00012345,
+    0.0012345,
+    12345678.9,
+    123456789012.5,
+    1e15 + 0.5,
+    1e15,
+    1.5e16 + 2,
+    1.5e20,
+    -0.25,
+    -1e-7,
+    1 / 3,
+    2e-5 / 3,
+    57.0,
+    -3.0,
+    float("inf"),
+    float("-inf"),
+    None,
+]
 # Ungrouped float values become the same level names on every engine: Python's repr (shortest
 # round-trip), integral values without decimals, NA as 'Missing'.
 FLOAT_LEVELS = sorted(
@@ -376,25 +428,49 @@ def test_cli_and_export_on_postgres(
 
     ref = replay("sd_depress_default", "depress")
     out = tmp_path / "ident.json"
-    argv = ["disclosure", "sd2011", "syn_1", "syn_2", "syn_3", "syn_4", "syn_5",
-            "--keys", "sex,age,region,placesize", "--target", "depress",
-            "--engine", pg, "--format", "json", "--table", "ident", "--out", str(out)]  # fmt: skip
+    argv = [
+        "disclosure",
+        "sd2011",
+        "syn_1",
+        "syn_2",
+        "syn_3",
+        "syn_4",
+        "syn_5",
+        "--keys",
+        "sex,age,region,placesize",
+        "--target",
+        "depress",
+        "--engine",
+        pg,
+        "--format",
+        "json",
+        "--table",
+        "ident",
+        "--out",
+        str(out),
+    ]
     code = main(argv)
     assert code == 0, capsys.readouterr().err
     assert json.loads(out.read_text()) == ref.ident.to_pylist()
 
     script = ds.to_sql(
-        "sd2011", [f"syn_{i}" for i in range(1, 6)], keys=["sex", "age", "region", "placesize"],
-        target="depress", dialect="postgres", engine=ds.postgres(pg),
-    )  # fmt: skip
+        "sd2011",
+        [f"syn_{i}" for i in range(1, 6)],
+        keys=["sex", "age", "region", "placesize"],
+        target="depress",
+        dialect="postgres",
+        engine=ds.postgres(pg),
+    )
     assert '"sd2011"' in script
     with psycopg.connect(pg, autocommit=True) as con:
         rows = None
         for statement in script.split(";\n"):
             cur = con.execute(statement)
             if rows is None and cur.description is not None:
-                rows = [dict(zip([d.name for d in cur.description], r, strict=True))
-                        for r in cur.fetchall()]  # fmt: skip
+                rows = [
+                    dict(zip([d.name for d in cur.description], r, strict=True))
+                    for r in cur.fetchall()
+                ]
     assert rows is not None
     for got, want in zip(rows, ref.ident.to_pylist(), strict=True):
         for col in want:
@@ -406,8 +482,13 @@ def test_boolean_columns_on_postgres(pg: str) -> None:
     import pyarrow as pa
 
     n = 40
-    original = pa.table({"b": [i % 3 == 0 for i in range(n)], "k": [i % 4 for i in range(n)],
-                         "t": [i % 3 == 0 if i % 7 else i % 2 == 0 for i in range(n)]})  # fmt: skip
+    original = pa.table(
+        {
+            "b": [i % 3 == 0 for i in range(n)],
+            "k": [i % 4 for i in range(n)],
+            "t": [i % 3 == 0 if i % 7 else i % 2 == 0 for i in range(n)],
+        }
+    )
     synthetic = original.slice(0, 30)
     engine_data.load_postgres(pg, {"bools": original, "bools_syn": synthetic})
     kw: dict[str, Any] = {"keys": ["b", "k"], "target": "t", "thresh_2way": (0, 0)}

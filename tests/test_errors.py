@@ -197,8 +197,11 @@ def test_grouping_errors() -> None:
     syn = _t(a=["x", "y"], v=[1.0, 1.0], w=[None, 2.0], t=["p", "q"])
     with pytest.raises(ds.InputError, match="single distinct value"):
         ds.disclosure(orig, syn, keys=["a", "v"], target="t", ngroups_keys=[0, 3])
-    no_w = orig.cast(pa.schema([("a", pa.string()), ("v", pa.float64()), ("w", pa.float64()),
-                                ("t", pa.string())]))  # fmt: skip
+    no_w = orig.cast(
+        pa.schema(
+            [("a", pa.string()), ("v", pa.float64()), ("w", pa.float64()), ("t", pa.string())]
+        )
+    )
     with_w = _t(a=["x", "y"], v=[1.0, 1.0], w=[2.0, 5.0], t=["p", "q"])
     # synthpop stops only when the synthetic values are all missing (U:865): an original with
     # no values is grouped by the synthetic values, and all its records are 'Missing'
@@ -237,13 +240,14 @@ def _entry_points(t: pa.Table, **kw: Any) -> dict[str, Any]:
     return {
         "disclosure": lambda: ds.disclosure(t, t, keys=["a"], target="t", **kw),
         "disclosure_summary": lambda: ds.disclosure_summary(t, t, keys=["a"], **kw),
-        "to_sql": lambda: ds.to_sql(t, t, keys=["a"], target="t", tables={
-            "original": "o", "synthetic": ["s"]}, **kw),
+        "to_sql": lambda: ds.to_sql(
+            t, t, keys=["a"], target="t", tables={"original": "o", "synthetic": ["s"]}, **kw
+        ),
         "categorical_cap": lambda: ds.categorical_cap(t, t, ["a"], "t", **kw),
         "taub_tcap": lambda: ds.taub_tcap(t, t, ["a"], "t", **kw),
         "cap_records": lambda: ds.cap_records(t, t, ["a"], "t", **kw),
         "cap_summary": lambda: ds.cap_summary(t, t, ["a"], "t", **kw),
-    }  # fmt: skip
+    }
 
 
 @pytest.mark.parametrize("threads", [0, -1, "two", True, 1.5])

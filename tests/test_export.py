@@ -75,8 +75,14 @@ def test_datafusion_runs_its_export(
     numbers, division and integer types differ from DuckDB's, the results may not."""
     kw, syn = call_kwargs(case_id, target)
     names = {"original": "sd2011", "synthetic": syn}
-    script = ds.to_sql(parquet["sd2011"], [parquet[s] for s in syn], target=target,
-                       dialect="datafusion", tables=names, **kw)  # fmt: skip
+    script = ds.to_sql(
+        parquet["sd2011"],
+        [parquet[s] for s in syn],
+        target=target,
+        dialect="datafusion",
+        tables=names,
+        **kw,
+    )
     tables = run_datafusion(script, {n: parquet[n] for n in ["sd2011", *syn]})
     _check_results(tables, replay(case_id, target))
 
@@ -92,8 +98,9 @@ def test_datafusion_cases_have_checks_and_exclusions() -> None:
 def test_duckdb_shell_runs_a_multi_target_export(parquet: dict[str, str], tmp_path: Path) -> None:
     keys = ["sex", "age", "region", "placesize"]
     syn = [parquet[f"syn_{i}"] for i in (1, 2)]
-    script = ds.to_sql(parquet["sd2011"], syn, keys=keys, target=["depress", "income"],
-                       ngroups_target=5)  # fmt: skip
+    script = ds.to_sql(
+        parquet["sd2011"], syn, keys=keys, target=["depress", "income"], ngroups_target=5
+    )
     tables = run_shell(script, tmp_path)
     assert len(tables) == 2 * len(RESULT_TABLES)
     for i, target in enumerate(["depress", "income"]):
@@ -103,11 +110,19 @@ def test_duckdb_shell_runs_a_multi_target_export(parquet: dict[str, str], tmp_pa
 
 
 def test_export_names_each_stage_and_measure(parquet: dict[str, str]) -> None:
-    script = ds.to_sql(parquet["sd2011"], parquet["syn_1"], keys=["sex", "age"], target="income",
-                       ngroups_target=4)  # fmt: skip
-    for name in ("stages/010_codes.sql.j2", "stages/030_cells.sql.j2", "measures/identity.sql.j2",
-                 "DiSCO", "repU", "checks/check_2way.sql.j2", "decided at export time",
-                 "q packing"):  # fmt: skip
+    script = ds.to_sql(
+        parquet["sd2011"], parquet["syn_1"], keys=["sex", "age"], target="income", ngroups_target=4
+    )
+    for name in (
+        "stages/010_codes.sql.j2",
+        "stages/030_cells.sql.j2",
+        "measures/identity.sql.j2",
+        "DiSCO",
+        "repU",
+        "checks/check_2way.sql.j2",
+        "decided at export time",
+        "q packing",
+    ):
         assert name in script
     assert "$" not in strip_strings(re.sub(r"--[^\n]*", "", script))  # values are literals
 
@@ -169,11 +184,17 @@ def _golden_reference() -> ds.DisclosureResult:
     """The API's result for the golden export's data and options, on DuckDB."""
     t = _demo_tables()
     return ds.disclosure(
-        t["sd2011"], [t["syn_1"], t["syn_2"]], keys=["sex", "age", "region", "placesize"],
-        target="income", ngroups_target=5, not_targetlev="[-8,600)",
-        use_keys_na=[True, True, False, True], exclude_keys=["sex"], exclude_keylevs=["MALE"],
+        t["sd2011"],
+        [t["syn_1"], t["syn_2"]],
+        keys=["sex", "age", "region", "placesize"],
+        target="income",
+        ngroups_target=5,
+        not_targetlev="[-8,600)",
+        use_keys_na=[True, True, False, True],
+        exclude_keys=["sex"],
+        exclude_keylevs=["MALE"],
         exclude_targetlevs=["[1440,2000)"],
-    )  # fmt: skip
+    )
 
 
 def _check_results(tables: list[Any], ref: ds.DisclosureResult) -> None:
@@ -242,8 +263,17 @@ def test_cli_sql_subcommand(
     from discosql.cli.main import main
 
     out = tmp_path / "m.sql"
-    argv = ["sql", parquet["sd2011"], parquet["syn_1"],
-            "--keys", "sex,age", "--target", "depress", "--out", str(out)]  # fmt: skip
+    argv = [
+        "sql",
+        parquet["sd2011"],
+        parquet["syn_1"],
+        "--keys",
+        "sex,age",
+        "--target",
+        "depress",
+        "--out",
+        str(out),
+    ]
     code = main(argv)
     assert code == 0, capsys.readouterr().err
     tables = run_shell(out.read_text(), tmp_path)
@@ -259,12 +289,19 @@ def test_cli_sql_subcommand(
 
 def test_to_sql_bad_input(parquet: dict[str, str]) -> None:
     with pytest.raises(ds.InputError, match="dialect: 'oracle' is not one of"):
-        ds.to_sql(parquet["sd2011"], parquet["syn_1"], keys=["sex"], target="depress",
-                  dialect="oracle")  # fmt: skip
+        ds.to_sql(
+            parquet["sd2011"], parquet["syn_1"], keys=["sex"], target="depress", dialect="oracle"
+        )
     with pytest.raises(ds.InputError, match="'synthetic' names 2 table"):
-        ds.to_sql(parquet["sd2011"], parquet["syn_1"], keys=["sex"], target="depress",
-                  tables={"synthetic": ["a", "b"]})  # fmt: skip
+        ds.to_sql(
+            parquet["sd2011"],
+            parquet["syn_1"],
+            keys=["sex"],
+            target="depress",
+            tables={"synthetic": ["a", "b"]},
+        )
     for tables in ({"synthetic": ["a", "b"]}, {"original": 3}, {"orig": "x"}):  # before any read
         with pytest.raises(ds.InputError, match=r"^tables: "):
-            ds.to_sql("missing.parquet", "missing.parquet", keys=["sex"], target="depress",
-                      tables=tables)  # fmt: skip
+            ds.to_sql(
+                "missing.parquet", "missing.parquet", keys=["sex"], target="depress", tables=tables
+            )

@@ -31,22 +31,42 @@ NAMES = ("orig", "syn")
 
 # (id, export options, the change, what the stop message names; None: the script still holds)
 SCENARIOS = [
-    ("new_key_levels", {"target": "depress"},
-     "case when n % 3 = 0 then age + 100 else age end as age",
-     "key 'age' has more than the 79 levels"),
-    ("grouping_breaks", {"target": "income", "ngroups_target": 5},
-     "case when n % 3 = 0 then income * 2 else income end as income",
-     "grouping breaks of target 'income'"),
-    ("named_level", {"target": "marital", "not_targetlev": "WIDOWED"},
-     "case when marital = 'WIDOWED' then 'DIVORCED' else marital end as marital",
-     "not_targetlev: 'WIDOWED' is no longer a level of 'marital'"),
-    ("excluded_key_level", {"target": "workab", "exclude_keys": "sex", "exclude_keylevs": "MALE",
-                            "exclude_targetlevs": "NO"},
-     "case when sex = 'MALE' then NULL else sex end as sex",
-     "exclude_keylevs[0]: 'MALE' is no longer a level of 'sex'"),
-    ("still_valid", {"target": "depress"},  # fewer rows, no new levels: the API's numbers
-     "case when n % 4 = 0 then NULL else age end as age", None),
-]  # fmt: skip
+    (
+        "new_key_levels",
+        {"target": "depress"},
+        "case when n % 3 = 0 then age + 100 else age end as age",
+        "key 'age' has more than the 79 levels",
+    ),
+    (
+        "grouping_breaks",
+        {"target": "income", "ngroups_target": 5},
+        "case when n % 3 = 0 then income * 2 else income end as income",
+        "grouping breaks of target 'income'",
+    ),
+    (
+        "named_level",
+        {"target": "marital", "not_targetlev": "WIDOWED"},
+        "case when marital = 'WIDOWED' then 'DIVORCED' else marital end as marital",
+        "not_targetlev: 'WIDOWED' is no longer a level of 'marital'",
+    ),
+    (
+        "excluded_key_level",
+        {
+            "target": "workab",
+            "exclude_keys": "sex",
+            "exclude_keylevs": "MALE",
+            "exclude_targetlevs": "NO",
+        },
+        "case when sex = 'MALE' then NULL else sex end as sex",
+        "exclude_keylevs[0]: 'MALE' is no longer a level of 'sex'",
+    ),
+    (
+        "still_valid",
+        {"target": "depress"},  # fewer rows, no new levels: the API's numbers
+        "case when n % 4 = 0 then NULL else age end as age",
+        None,
+    ),
+]
 
 
 def _rows(table: Any) -> list[dict[str, Any]]:
@@ -78,8 +98,14 @@ def _run_in_shell(tmp: Path) -> Runner:
         script = ds.to_sql(paths["orig"], paths["syn"], keys=KEYS, **kw)
         for n in NAMES:
             pq.write_table(after[n], paths[n])
-        out = subprocess.run([duckdb_cli(), "-json"], input=script, capture_output=True,
-                             text=True, cwd=tmp, check=False)  # fmt: skip
+        out = subprocess.run(
+            [duckdb_cli(), "-json"],
+            input=script,
+            capture_output=True,
+            text=True,
+            cwd=tmp,
+            check=False,
+        )
         results, pos, decoder = [], 0, json.JSONDecoder()
         text = out.stdout
         while text[pos:].strip():
@@ -103,8 +129,9 @@ def test_the_shell_stops_or_gives_the_api_numbers(tmp_path: Path) -> None:
 def test_datafusion_stops_or_gives_the_api_numbers(tmp_path: Path) -> None:
     def run(before: dict[str, pa.Table], after: dict[str, pa.Table], kw: dict[str, Any]) -> Any:
         names = {"original": "guard_orig", "synthetic": "guard_syn"}
-        script = ds.to_sql(before["orig"], before["syn"], keys=KEYS, dialect="datafusion",
-                           tables=names, **kw)  # fmt: skip
+        script = ds.to_sql(
+            before["orig"], before["syn"], keys=KEYS, dialect="datafusion", tables=names, **kw
+        )
         paths = {f"guard_{n}": str(tmp_path / f"{n}.parquet") for n in NAMES}
         for n in NAMES:
             pq.write_table(after[n], paths[f"guard_{n}"])
@@ -121,8 +148,14 @@ def test_postgres_stops_or_gives_the_api_numbers(pg_dsn: str) -> None:
 
     def run(before: dict[str, pa.Table], after: dict[str, pa.Table], kw: dict[str, Any]) -> Any:
         engine_data.load_postgres(pg_dsn, {f"guard_{n}": before[n] for n in NAMES})
-        script = ds.to_sql("guard_orig", "guard_syn", keys=KEYS, dialect="postgres",
-                           engine=ds.postgres(pg_dsn), **kw)  # fmt: skip
+        script = ds.to_sql(
+            "guard_orig",
+            "guard_syn",
+            keys=KEYS,
+            dialect="postgres",
+            engine=ds.postgres(pg_dsn),
+            **kw,
+        )
         engine_data.load_postgres(pg_dsn, {f"guard_{n}": after[n] for n in NAMES})
         results = []
         with psycopg.connect(pg_dsn, autocommit=True) as con:
@@ -133,8 +166,9 @@ def test_postgres_stops_or_gives_the_api_numbers(pg_dsn: str) -> None:
                     return results, str(e)
                 if cur.description is not None and isinstance(statement, sqlglot.exp.Query):
                     names = [d.name for d in cur.description]
-                    results.append([dict(zip(names, map(_plain, r), strict=True))
-                                    for r in cur.fetchall()])  # fmt: skip
+                    results.append(
+                        [dict(zip(names, map(_plain, r), strict=True)) for r in cur.fetchall()]
+                    )
         return results, ""
 
     _check_scenarios(run)
@@ -149,8 +183,9 @@ def test_spark_stops_or_gives_the_api_numbers(spark: Any) -> None:
 
     def run(before: dict[str, pa.Table], after: dict[str, pa.Table], kw: dict[str, Any]) -> Any:
         names = {"original": "guard_orig", "synthetic": "guard_syn"}
-        script = ds.to_sql(before["orig"], before["syn"], keys=KEYS, dialect="spark",
-                           tables=names, **kw)  # fmt: skip
+        script = ds.to_sql(
+            before["orig"], before["syn"], keys=KEYS, dialect="spark", tables=names, **kw
+        )
         load(after)
         results = []
         for statement in _statements(script, "spark"):

@@ -230,8 +230,9 @@ def test_unreadable_inputs_are_input_errors(tmp_path: Path) -> None:
     (tmp_path / "blank.csv").write_text("\n\n")
     (tmp_path / "bad.parquet").write_text("not parquet")
     (tmp_path / "none").mkdir()
-    twice = pa.Table.from_arrays([pa.array(["x", "y"])] * 2 + [pa.array(["p", "q"])],
-                                 names=["a", "a", "t"])  # fmt: skip
+    twice = pa.Table.from_arrays(
+        [pa.array(["x", "y"])] * 2 + [pa.array(["p", "q"])], names=["a", "a", "t"]
+    )
     cases = {
         str(tmp_path / "empty.csv"): "original: empty file",
         str(tmp_path / "blank.csv"): "original: empty file",
@@ -273,8 +274,13 @@ def test_files_that_repeat_a_column_name(tmp_path: Path) -> None:
 def test_nan_in_parquet_is_missing_as_in_arrow(tmp_path: Path, values: list[float]) -> None:
     """NaN is 'Missing' when the data come from Parquet too (DuckDB pruned `x = NaN` filters
     with Parquet statistics, which leave NaN out: NaN became a level 'nan')."""
-    table = pa.table({"k": values, "j": ["a", "b"] * (len(values) // 2) + ["a"] * (len(values) % 2),
-                      "t": ["p", "q", "p", "q", "p"][: len(values)]})  # fmt: skip
+    table = pa.table(
+        {
+            "k": values,
+            "j": ["a", "b"] * (len(values) // 2) + ["a"] * (len(values) % 2),
+            "t": ["p", "q", "p", "q", "p"][: len(values)],
+        }
+    )
     path = tmp_path / "nan.parquet"
     pq.write_table(table, path)
     grouped = {"ngroups_keys": [2, 0]} if len(values) == 5 else {}
@@ -303,8 +309,9 @@ def test_any_arrow_stream_producer(
     tables: tuple[pa.Table, list[pa.Table]], reference: ds.DisclosureResult
 ) -> None:
     orig, syns = tables
-    res = ds.disclosure(_ArrowProducer(orig), [_ArrowProducer(s) for s in syns], keys=KEYS,
-                        target="depress")  # fmt: skip
+    res = ds.disclosure(
+        _ArrowProducer(orig), [_ArrowProducer(s) for s in syns], keys=KEYS, target="depress"
+    )
     _same(res, reference)
     twice = pa.Table.from_arrays([pa.array(["x"])] * 3, names=["a", "a", "t"])
     with pytest.raises(ds.InputError, match=re.escape("original: columns ['a'] appear more")):
@@ -318,8 +325,9 @@ def test_polars_frames(
     import polars as pl
 
     orig, syns = tables
-    res = ds.disclosure(pl.from_arrow(orig), [pl.from_arrow(s).lazy() for s in syns], keys=KEYS,
-                        target="depress")  # fmt: skip
+    res = ds.disclosure(
+        pl.from_arrow(orig), [pl.from_arrow(s).lazy() for s in syns], keys=KEYS, target="depress"
+    )
     _same(res, reference)
     paths = []
     for i, table in enumerate([orig, *syns]):

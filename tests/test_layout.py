@@ -210,9 +210,18 @@ def test_the_version_has_one_home() -> None:
 # Dialect facts live in one table (discosql/sql/dialects.py::FACTS); only that module and the
 # templates' macros may look at a dialect's name. Engine URL schemes are not dialects.
 DIALECT_NAMES = {
-    "duckdb", "postgres", "postgresql", "spark", "databricks", "sqlite", "bigquery",
-    "snowflake", "trino", "tsql", "datafusion",
-}  # fmt: skip
+    "duckdb",
+    "postgres",
+    "postgresql",
+    "spark",
+    "databricks",
+    "sqlite",
+    "bigquery",
+    "snowflake",
+    "trino",
+    "tsql",
+    "datafusion",
+}
 DIALECT_HOME = "discosql.sql.dialects"
 TEMPLATES = PACKAGE.parent / "sql_templates"
 

@@ -70,11 +70,18 @@ def test_wheel_installs_and_runs_the_demo(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "Synthesis 1 matches all 17 published synthpop values" in out.stdout
     report = subprocess.run(
-        [py, "-c", "import discosql as ds, pathlib; d = pathlib.Path(ds.__file__).parent / "
-         "'data'; r = ds.report(str(d / 'sd2011.parquet'), str(d / 'syn_1.parquet'), "
-         "['sex', 'age'], ['depress']); print(r.html[:15])"],
-        cwd=elsewhere, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            py,
+            "-c",
+            "import discosql as ds, pathlib; d = pathlib.Path(ds.__file__).parent / "
+            "'data'; r = ds.report(str(d / 'sd2011.parquet'), str(d / 'syn_1.parquet'), "
+            "['sex', 'age'], ['depress']); print(r.html[:15])",
+        ],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert report.returncode == 0, report.stderr
     assert report.stdout.startswith("<!DOCTYPE html>")
     where = subprocess.run(

@@ -22,8 +22,17 @@ import discosql as ds
 DATA = Path(ds.__file__).parent / "data"
 KEYS = ["sex", "age", "region", "placesize"]
 TARGETS = ["depress", "ls", "marital", "workab"]
-SECTIONS = ["Provenance", "Labelling and structure", "Summary", "Per target", "CAP family",
-            "Key sweep", "Protection (sdc)", "Definitions", "Appendix: the SQL script"]  # fmt: skip
+SECTIONS = [
+    "Provenance",
+    "Labelling and structure",
+    "Summary",
+    "Per target",
+    "CAP family",
+    "Key sweep",
+    "Protection (sdc)",
+    "Definitions",
+    "Appendix: the SQL script",
+]
 
 
 def _paths() -> tuple[str, list[str]]:
@@ -43,9 +52,17 @@ def control(tmp_path_factory: pytest.TempPathFactory) -> str:
 @pytest.fixture(scope="module")
 def rep(control: str) -> ds.Report:
     o, syn = _paths()
-    return ds.report(o, syn, KEYS, TARGETS, control=control, sweep=True,
-                     sdc={"rm_replicated_uniques": True},
-                     thresholds={"repU": 5.0, "DiSCO": 20.0}, ngroups_targets=5)  # fmt: skip
+    return ds.report(
+        o,
+        syn,
+        KEYS,
+        TARGETS,
+        control=control,
+        sweep=True,
+        sdc={"rm_replicated_uniques": True},
+        thresholds={"repU": 5.0, "DiSCO": 20.0},
+        ngroups_targets=5,
+    )
 
 
 class _Tables(HTMLParser):
@@ -97,8 +114,10 @@ def test_the_numbers_are_the_apis(rep: ds.Report, control: str) -> None:
     want = json.loads(json.dumps(summary.to_dict()["table"]))
     assert rep.content["summary"]["table"] == want[::-1]
     # one disclosure() call per target (numeric grouping pools the original and every synthesis)
-    alone = {t: ds.disclosure(o, syn, KEYS, t, ngroups_target=5 if t == "depress" else None)
-             for t in TARGETS}  # fmt: skip
+    alone = {
+        t: ds.disclosure(o, syn, KEYS, t, ngroups_target=5 if t == "depress" else None)
+        for t in TARGETS
+    }
     for row in rep.content["summary"]["per_target"]:
         for measure in ("UiO", "repU", "Dorig", "DiSCO"):
             values = [alone[row["target"]].value(measure, j) for j in (1, 2)]
@@ -284,8 +303,9 @@ def test_external_mode_passes_an_output_check(tmp_path: Path) -> None:
     assert "&lt; 8" in ext.html  # escaped in the HTML
     assert f"{exact.value('repU'):.2f}" not in ext.html
     assert any("< 8" in w for w in ext.content["withheld"])
-    loose = ds.report(str(o_path), str(s_path), KEYS, ["depress"], mode="external", min_count=3,
-                      round_to=10, **kw)  # fmt: skip
+    loose = ds.report(
+        str(o_path), str(s_path), KEYS, ["depress"], mode="external", min_count=3, round_to=10, **kw
+    )
     assert loose.content["sdc"]["removed"][0]["rows"] == 0  # 4 rounded to 10
     # 4 records, rounded to 0: the percentage is of the rounded count, not the exact 1.00%
     assert loose.content["summary"]["per_target"][0]["repU worst"] == 0.0
@@ -319,9 +339,23 @@ def test_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
     o, syn = _paths()
     out, js = tmp_path / "r.html", tmp_path / "r.json"
-    argv = ["report", o, *syn, "--keys", ",".join(KEYS), "--targets", "depress,ls",
-            "--threshold", "repU=5", "--mode", "external",
-            "--out", str(out), "--json", str(js)]  # fmt: skip
+    argv = [
+        "report",
+        o,
+        *syn,
+        "--keys",
+        ",".join(KEYS),
+        "--targets",
+        "depress,ls",
+        "--threshold",
+        "repU=5",
+        "--mode",
+        "external",
+        "--out",
+        str(out),
+        "--json",
+        str(js),
+    ]
     assert main(argv) == 0, capsys.readouterr().err
     assert out.read_text().startswith("<!DOCTYPE html>")
     content = json.loads(js.read_text())
@@ -362,9 +396,15 @@ def _print(
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        flags = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]  # fmt: skip
+        flags = [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ]
         browser = p.chromium.launch(executable_path=chromium, args=flags)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -417,9 +457,15 @@ def test_the_printed_report_is_short(tmp_path: Path, chromium: str, mode: str, m
 
     syn = [str(ADULT / "syn_1.parquet"), str(ADULT / "syn_2.parquet")]
     with pytest.warns(ds.DiscoSQLWarning, match="empty strings"):  # Adult's '' levels
-        rep = ds.report(str(ADULT / "original.parquet"), syn, ["age", "occupation", "race", "sex"],
-                        sweep=True, sdc={"rm_replicated_uniques": True}, mode=mode,
-                        ngroups_targets={"fnlwgt": 20})  # fmt: skip
+        rep = ds.report(
+            str(ADULT / "original.parquet"),
+            syn,
+            ["age", "occupation", "race", "sex"],
+            sweep=True,
+            sdc={"rm_replicated_uniques": True},
+            mode=mode,
+            ngroups_targets={"fnlwgt": 20},
+        )
     assert len(rep.content["targets"]) == 11
     page_path = tmp_path / "report.html"
     rep.save(page_path)

@@ -28,9 +28,21 @@ MIN_COUNT, ROUND_TO = 8, 5
 # numbers of keys, syntheses, subsets and columns, counts of level pairs, risk thresholds and
 # SUDA's key contributions
 EXEMPT = {
-    "synthesis", "threshold", "columns", "m", "n_keys", "subsets", "max_size", "keys in the MSU",
-    "npairs", "contribution (%)", "version", "generated", "lines", "worst synthesis",
-}  # fmt: skip
+    "synthesis",
+    "threshold",
+    "columns",
+    "m",
+    "n_keys",
+    "subsets",
+    "max_size",
+    "keys in the MSU",
+    "npairs",
+    "contribution (%)",
+    "version",
+    "generated",
+    "lines",
+    "worst synthesis",
+}
 # derived from the numbers shown: checked as such below, not as counts
 DERIVED = re.compile(r"( mean$|^attrib_|^ident_|before$|after$|^TCAP|^DCAP/iS|excess|control)")
 
@@ -49,10 +61,18 @@ def external(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], 
         paths.append(str(tmp / f"{name}.parquet"))
         pq.write_table(t, paths[-1])
     rep = ds.report(
-        paths[0], paths[1:3], KEYS, ["depress", "workab", "marital"], control=paths[3],
-        sweep=True, sdc={"rm_replicated_uniques": True}, weight="w",
-        thresholds={"repU": 5.0, "DiSCO": 20.0}, mode="external", ngroups_targets=5,
-    )  # fmt: skip
+        paths[0],
+        paths[1:3],
+        KEYS,
+        ["depress", "workab", "marital"],
+        control=paths[3],
+        sweep=True,
+        sdc={"rm_replicated_uniques": True},
+        weight="w",
+        thresholds={"repU": 5.0, "DiSCO": 20.0},
+        mode="external",
+        ngroups_targets=5,
+    )
     content = json.loads(json.dumps(rep.content, default=str))
     return content, rep.html, sizes
 
@@ -196,8 +216,16 @@ def test_risk_in_external_mode_prints_checked_counts(
     (573, 1,539 and 3,437 exactly), the global risk as a share of the shown records."""
     from discosql.cli.main import main
 
-    argv = ["risk", str(DATA / "sd2011.parquet"), "--keys", "sex,age,region",
-            "--ldiversity", "depress", "--mode", "external"]  # fmt: skip
+    argv = [
+        "risk",
+        str(DATA / "sd2011.parquet"),
+        "--keys",
+        "sex,age,region",
+        "--ldiversity",
+        "depress",
+        "--mode",
+        "external",
+    ]
     assert main([*argv, "--format", "json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     summary = payload["summary"]

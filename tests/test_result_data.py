@@ -40,8 +40,19 @@ def test_disclosure_to_dict_is_the_cli_json(data: tuple[str, list[str]], tmp_pat
     assert set(as_dict["tables"]) == set(TABLE_NAMES)
     assert as_dict["tables"]["check_2way"]  # a table with rows, compared below
     for name in TABLE_NAMES:
-        argv = ["disclosure", original, *syn, "--keys", ",".join(KEYS), "--target", "workab",
-                "--thresh-2way", "0,0", "--table", name]  # fmt: skip
+        argv = [
+            "disclosure",
+            original,
+            *syn,
+            "--keys",
+            ",".join(KEYS),
+            "--target",
+            "workab",
+            "--thresh-2way",
+            "0,0",
+            "--table",
+            name,
+        ]
         assert _cli_json(tmp_path, argv) == as_dict["tables"][name], name
 
 

@@ -133,8 +133,9 @@ def test_bad_weights_are_counted(as_file: bool, tmp_path: Path) -> None:
     data = load(TESTDATA)
     w = data.column("sampling_weight").to_pylist()
     w[0], w[1], w[2], w[3] = None, 0.0, -2.0, float("nan")
-    data = data.set_column(data.schema.get_field_index("sampling_weight"), "sampling_weight",
-                           pa.array(w, pa.float64()))  # fmt: skip
+    data = data.set_column(
+        data.schema.get_field_index("sampling_weight"), "sampling_weight", pa.array(w, pa.float64())
+    )
     source: Any = data
     if as_file:
         source = str(tmp_path / "w.parquet")
@@ -287,8 +288,9 @@ def test_report_risk_section() -> None:
     assert shown["records unique on the keys (fk = 1)"] == f"{5 * round(n1 / 5):,}"
     assert n1 % 5  # so the rounding shows
     dis_external = [r["records"] for r in external.content["risk"]["suda"]["dis"]]
-    for shown_n, n in zip(dis_external, special.dis_table.column("records").to_pylist(),
-                          strict=True):  # fmt: skip
+    for shown_n, n in zip(
+        dis_external, special.dis_table.column("records").to_pylist(), strict=True
+    ):
         want = "0" if n == 0 else "< 8" if n < 8 else f"{5 * math.floor(n / 5 + 0.5):,}"
         assert shown_n == want
     top = r.riskiest.to_pylist()[0]["region"]
@@ -307,12 +309,14 @@ def test_the_same_bits_whatever_the_threads() -> None:
 
     rng = random.Random(7)
     n = 400_000
-    data = pa.table({
-        "a": [rng.randrange(40) for _ in range(n)],
-        "b": [rng.choice("xyz") for _ in range(n)],
-        "c": [rng.randrange(30) if rng.random() > 0.01 else None for _ in range(n)],
-        "w": [rng.uniform(1, 300) for _ in range(n)],
-    })  # fmt: skip
+    data = pa.table(
+        {
+            "a": [rng.randrange(40) for _ in range(n)],
+            "b": [rng.choice("xyz") for _ in range(n)],
+            "c": [rng.randrange(30) if rng.random() > 0.01 else None for _ in range(n)],
+            "w": [rng.uniform(1, 300) for _ in range(n)],
+        }
+    )
     runs = [ds.risk(data, ["a", "b", "c"], weight="w", threads=t) for t in (2, 1, 2)]
     first = runs[0].records
     assert first is not None

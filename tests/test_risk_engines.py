@@ -20,8 +20,12 @@ from . import engine_data
 
 DATA = Path(__file__).parent / "data" / "sdcmicro" / "data"
 KEYS = ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex"]
-RISK: dict[str, Any] = {"weight": "sampling_weight", "household": "ori_hid", "alpha": 0.5,
-                        "max_global_risk": 0.0001}  # fmt: skip
+RISK: dict[str, Any] = {
+    "weight": "sampling_weight",
+    "household": "ori_hid",
+    "alpha": 0.5,
+    "max_global_risk": 0.0001,
+}
 SD_KEYS = ["sex", "age", "region", "marital", "workab"]
 
 
@@ -74,8 +78,9 @@ def assert_same(got: list[Any], ref: list[Any], positions: bool = True) -> None:
         if isinstance(r, ds.SudaResult):
             parts = ["attributes", "levels", "msu_counts", "dis_table"]
         for part in parts:
-            for x, y in zip(getattr(g, part).to_pylist(), getattr(r, part).to_pylist(),
-                            strict=True):  # fmt: skip
+            for x, y in zip(
+                getattr(g, part).to_pylist(), getattr(r, part).to_pylist(), strict=True
+            ):
                 for k in x:
                     if isinstance(x[k], float):
                         assert (math.isnan(x[k]) and math.isnan(y[k])) or math.isclose(

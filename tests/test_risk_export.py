@@ -38,8 +38,14 @@ def _data() -> pa.Table:
 
 def _shell(script: str, cwd: Path) -> tuple[list[list[dict[str, Any]]], str, int]:
     """Run ``script`` in the duckdb shell (-bail): each result table's rows, stderr, status."""
-    out = subprocess.run([duckdb_cli(), "-json", "-bail"], input=script, capture_output=True,
-                         text=True, cwd=cwd, check=False)  # fmt: skip
+    out = subprocess.run(
+        [duckdb_cli(), "-json", "-bail"],
+        input=script,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
     decoder, text, pos, tables = json.JSONDecoder(), out.stdout, 0, []
     while text[pos:].strip():
         while text[pos].isspace():
@@ -176,10 +182,13 @@ def test_script_writes_the_file_or_table(tmp_path: Path) -> None:
 # (id, the change made to the data after the export, what the stop names; None: still holds)
 CHANGES = [
     ("new_key_level", lambda t: _set(t, "roof", 7, 99), "key 'roof' has more than the"),
-    ("bad_weights", lambda t: _set(_set(t, WEIGHT, 3, 0.0), WEIGHT, 5, -1.0),
-     "found 0 missing, 1 zero, 1 negative weight(s)"),
+    (
+        "bad_weights",
+        lambda t: _set(_set(t, WEIGHT, 3, 0.0), WEIGHT, 5, -1.0),
+        "found 0 missing, 1 zero, 1 negative weight(s)",
+    ),
     ("fewer_levels", lambda t: t.slice(0, 2000), None),
-]  # fmt: skip
+]
 
 
 def _set(table: pa.Table, column: str, row: int, value: Any) -> pa.Table:
@@ -289,12 +298,21 @@ def test_cli_risk_sql_and_out_table(tmp_path: Path, capsys: pytest.CaptureFixtur
 
     path = tmp_path / "data.parquet"
     pq.write_table(_data(), path)
-    argv = ["risk", str(path), "--keys", ",".join(KEYS), "--weight", WEIGHT,
-            "--ldiversity", ",".join(SENSITIVE)]  # fmt: skip
+    argv = [
+        "risk",
+        str(path),
+        "--keys",
+        ",".join(KEYS),
+        "--weight",
+        WEIGHT,
+        "--ldiversity",
+        ",".join(SENSITIVE),
+    ]
     script = tmp_path / "risk.sql"
     assert main([*argv, "--sql", str(script), "--out-table", "r"]) == 0, capsys.readouterr().err
-    tables, err, code = _shell(script.read_text() + 'SELECT count(*) AS n FROM r_ldiversity;\n',
-                               tmp_path)  # fmt: skip
+    tables, err, code = _shell(
+        script.read_text() + "SELECT count(*) AS n FROM r_ldiversity;\n", tmp_path
+    )
     assert code == 0, err
     summary, _, l_summary, count = tables
     _assert_rows(summary, _summary_rows(ds.risk(str(path), KEYS, weight=WEIGHT).summary))

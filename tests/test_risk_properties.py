@@ -33,8 +33,14 @@ def data_sets(draw: Any) -> dict[str, Any]:
     households = [draw(st.one_of(st.none(), st.integers(0, 4))) for _ in range(n)]
     sensitive = [(draw(SENS), draw(SENS)) for _ in range(n)]
     alpha = draw(st.sampled_from([0.0, 0.25, 0.5, 1.0]))
-    return {"rows": rows, "k": k, "weights": [float(w) for w in weights],
-            "households": households, "sensitive": sensitive, "alpha": alpha}  # fmt: skip
+    return {
+        "rows": rows,
+        "k": k,
+        "weights": [float(w) for w in weights],
+        "households": households,
+        "sensitive": sensitive,
+        "alpha": alpha,
+    }
 
 
 def table(d: dict[str, Any]) -> pa.Table:
@@ -51,17 +57,26 @@ def table(d: dict[str, Any]) -> pa.Table:
 @given(data_sets(), st.booleans(), st.booleans())
 def test_risk_agrees_with_reference(d: dict[str, Any], weighted: bool, household: bool) -> None:
     keys = NAMES[: d["k"]]
-    r = ds.risk(table(d), keys, weight="w" if weighted else None,
-                household="hh" if household else None, alpha=d["alpha"])  # fmt: skip
+    r = ds.risk(
+        table(d),
+        keys,
+        weight="w" if weighted else None,
+        household="hh" if household else None,
+        alpha=d["alpha"],
+    )
     assert r.records is not None
     got = r.records.to_pylist()
     assert [g["row"] for g in got] == list(range(1, len(d["rows"]) + 1))
     if not d["rows"]:
         assert r.value("records") == 0
         return
-    want = risk_reference(d["rows"], d["weights"] if weighted else None,
-                          d["households"] if household else None, alpha=d["alpha"],
-                          na_household="own")  # fmt: skip
+    want = risk_reference(
+        d["rows"],
+        d["weights"] if weighted else None,
+        d["households"] if household else None,
+        alpha=d["alpha"],
+        na_household="own",
+    )
     for g, w in zip(got, want["records"], strict=True):
         for name in ("fk", "Fk", "risk", *(["hier_risk"] if household else [])):
             assert close_or_missing(g[name], w[name]), (name, g, w)
@@ -82,8 +97,9 @@ def test_ldiversity_agrees_with_reference(d: dict[str, Any], c: float, n_sens: i
     if not d["rows"]:
         assert got == []
         return
-    want = ldiversity_reference(d["rows"], [s[:n_sens] for s in d["sensitive"]], names=names,
-                                l_recurs_c=c, multi="intent")  # fmt: skip
+    want = ldiversity_reference(
+        d["rows"], [s[:n_sens] for s in d["sensitive"]], names=names, l_recurs_c=c, multi="intent"
+    )
     assert len(got) == len(want)
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
         assert g["row"] == i + 1

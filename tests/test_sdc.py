@@ -21,10 +21,17 @@ from . import oracle
 SDC = oracle.ORACLE / "sdc"
 ALL = json.loads((SDC / "cases.json").read_text())
 CASES = {c["case_id"]: c for c in ALL["cases"] if c["function"] == "sdc"}
-ARGS = {"keys": "keys", "rm.replicated.uniques": "rm_replicated_uniques",
-        "rm.uniques.in.orig": "rm_uniques_in_orig", "recode.vars": "recode_vars",
-        "bottom.top.coding": "bottom_top_coding", "recode.exclude": "recode_exclude",
-        "suffix": "suffix", "label": "label", "prefix": "prefix"}  # fmt: skip
+ARGS = {
+    "keys": "keys",
+    "rm.replicated.uniques": "rm_replicated_uniques",
+    "rm.uniques.in.orig": "rm_uniques_in_orig",
+    "recode.vars": "recode_vars",
+    "bottom.top.coding": "bottom_top_coding",
+    "recode.exclude": "recode_exclude",
+    "suffix": "suffix",
+    "label": "label",
+    "prefix": "prefix",
+}
 # synthpop's quirks, and the intended rows removed (README of the fixtures: quirks 2 and 5)
 INTENDED_REMOVED = {
     # one key, m = 1: synthpop removes nothing although it reports 84 replicated uniques
@@ -61,8 +68,10 @@ def _read(path: str) -> pa.Table:
 
 
 def _md5(values: list[Any]) -> str:
-    text = "\n".join("NA" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.0f}"
-                     for v in values)  # fmt: skip
+    text = "\n".join(
+        "NA" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.0f}"
+        for v in values
+    )
     return hashlib.md5(text.encode()).hexdigest()
 
 
@@ -137,8 +146,12 @@ def test_sdc_bad_input() -> None:
 
 # --- every engine: the same removals and recodes as DuckDB ------------------------------------
 # marital's DiSCO cells with exclusions on both sides (over denom_lim, missing in keys)
-MARITAL = {"target": "marital", "keys": ["sex", "age", "placesize"],
-           "exclude_ov_denom_lim": True, "use_keys_na": False}  # fmt: skip
+MARITAL = {
+    "target": "marital",
+    "keys": ["sex", "age", "placesize"],
+    "exclude_ov_denom_lim": True,
+    "use_keys_na": False,
+}
 ENGINE_KW: dict[str, Any] = {
     "keys": ["sex", "age", "region", "placesize"],
     "rm_replicated_uniques": True,
@@ -196,9 +209,14 @@ def test_sdc_writes_files(tmp_path: Any) -> None:
 
     original = str(oracle.ORACLE / "sd2011.csv")
     syn = [str(oracle.ORACLE / f"syn_{i}.csv") for i in (1, 2)]
-    kw: dict[str, Any] = {"keys": ["sex", "age"], "rm_uniques_in_orig": True, "suffix": "_s",
-                          "label": "fake", "recode_vars": "age",
-                          "bottom_top_coding": (20, 80)}  # fmt: skip
+    kw: dict[str, Any] = {
+        "keys": ["sex", "age"],
+        "rm_uniques_in_orig": True,
+        "suffix": "_s",
+        "label": "fake",
+        "recode_vars": "age",
+        "bottom_top_coding": (20, 80),
+    }
     ref = sdc(original, syn, **kw)
     pattern = str(tmp_path / "protected_{synthesis}.parquet")
     res = sdc(original, syn, out=pattern, **kw)
@@ -218,13 +236,17 @@ def test_sdc_writes_files(tmp_path: Any) -> None:
     folder.mkdir()
     in_dir = sdc(original, syn, out=folder, **kw)
     assert [p.rsplit("/", 1)[-1] for p in in_dir.out] == [
-        "synthetic_1.parquet", "synthetic_2.parquet"]  # fmt: skip
+        "synthetic_1.parquet",
+        "synthetic_2.parquet",
+    ]
 
 
 def test_sdc_out_is_checked_before_reading() -> None:
-    for out, message in (("x.txt", "must be a directory or end in"),
-                         ("/no/such/dir/x_{synthesis}.parquet", "does not exist"),
-                         ("x.parquet", "names one file for 2 syntheses")):  # fmt: skip
+    for out, message in (
+        ("x.txt", "must be a directory or end in"),
+        ("/no/such/dir/x_{synthesis}.parquet", "does not exist"),
+        ("x.parquet", "names one file for 2 syntheses"),
+    ):
         with pytest.raises(ds.InputError, match=message):
             sdc("missing.parquet", ["missing.parquet", "missing.parquet"], out=out)
 
@@ -237,14 +259,30 @@ def test_cli_sdc(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     original = str(oracle.ORACLE / "sd2011.csv")
     syn = [str(oracle.ORACLE / f"syn_{i}.csv") for i in (1, 2)]
     out = str(tmp_path / "p_{synthesis}.parquet")
-    argv = ["sdc", original, *syn, "--keys", "sex,age,region,placesize",
-            "--rm-replicated-uniques", "--recode", "age=,80", "--out", out]  # fmt: skip
+    argv = [
+        "sdc",
+        original,
+        *syn,
+        "--keys",
+        "sex,age,region,placesize",
+        "--rm-replicated-uniques",
+        "--recode",
+        "age=,80",
+        "--out",
+        out,
+    ]
     assert main(argv) == 0
     printed = capsys.readouterr().out
     assert "replicated uniques   707" in printed  # synthpop: sd_sdc_s5_recode_age80_rmrepU
     keys = ["sex", "age", "region", "placesize"]
-    ref = sdc(original, syn, keys=keys, rm_replicated_uniques=True, recode_vars="age",
-              bottom_top_coding=(None, 80))  # fmt: skip
+    ref = sdc(
+        original,
+        syn,
+        keys=keys,
+        rm_replicated_uniques=True,
+        recode_vars="age",
+        bottom_top_coding=(None, 80),
+    )
     assert (
         pq.read_table(out.replace("{synthesis}", "2")).to_pylist() == ref.synthetic[1].to_pylist()
     )
@@ -263,8 +301,12 @@ def test_sdc_measures_before_and_after(tmp_path: Any) -> None:
     original = str(oracle.ORACLE / "sd2011.csv")
     syn = [str(oracle.ORACLE / f"syn_{i}.csv") for i in (1, 2)]
     keys = ["sex", "age", "region", "placesize"]
-    kw: dict[str, Any] = {"keys": keys, "rm_replicated_uniques": True, "label": "fake",
-                          "measure": {"targets": ["depress", "workab"]}}  # fmt: skip
+    kw: dict[str, Any] = {
+        "keys": keys,
+        "rm_replicated_uniques": True,
+        "label": "fake",
+        "measure": {"targets": ["depress", "workab"]},
+    }
     res = sdc(original, syn, suffix="_s", **kw)
     assert res.before is not None
     assert res.after is not None
@@ -285,22 +327,36 @@ def test_rm_disclosive_by_hand() -> None:
     """Cells (a, b) of the synthesis: (x, 1) two records t = p, original has (x, 1, p): DiSCO;
     (y, 1) one record p, original (y, 1, p) twice: DiSCO; (y, 2) two records q, not in the
     original: kept; (NA, 3) one record r, original (NA, 3, r): DiSCO (NA is a level)."""
-    o = pa.table({"a": ["x", "x", "y", "y", None], "b": [1, 2, 1, 1, 3],
-                  "t": ["p", "q", "p", "p", "r"]})  # fmt: skip
-    s = pa.table({"a": ["x", "x", "y", "y", "y", None], "b": [1.0, 1.0, 1.0, 2.0, 2.0, 3.0],
-                  "t": ["p", "p", "p", "q", "q", "r"]})  # fmt: skip
+    o = pa.table(
+        {"a": ["x", "x", "y", "y", None], "b": [1, 2, 1, 1, 3], "t": ["p", "q", "p", "p", "r"]}
+    )
+    s = pa.table(
+        {
+            "a": ["x", "x", "y", "y", "y", None],
+            "b": [1.0, 1.0, 1.0, 2.0, 2.0, 3.0],
+            "t": ["p", "p", "p", "q", "q", "r"],
+        }
+    )
     res = sdc(o, s, keys=["a", "b"], rm_disclosive={"target": "t"})
     reason = "DiSCO cells of 't' (keys 'a', 'b')"
-    assert res.removed.to_pylist() == [{"synthesis": 1, "reason": reason, "rows": 4,
-                                        "pct": 400 / 6}]  # fmt: skip
+    assert res.removed.to_pylist() == [
+        {"synthesis": 1, "reason": reason, "rows": 4, "pct": 400 / 6}
+    ]
     assert res.synthetic[0].to_pylist() == [{"a": "y", "b": 2.0, "t": "q"}] * 2
     # replicated uniques first: (NA, 3) (unique in both); then DiSCO on what is left: (x, 1)
     # and (y, 1); then by key a alone: y has only q left, the original only p: nothing
-    res = sdc(o, s, keys=["a", "b"], rm_replicated_uniques=True,
-              rm_disclosive=[{"target": "t"}, {"target": "t", "keys": ["a"]}])  # fmt: skip
+    res = sdc(
+        o,
+        s,
+        keys=["a", "b"],
+        rm_replicated_uniques=True,
+        rm_disclosive=[{"target": "t"}, {"target": "t", "keys": ["a"]}],
+    )
     assert res.removed.column("rows").to_pylist() == [1, 3, 0]
     assert res.removed.column("reason").to_pylist()[::2] == [
-        "replicated uniques", "DiSCO cells of 't' (keys 'a')"]  # fmt: skip
+        "replicated uniques",
+        "DiSCO cells of 't' (keys 'a')",
+    ]
 
 
 def test_rm_disclosive_leaves_no_disco() -> None:
@@ -314,8 +370,9 @@ def test_rm_disclosive_leaves_no_disco() -> None:
     assert any(r["count"] for r in excluded)
     assert all(before.value("DiSCO", synthesis=j) > 0 for j in (1, 2))
     res = sdc(original, syn, keys=["sex"], rm_uniques_in_orig=True, rm_disclosive=MARITAL)
-    after = ds.disclosure(original, res.synthetic, keys=MARITAL["keys"], target="marital",
-                          **options)  # fmt: skip
+    after = ds.disclosure(
+        original, res.synthetic, keys=MARITAL["keys"], target="marital", **options
+    )
     assert [after.value("DiSCO", synthesis=j) for j in (1, 2)] == [0.0, 0.0]
     for j, table in enumerate(res.synthetic, start=1):
         lost = sum(r["rows"] for r in res.removed.to_pylist() if r["synthesis"] == j)
@@ -342,14 +399,30 @@ def test_cli_rm_disclosive_and_measure(tmp_path: Any, capsys: pytest.CaptureFixt
 
     original = str(oracle.ORACLE / "sd2011.csv")
     syn = str(oracle.ORACLE / "syn_1.csv")
-    argv = ["sdc", original, syn, "--keys", "sex,age,region", "--rm-disclosive", "depress",
-            "--rm-disclosive", "marital:sex,age", "--measure", "depress", "--out",
-            str(tmp_path)]  # fmt: skip
+    argv = [
+        "sdc",
+        original,
+        syn,
+        "--keys",
+        "sex,age,region",
+        "--rm-disclosive",
+        "depress",
+        "--rm-disclosive",
+        "marital:sex,age",
+        "--measure",
+        "depress",
+        "--out",
+        str(tmp_path),
+    ]
     assert main(argv) == 0
     printed = capsys.readouterr().out
-    ref = sdc(original, syn, keys=["sex", "age", "region"],
-              rm_disclosive=[{"target": "depress"}, {"target": "marital", "keys": ["sex", "age"]}],
-              measure={"targets": ["depress"]})  # fmt: skip
+    ref = sdc(
+        original,
+        syn,
+        keys=["sex", "age", "region"],
+        rm_disclosive=[{"target": "depress"}, {"target": "marital", "keys": ["sex", "age"]}],
+        measure={"targets": ["depress"]},
+    )
     for row in ref.removed.to_pylist():
         assert f"{row['reason']}  {row['rows']:>4}" in printed
     assert ref.after is not None
@@ -376,8 +449,9 @@ def test_sdc_writes_duckdb_tables(tmp_path: Any) -> None:
             assert got.to_pylist() == ref.synthetic[j].to_pylist()
     with pytest.raises(ds.InputError, match=r"'synthetic_2' exists in .*overwrite=True"):
         sdc("missing.csv", ["missing.csv", "missing.csv"], out=db)
-    mine = sdc(original, syn[0], out=db, out_table="mine", measure={"targets": ["depress"]},
-               **ENGINE_KW)  # fmt: skip
+    mine = sdc(
+        original, syn[0], out=db, out_table="mine", measure={"targets": ["depress"]}, **ENGINE_KW
+    )
     assert mine.out == ("mine",)
     assert mine.after is not None
     measure = {"targets": ["depress"]}
@@ -422,8 +496,9 @@ def test_sdc_writes_postgres_tables(pg_dsn: str) -> None:
         for name in res.out:
             cur = con.execute(f'SELECT * FROM "{name}"')
             names = [d.name for d in cur.description or []]
-            tables.append(pa.Table.from_pylist([dict(zip(names, r, strict=True))
-                                                for r in cur.fetchall()]))  # fmt: skip
+            tables.append(
+                pa.Table.from_pylist([dict(zip(names, r, strict=True)) for r in cur.fetchall()])
+            )
         n_syn = con.execute("SELECT count(*) FROM syn_1").fetchone()
     assert n_syn == (5000,)
     _written_rows(_duckdb_result(), tables)
@@ -466,8 +541,11 @@ def test_sdc_streams_within_a_memory_limit(tmp_path: Any) -> None:
             {"p": str(tmp_path / f"{name}.parquet")},
         )
     o, s = str(tmp_path / "o.parquet"), str(tmp_path / "s.parquet")
-    kw: dict[str, Any] = {"keys": ["age", "region", "zone"], "rm_replicated_uniques": True,
-                          "rm_disclosive": {"target": "t"}}  # fmt: skip
+    kw: dict[str, Any] = {
+        "keys": ["age", "region", "zone"],
+        "rm_replicated_uniques": True,
+        "rm_disclosive": {"target": "t"},
+    }
     small = ds.duckdb(threads=1, memory_limit="64MB", temp_directory=str(tmp_path / "spill"))
     limited = sdc(o, s, out=str(tmp_path / "limited.parquet"), engine=small, **kw)
     free = sdc(o, s, out=str(tmp_path / "free.parquet"), **kw)

@@ -31,17 +31,24 @@ KW: dict[str, Any] = {
     "bottom_top_coding": (None, 80),
     "rm_disclosive": [
         {"target": "depress", "keys": ["sex", "age", "region"]},
-        {"target": "income", "keys": ["sex", "age", "placesize"], "ngroups_target": 5,
-         "exclude_ov_denom_lim": True, "use_keys_na": False},
+        {
+            "target": "income",
+            "keys": ["sex", "age", "placesize"],
+            "ngroups_target": 5,
+            "exclude_ov_denom_lim": True,
+            "use_keys_na": False,
+        },
     ],
-}  # fmt: skip
+}
 NAMES = ("orig", "syn_1", "syn_2")
 
 
 def _tables() -> dict[str, pa.Table]:
     data = Path(ds.__file__).parent / "data"
-    return {n: pq.read_table(data / f"{f}.parquet")
-            for n, f in zip(NAMES, ("sd2011", "syn_1", "syn_2"), strict=True)}  # fmt: skip
+    return {
+        n: pq.read_table(data / f"{f}.parquet")
+        for n, f in zip(NAMES, ("sd2011", "syn_1", "syn_2"), strict=True)
+    }
 
 
 def _api(tables: dict[str, pa.Table], **kw: Any) -> ds.SdcResult:
@@ -55,13 +62,22 @@ def _sorted(table: Any) -> list[str]:
 
 def _removed(rows: list[dict[str, Any]]) -> list[tuple[int, str, int]]:
     """(synthesis, reason, records) of the removed table, for the steps that removed any."""
-    return [(int(r["synthesis"]), r["reason"], int(r.get("n", r.get("rows", 0)))) for r in rows
-            if int(r.get("n", r.get("rows", 0)))]  # fmt: skip
+    return [
+        (int(r["synthesis"]), r["reason"], int(r.get("n", r.get("rows", 0))))
+        for r in rows
+        if int(r.get("n", r.get("rows", 0)))
+    ]
 
 
 def _shell(script: str, cwd: Path, *args: str) -> tuple[list[Any], str, int]:
-    out = subprocess.run([duckdb_cli(), "-json", *args], input=script, capture_output=True,
-                         text=True, cwd=cwd, check=False)  # fmt: skip
+    out = subprocess.run(
+        [duckdb_cli(), "-json", *args],
+        input=script,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
     results, pos, decoder, text = [], 0, json.JSONDecoder(), out.stdout
     while text[pos:].strip():
         while text[pos].isspace():
@@ -83,8 +99,13 @@ def test_duckdb_shell_writes_the_api_files(tmp_path: Path) -> None:
     tables = _tables()
     paths = _files(tmp_path, tables)
     kw = {"label": "protected", "suffix": "_p"}
-    script = ds.sdc_to_sql(paths["orig"], [paths["syn_1"], paths["syn_2"]],
-                           out=str(tmp_path / "p_{synthesis}.parquet"), **KW, **kw)  # fmt: skip
+    script = ds.sdc_to_sql(
+        paths["orig"],
+        [paths["syn_1"], paths["syn_2"]],
+        out=str(tmp_path / "p_{synthesis}.parquet"),
+        **KW,
+        **kw,
+    )
     results, err, code = _shell(script, tmp_path, "-bail")
     assert code == 0, err
     ref = _api(tables, **kw)
@@ -125,9 +146,14 @@ def test_datafusion_runs_its_sdc_export(tmp_path: Path) -> None:
     tables = _tables()
     paths = _files(tmp_path, tables)
     names = {"original": "orig", "synthetic": ["syn_1", "syn_2"]}
-    script = ds.sdc_to_sql(tables["orig"], [tables["syn_1"], tables["syn_2"]],
-                           dialect="datafusion", tables=names, out_table="safe_{synthesis}",
-                           **KW)  # fmt: skip
+    script = ds.sdc_to_sql(
+        tables["orig"],
+        [tables["syn_1"], tables["syn_2"]],
+        dialect="datafusion",
+        tables=names,
+        out_table="safe_{synthesis}",
+        **KW,
+    )
     import datafusion
 
     ctx = datafusion.SessionContext()
@@ -147,9 +173,14 @@ def test_postgres_runs_its_sdc_export(pg_dsn: str) -> None:
         con.execute("DROP TABLE IF EXISTS sdcx.safe_1, sdcx.safe_2")
     engine_data.load_postgres(pg_dsn, {f"sdcx.{n}": t for n, t in tables.items()})
     names = {"original": "sdcx.orig", "synthetic": ["sdcx.syn_1", "sdcx.syn_2"]}
-    script = ds.sdc_to_sql(tables["orig"], [tables["syn_1"], tables["syn_2"]],
-                           dialect="postgres", tables=names, out_table="sdcx.safe_{synthesis}",
-                           **KW)  # fmt: skip
+    script = ds.sdc_to_sql(
+        tables["orig"],
+        [tables["syn_1"], tables["syn_2"]],
+        dialect="postgres",
+        tables=names,
+        out_table="sdcx.safe_{synthesis}",
+        **KW,
+    )
     removed = next(r for r in engine_data.run_postgres_script(pg_dsn, script) if "reason" in r[0])
     with psycopg.connect(pg_dsn) as con:
         written = []
@@ -171,9 +202,14 @@ def test_spark_runs_its_sdc_export(spark: Any, tmp_path: Path) -> None:
     for j in (1, 2):
         spark.sql(f"DROP TABLE IF EXISTS sdcx.safe_{j}").collect()
     names = {"original": "sdcx.orig", "synthetic": ["sdcx.syn_1", "sdcx.syn_2"]}
-    script = ds.sdc_to_sql(tables["orig"], [tables["syn_1"], tables["syn_2"]],
-                           dialect="spark", tables=names, out_table="sdcx.safe_{synthesis}",
-                           **KW)  # fmt: skip
+    script = ds.sdc_to_sql(
+        tables["orig"],
+        [tables["syn_1"], tables["syn_2"]],
+        dialect="spark",
+        tables=names,
+        out_table="sdcx.safe_{synthesis}",
+        **KW,
+    )
     removed = next(r for r in engine_data.run_spark_script(spark, script) if "reason" in r[0])
     ref = _api(tables)
     assert _removed(removed) == _removed(ref.removed.to_pylist())
@@ -186,15 +222,31 @@ def test_spark_runs_its_sdc_export(spark: Any, tmp_path: Path) -> None:
 # change of the data that changes which records are unique changes its grouping statistics:
 # the change that keeps every decision is run without the grouped entry.
 CHANGES = [
-    ("new_key_levels", "case when n % 3 = 0 then region || ' (new)' else region end as region",
-     "key 'region' has more than the", KW),
-    ("grouping_breaks", "case when n % 3 = 0 then income * 2 else income end as income",
-     "grouping breaks of target 'income'", KW),
-    ("rows_changed", "case when n % 4 = 0 then NULL else age end as age",
-     "grouping breaks of target 'income'", KW),
-    ("still_valid", "case when n % 4 = 0 then NULL else age end as age", None,
-     {**KW, "rm_disclosive": KW["rm_disclosive"][:1]}),
-]  # fmt: skip
+    (
+        "new_key_levels",
+        "case when n % 3 = 0 then region || ' (new)' else region end as region",
+        "key 'region' has more than the",
+        KW,
+    ),
+    (
+        "grouping_breaks",
+        "case when n % 3 = 0 then income * 2 else income end as income",
+        "grouping breaks of target 'income'",
+        KW,
+    ),
+    (
+        "rows_changed",
+        "case when n % 4 = 0 then NULL else age end as age",
+        "grouping breaks of target 'income'",
+        KW,
+    ),
+    (
+        "still_valid",
+        "case when n % 4 = 0 then NULL else age end as age",
+        None,
+        {**KW, "rm_disclosive": KW["rm_disclosive"][:1]},
+    ),
+]
 
 
 @pytest.mark.parametrize(("case", "change", "stop", "kw"), CHANGES, ids=[c[0] for c in CHANGES])
@@ -207,8 +259,12 @@ def test_the_sdc_script_stops_or_gives_the_api_result(
     before = {"orig": before["orig"], "syn_1": before["syn"], "syn_2": _tables()["syn_2"]}
     after = changed(before, change)
     paths = _files(tmp_path, before)
-    script = ds.sdc_to_sql(paths["orig"], [paths["syn_1"], paths["syn_2"]],
-                           out=str(tmp_path / "p_{synthesis}.parquet"), **kw)  # fmt: skip
+    script = ds.sdc_to_sql(
+        paths["orig"],
+        [paths["syn_1"], paths["syn_2"]],
+        out=str(tmp_path / "p_{synthesis}.parquet"),
+        **kw,
+    )
     _files(tmp_path, after)
     results, err, code = _shell(script, tmp_path)  # no -bail: the shell goes on after errors
     if stop is None:
@@ -232,21 +288,29 @@ def test_the_last_check_stops_when_the_counts_do_not_add_up() -> None:
     con.execute("CREATE TABLE written AS SELECT range AS x FROM range(8)")
     con.execute("CREATE TABLE cells AS SELECT 1 AS synthesis, 1 AS n")
     outputs = [{"synthesis": 1, "given": "given", "written": "written", "message": "m"}]
-    sql = render("sdc/check_written.sql.j2", "duckdb", outputs=outputs,
-                 removed=[{"table": "cells"}])  # fmt: skip
+    sql = render(
+        "sdc/check_written.sql.j2", "duckdb", outputs=outputs, removed=[{"table": "cells"}]
+    )
     with pytest.raises(duckdb.Error, match=r"do not add up \(8, 1, 10\)"):
         con.execute(sql, {"m": "do not add up ("}).fetchall()
     con.execute("INSERT INTO cells VALUES (1, 1)")
     assert con.execute(sql, {"m": "do not add up ("}).fetchall() == [(None,)]
 
 
-@pytest.mark.parametrize("dialect", ["postgres", "spark", "databricks", "bigquery", "snowflake",
-                                     "trino", "tsql"])  # fmt: skip
+@pytest.mark.parametrize(
+    "dialect", ["postgres", "spark", "databricks", "bigquery", "snowflake", "trino", "tsql"]
+)
 def test_sdc_scripts_parse_and_are_portable(dialect: str) -> None:
     tables = _tables()
     names = {"original": "s.orig", "synthetic": ["s.syn_1", "s.syn_2"]}
-    script = ds.sdc_to_sql(tables["orig"], [tables["syn_1"], tables["syn_2"]], dialect=dialect,
-                           tables=names, out_table="s.safe_{synthesis}", **KW)  # fmt: skip
+    script = ds.sdc_to_sql(
+        tables["orig"],
+        [tables["syn_1"], tables["syn_2"]],
+        dialect=dialect,
+        tables=names,
+        out_table="s.safe_{synthesis}",
+        **KW,
+    )
     assert len(assert_portable(script, dialect)) > 10
 
 
@@ -275,10 +339,21 @@ def test_cli_sdc_sql(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     tables = _tables()
     paths = _files(tmp_path, tables)
     script = tmp_path / "sdc.sql"
-    argv = ["sdc", paths["orig"], paths["syn_1"], paths["syn_2"], "--keys",
-            "sex,age,region,placesize", "--rm-replicated-uniques", "--recode", "age=,80",
-            "--rm-disclosive", "depress:sex,age,region",
-            "--out", str(tmp_path / "p_{synthesis}.parquet")]  # fmt: skip
+    argv = [
+        "sdc",
+        paths["orig"],
+        paths["syn_1"],
+        paths["syn_2"],
+        "--keys",
+        "sex,age,region,placesize",
+        "--rm-replicated-uniques",
+        "--recode",
+        "age=,80",
+        "--rm-disclosive",
+        "depress:sex,age,region",
+        "--out",
+        str(tmp_path / "p_{synthesis}.parquet"),
+    ]
     assert main([*argv, "--sql", str(script)]) == 0, capsys.readouterr().err
     _, err, code = _shell(script.read_text(), tmp_path, "-bail")
     assert code == 0, err

@@ -89,8 +89,9 @@ def _recode(rows: list[dict[str, Any]], r: Recode) -> tuple[list[dict[str, Any]]
     return out, n_bottom, n_top
 
 
-def _disclosive(original: list[dict[str, Any]], rows: list[dict[str, Any]], target: str,
-                keys: list[str]) -> list[bool]:  # fmt: skip
+def _disclosive(
+    original: list[dict[str, Any]], rows: list[dict[str, Any]], target: str, keys: list[str]
+) -> list[bool]:
     """Per record: is its (q, t) a DiSCO cell (q-cell of the records given has one target level
     t, and the original has a record with (q, t))?"""
 
@@ -228,14 +229,16 @@ def cases(draw: Any) -> Case:
             if c in numeric:
                 values = draw(st.lists(st.sampled_from(NUMBERS), min_size=n, max_size=n))
                 if double:
-                    cols[c] = pa.array([None if v is None else float(v) for v in values],
-                                       pa.float64())  # fmt: skip
+                    cols[c] = pa.array(
+                        [None if v is None else float(v) for v in values], pa.float64()
+                    )
                 else:
                     ints = [None if _is_na(v) else int(v) for v in values]
                     cols[c] = pa.array(ints, pa.int64())
             else:
-                cols[c] = pa.array(draw(st.lists(st.sampled_from(TEXT), min_size=n, max_size=n)),
-                                   pa.string())  # fmt: skip
+                cols[c] = pa.array(
+                    draw(st.lists(st.sampled_from(TEXT), min_size=n, max_size=n)), pa.string()
+                )
         return pa.table(cols)
 
     original = table(draw(st.integers(1, 30)), double=False)
@@ -276,8 +279,16 @@ def cases(draw: Any) -> Case:
         kwargs["rm_disclosive"] = entries[0]  # one dict
     elif entries:
         kwargs["rm_disclosive"] = entries
-    return Case(original, syntheses, keys, recodes, draw(st.booleans()), draw(st.booleans()),
-                entries, kwargs)  # fmt: skip
+    return Case(
+        original,
+        syntheses,
+        keys,
+        recodes,
+        draw(st.booleans()),
+        draw(st.booleans()),
+        entries,
+        kwargs,
+    )
 
 
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -350,8 +361,9 @@ def test_null_text_na_and_missing() -> None:
     Removed 3, nothing left."""
     o = pa.table({"k": [None, "NA", "a"], "t": ["x", "y", "x"]})
     s = pa.table({"k": ["Missing", "NA", None, "a", "a"], "t": ["x", "x", "y", "x", "x"]})
-    res = ds.sdc(o, s, keys=["k"], rm_replicated_uniques=True,
-                 rm_disclosive=[{"target": "t", "keys": ["k"]}])  # fmt: skip
+    res = ds.sdc(
+        o, s, keys=["k"], rm_replicated_uniques=True, rm_disclosive=[{"target": "t", "keys": ["k"]}]
+    )
     assert _removed(res) == [(1, "replicated uniques", 2), (1, None, 3)]
     assert res.synthetic[0].num_rows == 0
     assert res.synthetic[0].column_names == ["k", "t"]
@@ -361,7 +373,10 @@ def test_null_text_na_and_missing() -> None:
     # ("NA", y) -> kept; "a": x x -> removed
     assert _removed(only) == [(1, None, 2)]
     assert only.synthetic[0].to_pylist() == [
-        {"k": "Missing", "t": "x"}, {"k": "NA", "t": "x"}, {"k": None, "t": "y"}]  # fmt: skip
+        {"k": "Missing", "t": "x"},
+        {"k": "NA", "t": "x"},
+        {"k": None, "t": "y"},
+    ]
 
 
 def test_recode_then_remove_in_order() -> None:
@@ -378,14 +393,29 @@ def test_recode_then_remove_in_order() -> None:
       rm_uniques_in_orig: q 2 has 3 records -> nothing; rm_disclosive: q "2" holds x only and
       the original has (2, x) -> all 3 removed."""
     o = pa.table({"n": pa.array([2, 57, 50, 1], pa.int64()), "t": ["x", "y", "z", "w"]})
-    s1 = pa.table({"n": pa.array([1.0, 57.0, 60.0, math.nan, None], pa.float64()),
-                   "t": ["x", "y", "z", "x", "x"]})  # fmt: skip
+    s1 = pa.table(
+        {
+            "n": pa.array([1.0, 57.0, 60.0, math.nan, None], pa.float64()),
+            "t": ["x", "y", "z", "x", "x"],
+        }
+    )
     s2 = pa.table({"n": pa.array([2.0, 2.0, 1.0], pa.float64()), "t": ["x", "x", "x"]})
-    res = ds.sdc(o, [s1, s2], keys=["n"], rm_uniques_in_orig=True, recode_vars="n",
-                 bottom_top_coding=(2, 50), recode_exclude=[57],
-                 rm_disclosive={"target": "t", "keys": ["n"]})  # fmt: skip
-    assert _removed(res) == [(1, "uniques in original", 3), (1, None, 0),
-                             (2, "uniques in original", 0), (2, None, 3)]  # fmt: skip
+    res = ds.sdc(
+        o,
+        [s1, s2],
+        keys=["n"],
+        rm_uniques_in_orig=True,
+        recode_vars="n",
+        bottom_top_coding=(2, 50),
+        recode_exclude=[57],
+        rm_disclosive={"target": "t", "keys": ["n"]},
+    )
+    assert _removed(res) == [
+        (1, "uniques in original", 3),
+        (1, None, 0),
+        (2, "uniques in original", 0),
+        (2, None, 3),
+    ]
     assert res.recoded.to_pylist() == [
         {"synthesis": 1, "variable": "n", "bottom_coded": 1, "top_coded": 1},
         {"synthesis": 2, "variable": "n", "bottom_coded": 1, "top_coded": 0},

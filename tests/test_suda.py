@@ -29,8 +29,10 @@ KW = {"dis_fraction": "DisFraction", "original_scores": "original_scores"}
 
 
 def _kwargs(case: dict[str, Any]) -> dict[str, Any]:
-    return {"dis_fraction": case.get("DisFraction", 0.01),
-            "original_scores": case.get("original_scores", True)}  # fmt: skip
+    return {
+        "dis_fraction": case.get("DisFraction", 0.01),
+        "original_scores": case.get("original_scores", True),
+    }
 
 
 @cache
@@ -54,12 +56,20 @@ def test_records_agree_with_sdcmicro(case_id: str) -> None:
     assert res.records is not None
     got = res.records.to_pylist()
     assert [r["row"] for r in got] == list(range(1, len(want) + 1))
-    exact = [(i, c) for i, row in enumerate(want) for c, text in row.items()
-             if c != "dis_suda_score" and not close(got[i][c], number(text))]  # fmt: skip
+    exact = [
+        (i, c)
+        for i, row in enumerate(want)
+        for c, text in row.items()
+        if c != "dis_suda_score" and not close(got[i][c], number(text))
+    ]
     assert not exact, exact[:5]
-    dis = [(i, got[i]["dis_suda_score"], row["dis_suda_score"]) for i, row in enumerate(want)
-           if not math.isclose(got[i]["dis_suda_score"], number(row["dis_suda_score"]),
-                               rel_tol=1e-6, abs_tol=1e-15)]  # fmt: skip
+    dis = [
+        (i, got[i]["dis_suda_score"], row["dis_suda_score"])
+        for i, row in enumerate(want)
+        if not math.isclose(
+            got[i]["dis_suda_score"], number(row["dis_suda_score"]), rel_tol=1e-6, abs_tol=1e-15
+        )
+    ]
     assert not dis, dis[:5]
     ref = _reference(case_id)["records"]
     assert all(
@@ -108,11 +118,14 @@ def test_fewer_than_three_keys_is_suda_on_the_keys() -> None:
     res = ds.suda(table, ["k1", "k2"])
     assert res.records is not None
     assert res.records.column("suda_score").to_pylist() == [1, 0, 0, 0, 0, 1]
-    ref = suda_reference(list(zip([1, 1, 1, 2, 2, 3], "abbaaa", strict=True)), ["k1", "k2"],
-                         float32_dis=False)  # fmt: skip
+    ref = suda_reference(
+        list(zip([1, 1, 1, 2, 2, 3], "abbaaa", strict=True)), ["k1", "k2"], float32_dis=False
+    )
     got = res.records.to_pylist()
-    assert all(close(g["dis_suda_score"], r["dis_suda_score"])
-               for g, r in zip(got, ref["records"], strict=True))  # fmt: skip
+    assert all(
+        close(g["dis_suda_score"], r["dis_suda_score"])
+        for g, r in zip(got, ref["records"], strict=True)
+    )
     one = ds.suda(table, ["k1"])  # sdcMicro fails with one key
     assert one.records is not None
     assert one.records.column("suda_score").to_pylist() == [0, 0, 0, 0, 0, 1]
@@ -125,8 +138,10 @@ def test_max_size_limits_the_search() -> None:
     rows = list(zip(*(table.column(k).to_pylist() for k in case["keys"]), strict=True))
     ref = suda_reference(rows, case["keys"], max_size=2, float32_dis=False)
     assert res.records is not None
-    assert all(close(g["suda_score"], r["suda_score"])
-               for g, r in zip(res.records.to_pylist(), ref["records"], strict=True))  # fmt: skip
+    assert all(
+        close(g["suda_score"], r["suda_score"])
+        for g, r in zip(res.records.to_pylist(), ref["records"], strict=True)
+    )
     assert [r["size"] for r in res.msu_counts.to_pylist()] == [1, 2]
 
 

@@ -176,9 +176,23 @@ TWIN_C = "321244124231341122232343134113"
 TWIN_E = "122212212212112212222121222211"
 HALF = (0.5, 0.25, 0.5, 0.25, 0.0, 24.0)
 ONES = (1.0, 0.0, 1.0, 0.0, 1.0, 8.0)
-TWIN_SDCMICRO = {2: HALF, 3: ONES, 4: ONES, 5: ONES, 7: HALF, 8: HALF, 12: ONES, 13: ONES,
-                 16: ONES, 19: ONES, 21: HALF, 22: ONES, 25: ONES, 26: HALF,
-                 28: (1 / 3, 1 / 6, 0.5, 1 / 3, 1 / 3, 36.0)}  # fmt: skip
+TWIN_SDCMICRO = {
+    2: HALF,
+    3: ONES,
+    4: ONES,
+    5: ONES,
+    7: HALF,
+    8: HALF,
+    12: ONES,
+    13: ONES,
+    16: ONES,
+    19: ONES,
+    21: HALF,
+    22: ONES,
+    25: ONES,
+    26: HALF,
+    28: (1 / 3, 1 / 6, 0.5, 1 / 3, 1 / 3, 36.0),
+}
 
 
 def test_key_twins_sdcmicro_contributions() -> None:

@@ -90,8 +90,12 @@ def test_every_row_is_disclosure_of_its_subset(
     # the exclusion and not_targetlev fire somewhere, and some measures differ between subsets
     assert len({r["DiSCO"] for r in rows if r["target"] == "depress"}) > 5
     for r in rows:
-        res = ds.disclosure(*sd2011, keys=r["keys"], target=r["target"],
-                            **_disclosure_kwargs(r["keys"], r["target"]))  # fmt: skip
+        res = ds.disclosure(
+            *sd2011,
+            keys=r["keys"],
+            target=r["target"],
+            **_disclosure_kwargs(r["keys"], r["target"]),
+        )
         for m in MEASURES:
             assert _same(r[m], res.value(m, r["synthesis"])), (r["keys"], r["target"], m)
 
@@ -111,13 +115,20 @@ def test_sizes_and_fixed_keys(sd2011: tuple[str, list[str]], swept: ds.KeySweep)
     options = {k: v for k, v in OPTIONS.items() if k != "not_targetlevs"}  # of 'ls'
     sw = key_sweep(*sd2011, KEYS, ["depress"], sizes=[2, 3], fixed_keys=["region"], **options)
     subsets = [tuple(k) for k in sw.table.column("keys").to_pylist()[::2]]
-    assert subsets == [("sex", "region"), ("age", "region"), ("region", "placesize"),
-                       ("sex", "age", "region"), ("sex", "region", "placesize"),
-                       ("age", "region", "placesize")]  # fmt: skip
+    assert subsets == [
+        ("sex", "region"),
+        ("age", "region"),
+        ("region", "placesize"),
+        ("sex", "age", "region"),
+        ("sex", "region", "placesize"),
+        ("age", "region", "placesize"),
+    ]
     full = [r for r in swept.table.to_pylist() if r["target"] == "depress"]
     wanted = [r for r in full if tuple(r["keys"]) in subsets]
-    _assert_rows_equal(sw.table.to_pylist(), sorted(wanted, key=lambda r: (
-        subsets.index(tuple(r["keys"])), r["synthesis"])))  # fmt: skip
+    _assert_rows_equal(
+        sw.table.to_pylist(),
+        sorted(wanted, key=lambda r: (subsets.index(tuple(r["keys"])), r["synthesis"])),
+    )
 
 
 def _by_hand_means(swept: ds.KeySweep, measure: str) -> dict[tuple[str, tuple[str, ...]], float]:
@@ -178,8 +189,9 @@ def test_bad_input_before_reading() -> None:
 
 
 def _engine_rows(engine: Any, names: dict[str, str]) -> list[dict[str, Any]]:
-    sw = key_sweep(names["sd2011"], [names["syn_1"], names["syn_2"]], KEYS, TARGETS,
-                   engine=engine, **OPTIONS)  # fmt: skip
+    sw = key_sweep(
+        names["sd2011"], [names["syn_1"], names["syn_2"]], KEYS, TARGETS, engine=engine, **OPTIONS
+    )
     return sw.table.to_pylist()
 
 
@@ -200,8 +212,9 @@ def test_sweep_on_spark(spark: Any, tmp_path: Path, swept: ds.KeySweep) -> None:
     _assert_rows_equal(_engine_rows(ds.spark(spark), paths), swept.table.to_pylist())
 
 
-def test_cli_sweep(sd2011: tuple[str, list[str]], tmp_path: Path,
-                   capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_cli_sweep(
+    sd2011: tuple[str, list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import json
 
     from discosql.cli.main import main
@@ -217,8 +230,9 @@ def test_cli_sweep(sd2011: tuple[str, list[str]], tmp_path: Path,
     assert main([*base, "--sizes", "2", "--fixed-keys", "sex", "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert {tuple(r["keys"]) for r in rows} == {("sex", "age"), ("sex", "region")}
-    api = key_sweep(o, syn, ["sex", "age", "region"], ["depress", "ls"], sizes=[2],
-                    fixed_keys=["sex"])  # fmt: skip
+    api = key_sweep(
+        o, syn, ["sex", "age", "region"], ["depress", "ls"], sizes=[2], fixed_keys=["sex"]
+    )
     assert [r["DiSCO"] for r in rows] == api.table.column("DiSCO").to_pylist()
     bad = [
         (["--measure", "DISCO"], "--measure: 'DISCO' is not one of"),
@@ -244,8 +258,14 @@ def test_sweep_agrees_with_disclosure_on_hypothesis_data(sc: dict[str, Any]) -> 
     synthetic = [to_arrow(s, names, sc["types"]) for s in sc["synthetics"]]
     keys_na = opts["use_keys_na"]
     keys_na = keys_na if isinstance(keys_na, list) else [keys_na] * len(keys)
-    triples = list(zip(opts.get("exclude_keys", []), opts.get("exclude_keylevs", []),
-                       opts.get("exclude_targetlevs", []), strict=True))  # fmt: skip
+    triples = list(
+        zip(
+            opts.get("exclude_keys", []),
+            opts.get("exclude_keylevs", []),
+            opts.get("exclude_targetlevs", []),
+            strict=True,
+        )
+    )
     sweep_kw: dict[str, Any] = {
         "use_targets_na": opts["use_target_na"],
         "use_keys_na": keys_na,
@@ -269,9 +289,11 @@ def test_sweep_agrees_with_disclosure_on_hypothesis_data(sc: dict[str, Any]) -> 
                     kw["not_targetlev"] = opts["not_targetlev"]
                 kept = [t for t in triples if t[0] in r["keys"]]
                 if kept:
-                    kw |= {"exclude_keys": [t[0] for t in kept],
-                           "exclude_keylevs": [t[1] for t in kept],
-                           "exclude_targetlevs": [t[2] for t in kept]}  # fmt: skip
+                    kw |= {
+                        "exclude_keys": [t[0] for t in kept],
+                        "exclude_keylevs": [t[1] for t in kept],
+                        "exclude_targetlevs": [t[2] for t in kept],
+                    }
                 res = ds.disclosure(original, synthetic, keys=r["keys"], target=target, **kw)
                 for m in MEASURES:
                     assert _same(r[m], res.value(m, r["synthesis"])), (r["keys"], m)
@@ -313,8 +335,15 @@ def test_duckdb_shell_runs_the_sweep_export(
 def test_datafusion_runs_its_sweep_export(swept: ds.KeySweep, tmp_path: Path) -> None:
     paths = engine_data.write_parquet(tmp_path, engine_data.oracle_tables())
     names = {"original": "sd2011", "synthetic": ["syn_1", "syn_2"]}
-    script = ds.sweep_to_sql(paths["sd2011"], [paths["syn_1"], paths["syn_2"]], KEYS, TARGETS,
-                             dialect="datafusion", tables=names, **OPTIONS)  # fmt: skip
+    script = ds.sweep_to_sql(
+        paths["sd2011"],
+        [paths["syn_1"], paths["syn_2"]],
+        KEYS,
+        TARGETS,
+        dialect="datafusion",
+        tables=names,
+        **OPTIONS,
+    )
     tables = run_datafusion(script, {n: paths[n] for n in ("sd2011", "syn_1", "syn_2")})
     _assert_script_rows(tables[-1].to_pylist(), swept)
 
@@ -322,8 +351,16 @@ def test_datafusion_runs_its_sweep_export(swept: ds.KeySweep, tmp_path: Path) ->
 def test_postgres_runs_its_sweep_export(pg_dsn: str, swept: ds.KeySweep) -> None:
     engine_data.load_postgres(pg_dsn, engine_data.oracle_tables())
     names = {"original": "sd2011", "synthetic": ["syn_1", "syn_2"]}
-    script = ds.sweep_to_sql("sd2011", ["syn_1", "syn_2"], KEYS, TARGETS, dialect="postgres",
-                             tables=names, engine=pg_dsn, **OPTIONS)  # fmt: skip
+    script = ds.sweep_to_sql(
+        "sd2011",
+        ["syn_1", "syn_2"],
+        KEYS,
+        TARGETS,
+        dialect="postgres",
+        tables=names,
+        engine=pg_dsn,
+        **OPTIONS,
+    )
     rows = engine_data.run_postgres_script(pg_dsn, script)[-1]
     _assert_script_rows(rows, swept)
 
@@ -334,8 +371,15 @@ def test_spark_runs_its_sweep_export(spark: Any, tmp_path: Path, swept: ds.KeySw
     for n in ("sd2011", "syn_1", "syn_2"):
         spark.read.parquet(paths[n]).write.mode("overwrite").saveAsTable(f"sweepx.{n}")
     names = {"original": "sweepx.sd2011", "synthetic": ["sweepx.syn_1", "sweepx.syn_2"]}
-    script = ds.sweep_to_sql(paths["sd2011"], [paths["syn_1"], paths["syn_2"]], KEYS, TARGETS,
-                             dialect="spark", tables=names, **OPTIONS)  # fmt: skip
+    script = ds.sweep_to_sql(
+        paths["sd2011"],
+        [paths["syn_1"], paths["syn_2"]],
+        KEYS,
+        TARGETS,
+        dialect="spark",
+        tables=names,
+        **OPTIONS,
+    )
     rows = engine_data.run_spark_script(spark, script)[-1]
     _assert_script_rows(rows, swept)
 
@@ -355,8 +399,14 @@ def test_the_sweep_script_stops_on_new_key_levels(tmp_path: Path) -> None:
     after = changed(before, "case when n % 3 = 0 then region || ' (new)' else region end as region")
     for n, t in after.items():
         pq.write_table(t, paths[n])
-    out = subprocess.run([duckdb_cli(), "-json"], input=script, capture_output=True, text=True,
-                         cwd=tmp_path, check=False)  # fmt: skip
+    out = subprocess.run(
+        [duckdb_cli(), "-json"],
+        input=script,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
     assert "key 'region' has more than the" in out.stderr
     assert "re-export the script" in out.stderr
     assert out.stdout.strip() == ""
@@ -365,7 +415,13 @@ def test_the_sweep_script_stops_on_new_key_levels(tmp_path: Path) -> None:
 @pytest.mark.parametrize("dialect", ["bigquery", "snowflake", "trino", "tsql", "databricks"])
 def test_sweep_scripts_parse_and_are_portable(dialect: str) -> None:
     names = {"original": "s.orig", "synthetic": ["s.syn_1"]}
-    script = ds.sweep_to_sql(oracle.original_path(), oracle.synthetic_paths("s5")[:1],
-                             ["sex", "age", "region"], ["depress"], dialect=dialect,
-                             tables=names, ngroups_targets=5)  # fmt: skip
+    script = ds.sweep_to_sql(
+        oracle.original_path(),
+        oracle.synthetic_paths("s5")[:1],
+        ["sex", "age", "region"],
+        ["depress"],
+        dialect=dialect,
+        tables=names,
+        ngroups_targets=5,
+    )
     assert len(assert_portable(script, dialect)) > 10

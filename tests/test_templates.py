@@ -38,8 +38,20 @@ def rendered() -> dict[str, str]:
         return sql
 
     mp = pytest.MonkeyPatch()
-    for module in (plan, stages, stacked, dictionaries, assumptions, uniques, protect, removal,
-                   sweep, recoding, report_sections, risk_frequencies):  # fmt: skip
+    for module in (
+        plan,
+        stages,
+        stacked,
+        dictionaries,
+        assumptions,
+        uniques,
+        protect,
+        removal,
+        sweep,
+        recoding,
+        report_sections,
+        risk_frequencies,
+    ):
         mp.setattr(module, "render", spy)
     every_option: dict[str, Any] = {
         "keys": ["sex", "age", "income", "marital"],
@@ -61,16 +73,25 @@ def rendered() -> dict[str, str]:
         ds.to_sql(oracle.original_path(), syn, **every_option)  # with the export guard
         ds.replicated_uniques(oracle.original_path(), syn, keys=["sex", "age"])
         sdc_kw: dict[str, Any] = {
-            "keys": ["sex", "age"], "rm_replicated_uniques": True, "recode_vars": "income",
-            "bottom_top_coding": (None, 5000), "recode_exclude": -8,
+            "keys": ["sex", "age"],
+            "rm_replicated_uniques": True,
+            "recode_vars": "income",
+            "bottom_top_coding": (None, 5000),
+            "recode_exclude": -8,
             "rm_disclosive": {"target": "depress"},
-        }  # fmt: skip
+        }
         ds.sdc(oracle.original_path(), syn, **sdc_kw)
         ds.sdc_to_sql(oracle.original_path(), syn, out_table="t_{synthesis}", **sdc_kw)
         ds.key_sweep(oracle.original_path(), syn, ["sex", "age"], ["depress"], sizes=[1])
         ds.report(oracle.original_path(), syn, ["sex", "age"], ["depress"])
-        with_weight = pa.table({"k1": ["a", None, "b", "a"], "k2": [1, 2, None, 1],
-                                "w": [1.5, 2.0, 3.0, 1.0], "h": [1, 1, 2, None]})  # fmt: skip
+        with_weight = pa.table(
+            {
+                "k1": ["a", None, "b", "a"],
+                "k2": [1, 2, None, 1],
+                "w": [1.5, 2.0, 3.0, 1.0],
+                "h": [1, 1, 2, None],
+            }
+        )
         ds.risk(with_weight, ["k1", "k2"], weight="w", household="h", alpha=0.5)
         ds.ldiversity(with_weight, ["k1"], ["k2", "h"])
         ds.suda(with_weight, ["k1", "k2", "h"])
@@ -279,9 +300,15 @@ def test_cap_templates_render_parse_transpile_and_stay_portable() -> None:
     mp.setattr(cells, "render", spy)
     try:
         ds.disclosure_protection(
-            o, s, ["k 1", "select"], "t", computation_method="generalized_cap",
-            continuous_columns=["select"], num_discrete_bins=3, control=o,
-        )  # fmt: skip
+            o,
+            s,
+            ["k 1", "select"],
+            "t",
+            computation_method="generalized_cap",
+            continuous_columns=["select"],
+            num_discrete_bins=3,
+            control=o,
+        )
         ds.taub_tcap(o, s, ["k 1", "select"], "t", tau=0.5, control=o)
         ds.cap_records(o, s, ["k 1", "select"], "t", control=o)
         ds.cap_summary(o, s, ["k 1", "select"], "t", control=o)

@@ -52,8 +52,9 @@ def _value(v: Any) -> Any:
     return v
 
 
-def reference(original: list[dict[str, Any]], syntheses: list[list[dict[str, Any]]],
-              keys: list[str]) -> list[tuple[int, str, int, int]]:  # fmt: skip
+def reference(
+    original: list[dict[str, Any]], syntheses: list[list[dict[str, Any]]], keys: list[str]
+) -> list[tuple[int, str, int, int]]:
     """(synthesis, measure, number, from_total) from Python counters over key tuples."""
 
     def counts(rows: list[dict[str, Any]]) -> Counter[tuple[Any, ...]]:
@@ -74,8 +75,9 @@ def reference(original: list[dict[str, Any]], syntheses: list[list[dict[str, Any
 
 
 def _rows(res: ds.ReplicatedUniques) -> list[tuple[int, str, int, int]]:
-    return [(r["synthesis"], r["measure"], r["number"], r["from_total"])
-            for r in res.table.to_pylist()]  # fmt: skip
+    return [
+        (r["synthesis"], r["measure"], r["number"], r["from_total"]) for r in res.table.to_pylist()
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +141,9 @@ def data_sets(draw: Any) -> tuple[pa.Table, list[pa.Table], list[str]]:
                     ints = [None if v is None or v != v else int(v) for v in values]
                     cols[k] = pa.array(ints, pa.int64())
             else:
-                cols[k] = pa.array(draw(st.lists(st.sampled_from(TEXT), min_size=n, max_size=n)),
-                                   pa.string())  # fmt: skip
+                cols[k] = pa.array(
+                    draw(st.lists(st.sampled_from(TEXT), min_size=n, max_size=n)), pa.string()
+                )
         return pa.table(cols)
 
     original = table(draw(st.integers(1, 30)), double=False)
@@ -169,8 +172,12 @@ def test_na_is_not_the_text_na_or_missing() -> None:
     res = ds.replicated_uniques(o, s, keys=["k", "j"])
     got = {r["measure"]: r["number"] for r in res.table.to_pylist()}
     # original uniques: (NA, x|y), (NA text, x), (Missing, x); synthetic: ("NA", x), ("Missing", x)
-    assert got == {"Original": 3, "Synthetic": 2, "Synthetic uniques in original": 2,
-                   "Replicated uniques": 2}  # fmt: skip
+    assert got == {
+        "Original": 3,
+        "Synthetic": 2,
+        "Synthetic uniques in original": 2,
+        "Replicated uniques": 2,
+    }
 
 
 def test_replicated_uniques_bad_input() -> None:
@@ -191,8 +198,9 @@ def _on(engine: Any, names: dict[str, str]) -> list[Any]:
     out: list[Any] = []
     for case_id in ENGINE_CASES:
         _, syn, keys = _inputs(case_id)
-        res = ds.replicated_uniques(names["sd2011"], [names[Path(f).stem] for f in syn],
-                                    keys=keys, engine=engine)  # fmt: skip
+        res = ds.replicated_uniques(
+            names["sd2011"], [names[Path(f).stem] for f in syn], keys=keys, engine=engine
+        )
         out += [_rows(res), res.flags.to_pylist()]  # rows in load order: the CSV's order
     return out
 
@@ -217,8 +225,10 @@ def test_replicated_uniques_on_sqlite(tmp_path: Path) -> None:
 
 def _flag_counts(results: list[Any]) -> list[Any]:
     """Tables as they are, flags as counts per (synthesis, replicated_unique)."""
-    return [Counter((r["synthesis"], r["replicated_unique"]) for r in x) if i % 2 else x
-            for i, x in enumerate(results)]  # fmt: skip
+    return [
+        Counter((r["synthesis"], r["replicated_unique"]) for r in x) if i % 2 else x
+        for i, x in enumerate(results)
+    ]
 
 
 def test_replicated_uniques_on_postgres(pg_dsn: str) -> None:
@@ -280,8 +290,9 @@ def test_replicated_uniques_flags_fixture(case_id: str, tables: dict[str, Any]) 
         if len(names) == 1 and (flag == "synU.rm" or len(syn) == 1):
             # synthpop quirk 2: with one key synU.rm (and, for m = 1, repU.rm) is all FALSE;
             # here the flags follow the counts of the table (checked against the reference)
-            counts = {r["measure"]: r["number"] for r in res.table.to_pylist()
-                      if r["synthesis"] == j}  # fmt: skip
+            counts = {
+                r["measure"]: r["number"] for r in res.table.to_pylist() if r["synthesis"] == j
+            }
             name = "Synthetic uniques in original" if flag == "synU.rm" else "Replicated uniques"
             assert len(got.get((j, flag), [])) == counts[name]
             continue
@@ -299,8 +310,13 @@ def test_flags_positions_for_every_input_kind(tmp_path: Path) -> None:
     pq.write_table(s.slice(2, 1), tmp_path / "part-2.parquet")
     pq.write_table(s.slice(3), tmp_path / "part-3.parquet")
     s.to_pandas().to_csv(tmp_path / "s.csv", index=False)
-    inputs = [s, s.to_pandas(), str(tmp_path / "part-*.parquet"), str(tmp_path / "s.csv"),
-              s.to_reader()]  # fmt: skip
+    inputs = [
+        s,
+        s.to_pandas(),
+        str(tmp_path / "part-*.parquet"),
+        str(tmp_path / "s.csv"),
+        s.to_reader(),
+    ]
     for syn in inputs:
         res = ds.replicated_uniques(o, syn, keys="k")
         rows = [(r["row"], r["replicated_unique"]) for r in res.flags.to_pylist()]

@@ -8,9 +8,19 @@ import itertools
 from typing import Any
 
 KEYS = ["age", "occupation", "race", "sex"]
-TARGETS = ["workclass", "capital.gain", "education", "marital.status", "relationship",
-           "native.country", "hours.per.week", "capital.loss", "income", "fnlwgt",
-           "sex.x"]  # fmt: skip
+TARGETS = [
+    "workclass",
+    "capital.gain",
+    "education",
+    "marital.status",
+    "relationship",
+    "native.country",
+    "hours.per.week",
+    "capital.loss",
+    "income",
+    "fnlwgt",
+    "sex.x",
+]
 
 
 def summary_rows(targets: list[str] | None = None) -> list[dict[str, Any]]:
@@ -18,8 +28,15 @@ def summary_rows(targets: list[str] | None = None) -> list[dict[str, Any]]:
     out = []
     for i, t in enumerate(targets or TARGETS):
         orig = 10.0 + (37 * i) % 80
-        out.append({"target": t, "orig": orig, "syn": orig / 2, "worst": orig / 2 + 3,
-                    "checks": [["1way"], ["1way", "2way"], []][i % 3]})  # fmt: skip
+        out.append(
+            {
+                "target": t,
+                "orig": orig,
+                "syn": orig / 2,
+                "worst": orig / 2 + 3,
+                "checks": [["1way"], ["1way", "2way"], []][i % 3],
+            }
+        )
     return out
 
 
@@ -35,10 +52,15 @@ def sweep_data(
         for s in itertools.combinations(keys, n)
     }
     contribution = [
-        {"key": k, "target": t, "measure": m, "pairs": 3,
-         "mean_increase": 99.0 if m == "repU" else (i - 1) * 1.7 + j * 0.3}
+        {
+            "key": k,
+            "target": t,
+            "measure": m,
+            "pairs": 3,
+            "mean_increase": 99.0 if m == "repU" else (i - 1) * 1.7 + j * 0.3,
+        }
         for m in ("DiSCO", "repU")
         for i, k in enumerate(keys)
         for j, t in enumerate(targets)
-    ]  # fmt: skip
+    ]
     return means, contribution

@@ -38,13 +38,48 @@ def changed(tables: dict[str, pa.Table], replace: str) -> dict[str, pa.Table]:
 
 # adversarial values and names: quotes, ;, --, backslashes, line breaks, |, unicode, SQL
 # keywords, every driver's parameter syntax, and a genuine text "Missing"
-STR_VALUES = [None, "a", "b", "é", "日本", "it's", 'say "hi"', "Missing", "x | y", "", "B",
-              "a;b", "--c", "back\\slash", "new\nline", "select", "$1", "%(t)s", "?",
-              "'; drop"]  # fmt: skip
+STR_VALUES = [
+    None,
+    "a",
+    "b",
+    "é",
+    "日本",
+    "it's",
+    'say "hi"',
+    "Missing",
+    "x | y",
+    "",
+    "B",
+    "a;b",
+    "--c",
+    "back\\slash",
+    "new\nline",
+    "select",
+    "$1",
+    "%(t)s",
+    "?",
+    "'; drop",
+]
 INT_VALUES = [None, 0, 1, 2, 10, -3, 2**40, -(2**62)]
-COLUMN_NAMES = ["k 1", "it's", 'a"b', "select", "日本語", "from", "Key.Mixed", "t",
-                "group by", "a;b", "--c", "back\\slash", "new\nline", "$p", "%(n)s", "?",
-                "Missing"]  # fmt: skip
+COLUMN_NAMES = [
+    "k 1",
+    "it's",
+    'a"b',
+    "select",
+    "日本語",
+    "from",
+    "Key.Mixed",
+    "t",
+    "group by",
+    "a;b",
+    "--c",
+    "back\\slash",
+    "new\nline",
+    "$p",
+    "%(n)s",
+    "?",
+    "Missing",
+]
 
 
 def to_arrow(records, columns, types):
