@@ -1,8 +1,11 @@
-"""Exported SQL: the duckdb shell runs the script and prints the same tables as the API, and the
-scripts for every other dialect are stable (golden files), lint-clean and parse in their dialect.
+"""Exported SQL: the duckdb shell runs the script and prints the same tables as the API; the
+PostgreSQL script (one whole golden file, which the PostgreSQL test runs on a server) and the
+other dialects' statements (one snapshot per template and dialect, in tests/snapshots/) are
+stable, lint-clean and parse in their dialect.
 
-Refresh the golden files after an intended change with DISCOSQL_UPDATE_GOLDEN=1 and review the
-diff.
+Refresh the golden file and the snapshots after an intended change with
+DISCOSQL_UPDATE_GOLDEN=1 and review the diff: a change to one template shows as that template's
+snapshots only.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from .helpers.sql import assert_portable, strip_strings
 
 RESULT_TABLES = tuple(t.name for t in REGISTERED)  # in the order a script prints them
 GOLDEN = Path(__file__).parent / "golden"
+SNAPSHOTS = Path(__file__).parent / "snapshots"
 SHELL_CASES = [
     "sd_depress_default",  # m = 5
     "sd_depress_m1_dataframe",  # m = 1
@@ -148,20 +152,55 @@ def _golden_script(dialect: str) -> str:
     )
 
 
-@pytest.mark.parametrize("dialect", GOLDEN_DIALECTS)
-def test_golden_export(dialect: str) -> None:
-    script = _golden_script(dialect)
-    path = GOLDEN / f"{dialect}.sql"
+def test_golden_export() -> None:
+    """The whole PostgreSQL script, as the PostgreSQL test runs it."""
+    script = _golden_script("postgres")
+    path = GOLDEN / "postgres.sql"
     if os.environ.get("DISCOSQL_UPDATE_GOLDEN"):
         path.parent.mkdir(exist_ok=True)
         path.write_text(script)
     assert path.exists(), f"{path} missing: run with DISCOSQL_UPDATE_GOLDEN=1"
-    assert script == path.read_text(), f"{dialect} export changed; review and update the golden"
+    assert script == path.read_text(), "postgres export changed; review and update the golden"
+
+
+# a statement of the script: the comment naming its template, the template's header, the SQL
+_STATEMENT = re.compile(r"^-- ([\w/]+\.sql\.j2)\n(?:--[^\n]*\n)*(.*?)(?=^-- |\Z)", re.M | re.S)
+
+
+def _per_template(script: str) -> tuple[list[str], dict[str, str]]:
+    """The templates in the order the script runs them, and each template's first statement
+    (its header comment left out: the template file holds it)."""
+    order, first = [], {}
+    for m in _STATEMENT.finditer(script):
+        order.append(m.group(1))
+        first.setdefault(m.group(1), m.group(2).strip() + "\n")
+    return order, first
+
+
+@pytest.mark.parametrize("dialect", [d for d in GOLDEN_DIALECTS if d != "postgres"])
+def test_each_templates_sql_per_dialect(dialect: str) -> None:
+    """One snapshot per template and dialect (the template's first statement in the golden
+    export) and the order of the templates: a change shows where it is."""
+    order, first = _per_template(_golden_script(dialect))
+    folder = SNAPSHOTS / dialect
+    if os.environ.get("DISCOSQL_UPDATE_GOLDEN"):
+        for old in folder.glob("*.sql"):
+            old.unlink()
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "order.txt").write_text("\n".join(order) + "\n")
+        for template, sql in first.items():
+            (folder / (template.replace("/", "__").removesuffix(".j2"))).write_text(sql)
+    assert (folder / "order.txt").read_text() == "\n".join(order) + "\n", "template order"
+    kept = {p.name for p in folder.glob("*.sql")}
+    assert kept == {t.replace("/", "__").removesuffix(".j2") for t in first}, "templates"
+    for template, sql in first.items():
+        path = folder / template.replace("/", "__").removesuffix(".j2")
+        assert sql == path.read_text(), f"{dialect}: {template} changed; review the snapshot"
 
 
 @pytest.mark.parametrize("dialect", GOLDEN_DIALECTS)
 def test_golden_export_parses_and_is_portable(dialect: str) -> None:
-    script = (GOLDEN / f"{dialect}.sql").read_text()
+    script = _golden_script(dialect)
     statements = [s for s in sqlglot.parse(script, read=dialect) if s is not None]
     # 5 level dictionaries (4 keys, the target), the export guard and 2 cell tables (stages 040
     # and 045: 040 reads the cells of stage 030 once, inlined), created and dropped; 6 results;
@@ -240,7 +279,7 @@ def test_spark_runs_its_export(spark: Any) -> None:
         spark.createDataFrame(table.to_pandas()).write.mode("overwrite").saveAsTable(
             f"survey.{name}"
         )
-    script = (GOLDEN / "spark.sql").read_text()
+    script = _golden_script("spark")
     results = []
     for statement in sqlglot.parse(script, read="spark"):
         if statement is None:

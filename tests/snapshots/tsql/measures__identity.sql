@@ -1,0 +1,27 @@
+SELECT
+  j AS synthesis,
+  CASE
+    WHEN SUM(dq) = 0
+    THEN CAST('NaN' AS FLOAT)
+    ELSE 100 * CAST(SUM(CASE WHEN dq_keep = 1 THEN 1 ELSE 0 END) AS FLOAT) / CAST(SUM(dq) AS FLOAT)
+  END AS [UiO],
+  CASE
+    WHEN SUM(sq) = 0
+    THEN CAST('NaN' AS FLOAT)
+    ELSE 100 * CAST(SUM(CASE WHEN sq_keep = 1 THEN 1 ELSE 0 END) AS FLOAT) / CAST(SUM(sq) AS FLOAT)
+  END AS [UiS],
+  CASE
+    WHEN SUM(dq) = 0
+    THEN CAST('NaN' AS FLOAT)
+    ELSE 100 * CAST(SUM(CASE WHEN dq_keep = 1 AND sq > 0 THEN 1 ELSE 0 END) AS FLOAT) / CAST(SUM(dq) AS FLOAT)
+  END AS [UiOiS],
+  CASE
+    WHEN SUM(dq) = 0
+    THEN CAST('NaN' AS FLOAT)
+    ELSE 100 * CAST(SUM(CASE WHEN dq_keep = 1 AND sq_keep = 1 THEN 1 ELSE 0 END) AS FLOAT) / CAST(SUM(dq) AS FLOAT)
+  END AS [repU]
+FROM [#__disco_qcells]
+GROUP BY
+  j
+ORDER BY
+  CASE WHEN j IS NULL THEN 1 ELSE 0 END, j;
