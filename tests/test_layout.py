@@ -323,3 +323,17 @@ def test_each_contributing_recipe_touches_at_most_six_files() -> None:
         assert 1 <= len(files) <= 6, (recipe.splitlines()[0], files)
         for f in files:
             assert (PACKAGE.parent / f).parent.is_dir(), f
+
+
+def test_exports_share_one_home() -> None:
+    """What every export shares lives in core/export.py: no family's export reaches into
+    another's, and risk/ imports nothing of measure/ (it did, for the script helpers)."""
+    modules = _modules()
+    known = set(modules)
+    for name, path in modules.items():
+        imported = _imports(name, path, known)
+        if name.endswith(".export"):
+            others = {t for t in imported if t.endswith(".export")} - {"discosql.core.export"}
+            assert not others, (name, others)
+        if name.startswith("discosql.risk"):
+            assert not {t for t in imported if t.startswith("discosql.measure")}, name

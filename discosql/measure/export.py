@@ -16,22 +16,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.dictionaries import pack_keys
+from ..core.export import reads, retarget, script_sources, script_text, table_names_of
 from ..core.inputs import Inputs, register_inputs
-from ..core.output import Destination
 from ..core.plan import Plan, plan
 from ..core.spec import DisclosureSpec, build_spec
 from ..core.stages import decide_radices, execute
 from ..engines import open_engine
 from ..engines.base import Registered
-from ..engines.duckdb import file_reader
 from ..engines.script import ScriptEngine
 from ..errors import InputError
-from ..sql.dialects import facts, known, unknown
-from ..sql.templates import ident
+from ..sql.dialects import unknown
 from ..version import __version__
-
-# Only DuckDB can read the files named in a script by itself.
-SCRIPT_FILE_KINDS = ("parquet", "csv")
 
 
 def to_sql(
@@ -95,107 +90,16 @@ def script_of(
     for p in plans:
         script.comment(f"\n===== target {p.spec.target!r} =====\n{_decisions(p)}")
         execute(retarget(p, script, sources))
-    return "\n\n".join(script.parts) + "\n"
-
-
-def table_names_of(tables: dict[str, Any] | None, n_syn: int) -> list[str | None]:
-    """The table names ``tables`` gives the original and each synthesis (None: not given)."""
-    if tables is None:
-        return [None] * (1 + n_syn)
-    if not isinstance(tables, dict):
-        raise InputError(f"tables: expected a dict, got {type(tables).__name__}")
-    unknown = set(tables) - {"original", "synthetic"}
-    if unknown:
-        raise InputError(f"tables: keys must be 'original' and 'synthetic', got {unknown}")
-    syn = tables.get("synthetic")
-    syn_list = [syn] if isinstance(syn, str) else list(syn or [])
-    if syn is not None and len(syn_list) != n_syn:
-        raise InputError(
-            f"tables: 'synthetic' names {len(syn_list)} table(s) for {n_syn} syntheses"
-        )
-    names = [tables.get("original"), *(syn_list or [None] * n_syn)]
-    labels = ["original", *(f"synthetic[{i}]" for i in range(n_syn))]
-    for label, name in zip(labels, names, strict=True):
-        if name is not None and (not isinstance(name, str) or not name):
-            raise InputError(f"tables: the name for the {label} data must be a string")
-    return names
-
-
-def script_destination(
-    out: Any, out_table: Any, m: int, dialect: str, problems: list[str]
-) -> Destination:
-    """Where a script puts its m outputs: tables (``out_table``, ``{synthesis}`` in it when
-    m > 1) or, duckdb scripts only, files (``out``). Nothing is checked on this machine: the
-    script runs elsewhere."""
-    if (out is None) == (out_table is None):
-        problems.append("out_table: give the tables to create (or out=, files, duckdb only)")
-        return Destination()
-    pattern = out_table if out is None else out
-    if not isinstance(pattern, str) or not pattern.strip():
-        problems.append(f"out_table: expected a table name, got {pattern!r}")
-        return Destination()
-    if m > 1 and "{synthesis}" not in pattern:
-        problems.append(f"{pattern!r} names one output for {m} syntheses; put {{synthesis}} in it")
-        return Destination()
-    names = tuple(pattern.replace("{synthesis}", str(j)) for j in range(1, m + 1))
-    if out_table is not None:
-        return Destination(tables=names)
-    d = known(dialect)
-    if d is not None and not d.reads_files:
-        problems.append(f"out: a {dialect} script cannot write files; give out_table")
-    elif not pattern.lower().endswith((".parquet", ".csv")):
-        problems.append(f"out: {pattern!r} must end in .parquet or .csv")
-    return Destination(files=names)
-
-
-def script_sources(
-    regs: Sequence[Registered],
-    names: Sequence[str | None],
-    dialect: str,
-    argument: str = "tables",
-    example: str = "tables={'original': 'db.persons', 'synthetic': ['db.syn1']}",
-) -> list[Registered]:
-    """What the script reads for each data set: files (DuckDB) or table names (given by the
-    caller's ``argument``, as in ``example``)."""
-    out: list[Registered] = []
-    for reg, name in zip(regs, names, strict=True):
-        src = reg.source
-        if name is not None:
-            params: dict[str, Any] = {}
-            sql = ".".join(ident(part) for part in name.split("."))
-        elif src.named_table:
-            sql, params = reg.sql, {}
-        elif src.kind in SCRIPT_FILE_KINDS and facts(dialect).reads_files:
-            p = f"src_{len(out)}"
-            sql, params = file_reader(src.kind, p), {p: src.obj}
-        else:
-            raise InputError(
-                f"{argument}: the {src.label} data ({src.kind}) cannot be named in a {dialect} "
-                f"script; give its table name, e.g. {example}"
-            )
-        out.append(dataclasses.replace(reg, sql=sql, params=params))
-    return out
-
-
-def retarget(p: Plan, script: ScriptEngine, sources: list[Registered]) -> Plan:
-    params = {k: v for k, v in p.params.items() if not k.startswith("src_")}
-    for reg in sources:
-        params.update(reg.params)
-    inputs = Inputs(script, sources, p.inputs.groupings)
-    return dataclasses.replace(p, inputs=inputs, params=params)
+    return script_text(script)
 
 
 def _header(plans: list[Plan], inputs: Inputs, sources: list[Registered], dialect: str) -> str:
     spec = plans[0].spec
-    reads = "\n".join(
-        f"  {s.source.label}: {next(iter(s.params.values())) if s.params else s.sql}"
-        for s in sources
-    )
     return (
         f"discosql {__version__}: synthpop disclosure() measures as SQL ({dialect} dialect)\n"
         f"keys {', '.join(spec.keys)}; "
         f"target(s) {', '.join(p.spec.target for p in plans)}; m = {inputs.m}\n"
-        f"reads:\n{reads}\n"
+        f"reads:\n{reads(sources)}\n"
         "Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,\n"
         "check_1way, check_2way (percentages 0-100, as synthpop). Work tables start with\n"
         "__disco_ (temporary; on Spark tables of the current database, dropped at the end).\n"

@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.export import reads, script_destination, script_sources, script_text, table_names_of
 from ..core.inputs import Inputs, register_inputs
 from ..core.output import Destination
 from ..engines import open_engine
 from ..engines.script import ScriptEngine
 from ..errors import InputError
-from ..measure.export import script_destination, script_sources, table_names_of
 from ..sql.dialects import unknown
 from ..version import __version__
 from .removal import REASONS, reason_of
@@ -95,7 +95,7 @@ def sdc_to_sql(
         script = ScriptEngine(dialect, overwrite=overwrite)
         script.comment(_header(prot, names, sources, dest, dialect, inputs.m))
         _protect(Inputs(script, sources), names, prot, dest, decided)
-    return "\n\n".join(script.parts) + "\n"
+    return script_text(script)
 
 
 def _header(
@@ -114,13 +114,9 @@ def _header(
     if prot.uniques:
         steps.append(f"remove the {REASONS[prot.uniques]} over {', '.join(names)}")
     steps += [f"remove the {reason_of(s)}" for s in prot.disclosive]
-    reads = "\n".join(
-        f"  {s.source.label}: {next(iter(s.params.values())) if s.params else s.sql}"
-        for s in sources
-    )
     return (
         f"discosql {__version__}: synthpop sdc() as SQL ({dialect} dialect); m = {m}\n"
-        f"reads:\n{reads}\n"
+        f"reads:\n{reads(sources)}\n"
         "does, in this order:\n" + "\n".join(f"  {i}. {s}" for i, s in enumerate(steps, 1)) + "\n"
         f"renames: label {label!r}, prefix {prefix!r}, suffix {suffix!r}\n"
         f"writes: {', '.join(dest.written)}\n"

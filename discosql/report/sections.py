@@ -585,7 +585,8 @@ def script_section(inputs: Inputs, summary: DisclosureSummary) -> str | None:
     """The duckdb script that reproduces each target's tables (one section per target, with
     that target's options), its decisions made on the report's own inputs; None unless every
     data set is a file the script can read."""
-    from ..measure.export import SCRIPT_FILE_KINDS, script_of
+    from ..core.export import SCRIPT_FILE_KINDS
+    from ..measure.export import script_of
 
     if any(reg.source.kind not in SCRIPT_FILE_KINDS for reg in inputs.sources):
         return None  # data in memory or in a server's tables cannot be named in the script

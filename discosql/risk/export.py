@@ -19,12 +19,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.export import script_destination, script_sources, script_text
 from ..core.output import Destination
 from ..engines import open_engine
 from ..engines.base import Registered
 from ..engines.script import ScriptEngine
 from ..errors import InputError
-from ..measure.export import script_destination, script_sources
 from ..sql.dialects import ORDERED_DIALECTS, unknown
 from ..version import __version__
 from . import frequencies as fq
@@ -99,7 +99,7 @@ def risk_to_sql(
             )
         )
         run_risk(script, source, names, w, h, a, m, dest, radices)
-    return _text(script)
+    return script_text(script)
 
 
 def ldiversity_to_sql(
@@ -132,7 +132,7 @@ def ldiversity_to_sql(
             what.header(source, radices, extra, "the summary (one row per output column)")
         )
         run_ldiversity(script, source, names, sens, c, dest, radices)
-    return _text(script)
+    return script_text(script)
 
 
 def suda_to_sql(
@@ -172,7 +172,7 @@ def suda_to_sql(
         results = "the attribute and level contributions, the MSU sizes and the DIS-SUDA table"
         script.comment(what.header(source, radices, extra, results))
         run_suda(script, source, names, f, original, largest, dest, radices)
-    return _text(script)
+    return script_text(script)
 
 
 @dataclass(frozen=True)
@@ -219,10 +219,6 @@ def _exporting(
         script = ScriptEngine(what.dialect, overwrite=what.overwrite)
         yield script, source, radices
         script.drop_made()
-
-
-def _text(script: ScriptEngine) -> str:
-    return "\n\n".join(script.parts) + "\n"
 
 
 def _script_options(

@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.export import retarget, script_sources, script_text, table_names_of
 from ..core.inputs import register_inputs
 from ..core.plan import plan
 from ..core.stages import counted, decide_radices
@@ -21,7 +22,6 @@ from ..engines import open_engine
 from ..engines.base import Engine
 from ..engines.script import ScriptEngine
 from ..errors import InputError
-from ..measure.export import retarget, script_sources, table_names_of
 from ..measure.summary import target_specs
 from ..sql.dialects import unknown
 from ..sql.templates import ident
@@ -91,7 +91,7 @@ def sweep_to_sql(
             "key sweep: every subset's measures",
         )
         script.drop_table(ROWS)
-    return "\n\n".join(script.parts) + "\n"
+    return script_text(script)
 
 
 def _header(keys: list[str], targets: list[str], n_subsets: int, dialect: str) -> str:
