@@ -7,12 +7,14 @@ boolean, other (dates, times), or null (a column with no values).
 
 from __future__ import annotations
 
+import contextlib
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engines import open_engine
 from ..engines.base import Engine, Registered, Source
 from ..errors import DiscoSQLWarning, InputError, SchemaError, did_you_mean
 from . import grouping as grp
@@ -103,6 +105,33 @@ class Inputs:
         for reg in self.sources:
             params.update(reg.params)
         return params
+
+
+ONE_DATA_SET = object()  # opened() without syntheses: the risk family reads one data set
+
+
+@contextlib.contextmanager
+def opened(
+    engine: Any,
+    threads: Any,
+    original: Any,
+    synthetic: Any = ONE_DATA_SET,
+    *,
+    prepare: Callable[[Engine], None] | None = None,
+) -> Iterator[Inputs]:
+    """How every capability starts a run: the engine opened, ``prepare`` called with it
+    (checks that need the engine but no data: an output table that must not exist), the
+    original and the syntheses registered, or the one data set of the risk family (labelled
+    "input"); the engine and its work tables go when the block ends. The capability then
+    works on the inputs with its ``*_on`` function, which the report calls with the inputs it
+    already read."""
+    with open_engine(engine, threads=threads) as eng:
+        if prepare is not None:
+            prepare(eng)
+        if synthetic is ONE_DATA_SET:
+            yield Inputs(eng, [eng.register(eng.classify(original, "input"))])
+        else:
+            yield register_inputs(eng, original, synthetic)
 
 
 def register_inputs(engine: Engine, original: Any, synthetic: Any) -> Inputs:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.inputs import register_inputs
+from ..core.inputs import opened
 from ..core.results import DisclosureResult
 from ..core.spec import build_spec
 from ..core.stages import run
-from ..engines import open_engine
 
 
 def disclosure(
@@ -99,6 +98,5 @@ def disclosure(
         thresh_1way=thresh_1way,
         thresh_2way=thresh_2way,
     )
-    with open_engine(engine, threads=threads) as eng:
-        inputs = register_inputs(eng, original, synthetic)
+    with opened(engine, threads, original, synthetic) as inputs:
         return run(inputs, spec)

@@ -17,11 +17,10 @@ from typing import Any
 
 from ..core.dictionaries import pack_keys
 from ..core.export import reads, retarget, script_sources, script_text, table_names_of
-from ..core.inputs import Inputs, register_inputs
+from ..core.inputs import Inputs, opened
 from ..core.plan import Plan, plan
 from ..core.spec import DisclosureSpec, build_spec
 from ..core.stages import decide_radices, execute
-from ..engines import open_engine
 from ..engines.base import Registered
 from ..engines.script import ScriptEngine
 from ..errors import InputError
@@ -69,8 +68,7 @@ def to_sql(
     specs = [build_spec(keys, t, **options) for t in targets]
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     table_names = table_names_of(tables, n_syn)  # checked before any data is read
-    with open_engine(engine, threads=threads) as eng:
-        inputs = register_inputs(eng, original, synthetic)
+    with opened(engine, threads, original, synthetic) as inputs:
         return script_of(inputs, specs, dialect, table_names)
 
 

@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, column_kind, register_inputs
+from ..core.inputs import Inputs, column_kind, opened
 from ..core.plan import plan
 from ..core.results import ATTRIB_MEASURES, IDENT_MEASURES, AsData, DisclosureResult, json_rows
 from ..core.spec import DisclosureSpec, build_spec
 from ..core.stacked import execute_stacked
-from ..engines import open_engine
 from ..errors import InputError, did_you_mean
 
 if TYPE_CHECKING:
@@ -265,9 +264,8 @@ def disclosure_summary(
         Other arguments: as :func:`discosql.disclosure`, the same for every target.
     """
     check_arguments(keys, targets, ident_meas, attrib_meas)  # before any data is read
-    with open_engine(engine, threads=threads) as eng:
-        inputs = register_inputs(eng, original, synthetic)
-        return summarize(
+    with opened(engine, threads, original, synthetic) as inputs:
+        return summary_on(
             inputs,
             keys,
             targets,
@@ -288,7 +286,7 @@ def disclosure_summary(
         )
 
 
-def summarize(
+def summary_on(
     inputs: Inputs,
     keys: Any,
     targets: Sequence[str] | None = None,

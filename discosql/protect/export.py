@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.export import reads, script_destination, script_sources, script_text, table_names_of
-from ..core.inputs import Inputs, register_inputs
+from ..core.inputs import Inputs, opened
 from ..core.output import Destination
-from ..engines import open_engine
 from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..sql.dialects import unknown
@@ -87,8 +86,7 @@ def sdc_to_sql(
         raise InputError(problems)
     table_names = table_names_of(tables, n_syn)  # checked before any data is read
     prot.warn()
-    with open_engine(engine, threads=threads) as eng:
-        inputs = register_inputs(eng, original, synthetic)
+    with opened(engine, threads, original, synthetic) as inputs:
         sources = script_sources(inputs.sources, table_names, dialect)
         names = prot.names(inputs)
         decided = decide(inputs, names, prot)

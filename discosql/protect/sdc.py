@@ -9,18 +9,18 @@ import os
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, column_kinds, register_inputs, with_syntheses
+from ..core.inputs import Inputs, column_kinds, opened, with_syntheses
 from ..core.output import Destination, destination
 from ..core.results import AsData, json_rows
 from ..core.spec import DisclosureSpec, column_names
-from ..engines import open_engine
 from ..engines.duckdb import file_reader
 from ..errors import DiscoSQLWarning, EngineError, InputError, SchemaError
-from ..measure.summary import DisclosureSummary, summarize
+from ..measure.summary import DisclosureSummary, summary_on
 from ..sql.templates import render
 from . import removal
 from .recoding import Recode, parse_recodes, recode_inputs
@@ -220,13 +220,12 @@ def sdc(
         dry_run=dry_run,
     )
     prot.warn()
-    with open_engine(engine, threads=threads) as eng:
-        dest.check_tables(eng, overwrite)
-        inputs = register_inputs(eng, original, synthetic)
+    check = partial(dest.check_tables, overwrite=overwrite)
+    with opened(engine, threads, original, synthetic, prepare=check) as inputs:
         return _run(inputs, prot, dest, measure)
 
 
-def sdc_inputs(
+def sdc_on(
     inputs: Inputs,
     before: DisclosureSummary | None = None,
     **args: Any,
@@ -340,9 +339,9 @@ def _measure(
     keys = options.pop("keys", list(res.keys))
     targets = options.pop("targets", None)
     if before is None:
-        before = summarize(inputs, keys, targets, **options)
+        before = summary_on(inputs, keys, targets, **options)
     targets = list(before.results) if targets is None else targets  # the label is no target
-    after = summarize(with_syntheses(inputs, protected), keys, targets, **options)
+    after = summary_on(with_syntheses(inputs, protected), keys, targets, **options)
     return replace(res, before=before, after=after)
 
 

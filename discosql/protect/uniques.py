@@ -12,11 +12,10 @@ import pyarrow as pa
 
 from ..core.assumptions import GUARD, create_guard
 from ..core.dictionaries import build_dictionary, key_fits, key_radices, pack_keys
-from ..core.inputs import DataSet, Inputs, column_kinds, register_inputs
+from ..core.inputs import DataSet, Inputs, column_kinds, opened
 from ..core.plan import Coding, Column, as_text
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
-from ..engines import open_engine
 from ..engines.base import Engine
 from ..errors import InputError, SchemaError
 from ..sql.templates import render
@@ -94,8 +93,7 @@ def replicated_uniques(
     names = None if keys is None else column_names("keys", keys, problems)
     if problems:
         raise InputError(problems)
-    with open_engine(engine, threads=threads) as eng:
-        inputs = register_inputs(eng, original, synthetic)
+    with opened(engine, threads, original, synthetic) as inputs:
         if names is None:
             names = list(inputs.sources[0].columns)
         _, problems = column_kinds(inputs.sources, dict.fromkeys(names, "key"))

@@ -25,22 +25,21 @@ from typing import Any
 import pyarrow as pa
 
 from ..core.files import atomic_paths
-from ..core.inputs import Inputs, register_inputs
+from ..core.inputs import Inputs, opened
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, Exact, Numbers, OutputCheck
 from ..core.results import AsData
 from ..core.view import render_html, table_rows
-from ..engines import open_engine
-from ..engines.base import Engine, Registered
+from ..engines.base import Engine
 from ..engines.factory import engine_spec
 from ..errors import InputError, did_you_mean
-from ..measure.summary import DisclosureSummary, check_arguments, summarize
-from ..protect.sdc import SdcResult, check_sdc, sdc_inputs
+from ..measure.summary import DisclosureSummary, check_arguments, summary_on
+from ..protect.sdc import SdcResult, check_sdc, sdc_on
 from ..protect.sdc import sdc as run_sdc
 from ..risk.individual import RiskResult, risk_on
 from ..risk.individual import check_arguments as check_risk
 from ..risk.suda import SudaResult, default_max_size, suda_on
 from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
-from ..sweep.key_sweep import KeySweep, key_sweep, sweep_inputs
+from ..sweep.key_sweep import KeySweep, key_sweep, sweep_on
 from ..sweep.key_sweep import check_arguments as check_sweep
 from . import sections
 from .charts import summary_chart, sweep_chart
@@ -142,11 +141,12 @@ def report(
     syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
     data_sets = [("original", original), *((f"synthetic {j}", s) for j, s in enumerate(syn, 1))]
     # one engine and one registration for every section (a CSV file is parsed once)
-    with open_engine(engine, threads=threads) as eng:
-        step("reading the data")
-        inputs = register_inputs(eng, original, syn)
+    with opened(
+        engine, threads, original, syn, prepare=lambda _: step("reading the data")
+    ) as inputs:
+        eng = inputs.engine
         step("summary")
-        summary = summarize(inputs, key_list, targets, **options)
+        summary = summary_on(inputs, key_list, targets, **options)
         step("provenance and structure")
         regs = list(inputs.sources)
         if control is not None:
@@ -161,7 +161,7 @@ def report(
         if control is not None:
             step("control baseline")
             on_control = Inputs(eng, [inputs.sources[0], regs[-1]])
-            control_summary = summarize(
+            control_summary = summary_on(
                 on_control, list(summary.keys), list(summary.results), **options
             )
         step("SQL script")
@@ -172,12 +172,12 @@ def report(
             step("key sweep")
             if sweep_args["targets"] is None:  # the summary's: every non-key column
                 sweep_args["targets"] = list(summary.results)
-            swept = sweep_inputs(inputs, **sweep_args)
+            swept = sweep_on(inputs, **sweep_args)
         if sdc_args is not None:
             step("protection (sdc)")
             protected = _protect(inputs, summary, sdc_args, options)
         if with_risk:
-            original_risk = _original_risk(eng, inputs.sources[0], key_list, weight, step)
+            original_risk = _original_risk(inputs, key_list, weight, step)
     content["risk"] = None  # filled below, once the output check (external mode) is known
     _measures(content, summary, policy, control_summary, swept, protected, num)
     content["sql"] = (
@@ -235,16 +235,22 @@ SECTIONS = (
 )
 
 
+def _saying(step: Callable[[str], None]) -> Callable[[Engine], None]:
+    """The progress line said once the engine is open, before the data are read."""
+    return lambda _: step("reading the data")
+
+
 def _original_risk(
-    eng: Engine, original: Registered, keys: list[str], weight: str | None, step: Any
+    inputs: Inputs, keys: list[str], weight: str | None, step: Any
 ) -> tuple[RiskResult, SudaResult]:
     """sdcMicro's measure_risk and suda2 on the report's original (SUDA's MSUs of up to as
     many keys as MAX_SUBSETS subsets allow)."""
+    original = Inputs(inputs.engine, inputs.sources[:1])
     step("risk of the original data")
-    measured = risk_on(eng, original, keys, weight, None, 1.0, 0.01)
+    measured = risk_on(original, keys, weight, None, 1.0, 0.01)
     step("special uniques of the original data (SUDA2)")
     largest = min(len(keys), default_max_size(len(keys)))
-    return measured, suda_on(eng, original, keys, 0.01, True, largest)
+    return measured, suda_on(original, keys, 0.01, True, largest)
 
 
 def _risk_wanted(risk: Any, weight: Any, keys: list[str]) -> bool:
@@ -392,9 +398,9 @@ def _protect(
     """sdc() on the report's inputs, measured before and after as the report's summary is
     (the same targets and options: the summary is its "before")."""
     if "measure" in args:
-        return sdc_inputs(inputs, **args)
+        return sdc_on(inputs, **args)
     measure = {"keys": list(summary.keys), "targets": list(summary.results), **options}
-    return sdc_inputs(inputs, before=summary, **args, measure=measure)
+    return sdc_on(inputs, before=summary, **args, measure=measure)
 
 
 def _numbers(external: bool, rules: tuple[int, int], sizes: list[int], m: int) -> Numbers:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.export import script_destination, script_sources, script_text
+from ..core.inputs import opened
 from ..core.output import Destination
-from ..engines import open_engine
 from ..engines.base import Registered
 from ..engines.script import ScriptEngine
 from ..errors import InputError
@@ -210,8 +210,8 @@ def _exporting(
     """The data read at export time (column checks, the keys' q packing) and the script
     engine the statements are written to, with what it reads; its work tables dropped at
     the end."""
-    with open_engine(engine, threads=threads) as eng:
-        reg = eng.register(eng.classify(data, "input"))
+    with opened(engine, threads, data) as inputs:
+        eng, reg = inputs.engine, inputs.sources[0]
         fq.check_columns(reg, what.roles, what.numeric)
         radices = fq.decide_radices(eng, reg, what.keys)
         example = "table='db.persons'"

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import pyarrow as pa
 
+from ..core.inputs import Inputs, opened
 from ..core.output import Destination
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
 from ..core.results import AsData, json_rows
-from ..engines import open_engine
 from ..engines.base import Engine, Registered
 from ..errors import InputError
 from . import frequencies as fq
@@ -215,15 +216,13 @@ def risk(
     """
     names, w, h, a, m = check_arguments(keys, weight, household, alpha, max_global_risk)
     dest = fq.records_destination(out, out_table, overwrite, "risk_records")
-    with open_engine(engine, threads=threads) as eng:
-        dest.check_tables(eng, overwrite)
-        reg = eng.register(eng.classify(data, "input"))
-        return risk_on(eng, reg, names, w, h, a, m, dest)
+    check = partial(dest.check_tables, overwrite=overwrite)
+    with opened(engine, threads, data, prepare=check) as inputs:
+        return risk_on(inputs, names, w, h, a, m, dest)
 
 
 def risk_on(
-    eng: Engine,
-    reg: Registered,
+    inputs: Inputs,
     keys: list[str],
     weight: str | None,
     household: str | None,
@@ -231,9 +230,10 @@ def risk_on(
     max_global_risk: float,
     dest: Destination | None = None,
 ) -> RiskResult:
-    """:func:`risk` on a data set registered on ``eng`` (checked arguments; the report's
-    original), the per-record table returned or written to ``dest``."""
+    """:func:`risk` on the first data set of the run's ``inputs`` (checked arguments; the
+    report's original), the per-record table returned or written to ``dest``."""
     dest = dest or Destination()
+    eng, reg = inputs.engine, inputs.sources[0]
     summary, riskiest, records = run_risk(
         eng, reg, keys, weight, household, alpha, max_global_risk, dest
     )

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import pyarrow as pa
 
+from ..core.inputs import Inputs, opened
 from ..core.output import Destination
 from ..core.outputcheck import OutputCheck
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
-from ..engines import open_engine
 from ..engines.base import Engine, Registered
 from ..errors import InputError
 from ..sql.templates import ident
@@ -126,12 +127,27 @@ def ldiversity(
     """
     names, sens, c = check_arguments(keys, sensitive, l_recurs_c)
     dest = fq.records_destination(out, out_table, overwrite, "ldiversity_records")
-    with open_engine(engine, threads=threads) as eng:
-        dest.check_tables(eng, overwrite)
-        reg = eng.register(eng.classify(data, "input"))
-        summary, records = run_ldiversity(eng, reg, names, sens, c, dest)
+    check = partial(dest.check_tables, overwrite=overwrite)
+    with opened(engine, threads, data, prepare=check) as inputs:
+        return ldiversity_on(inputs, names, sens, c, dest)
+
+
+def ldiversity_on(
+    inputs: Inputs,
+    keys: list[str],
+    sensitive: list[str],
+    l_recurs_c: float,
+    dest: Destination | None = None,
+) -> LDiversityResult:
+    """:func:`ldiversity` on the first data set of the run's ``inputs`` (checked arguments),
+    the per-record table returned or written to ``dest``."""
+    dest = dest or Destination()
+    eng, reg = inputs.engine, inputs.sources[0]
+    summary, records = run_ldiversity(eng, reg, keys, sensitive, l_recurs_c, dest)
     summary = summary.cast(SUMMARY_SCHEMA)
-    return LDiversityResult(records, summary, tuple(names), tuple(sens), c, dest.written)
+    return LDiversityResult(
+        records, summary, tuple(keys), tuple(sensitive), l_recurs_c, dest.written
+    )
 
 
 def run_ldiversity(

@@ -13,14 +13,14 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import pyarrow as pa
 
-from ..core.inputs import source_ctx
+from ..core.inputs import Inputs, opened, source_ctx
 from ..core.output import Destination
 from ..core.results import AsData, json_rows
-from ..engines import open_engine
 from ..engines.base import Engine, Registered
 from ..errors import InputError
 from . import frequencies as fq
@@ -148,10 +148,9 @@ def suda(
     """
     names, f, original, largest = check_arguments(keys, dis_fraction, original_scores, max_size)
     dest = fq.records_destination(out, out_table, overwrite, "suda_records")
-    with open_engine(engine, threads=threads) as eng:
-        dest.check_tables(eng, overwrite)
-        reg = eng.register(eng.classify(data, "input"))
-        return suda_on(eng, reg, names, f, original, largest, dest)
+    check = partial(dest.check_tables, overwrite=overwrite)
+    with opened(engine, threads, data, prepare=check) as inputs:
+        return suda_on(inputs, names, f, original, largest, dest)
 
 
 def default_max_size(n_keys: int) -> int:
@@ -164,17 +163,17 @@ def default_max_size(n_keys: int) -> int:
 
 
 def suda_on(
-    eng: Engine,
-    reg: Registered,
+    inputs: Inputs,
     names: list[str],
     f: float,
     original: bool,
     largest: int,
     dest: Destination | None = None,
 ) -> SudaResult:
-    """:func:`suda` on a data set registered on ``eng`` (checked arguments; the report's
-    original), the per-record table returned or written to ``dest``."""
+    """:func:`suda` on the first data set of the run's ``inputs`` (checked arguments; the
+    report's original), the per-record table returned or written to ``dest``."""
     dest = dest or Destination()
+    eng, reg = inputs.engine, inputs.sources[0]
     tables, records = run_suda(eng, reg, names, f, original, largest, dest)
     attributes, levels, msu_counts, dis_table = tables
     return SudaResult(

@@ -15,10 +15,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.export import retarget, script_sources, script_text, table_names_of
-from ..core.inputs import register_inputs
+from ..core.inputs import opened
 from ..core.plan import plan
 from ..core.stages import counted, decide_radices
-from ..engines import open_engine
 from ..engines.base import Engine
 from ..engines.script import ScriptEngine
 from ..errors import InputError
@@ -70,8 +69,7 @@ def sweep_to_sql(
     key_list, _, subsets, target_list = check_arguments(keys, targets, sizes, fixed_keys, options)
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     table_names = table_names_of(tables, n_syn)  # checked before any data is read
-    with open_engine(engine, threads=threads) as eng:
-        inputs = register_inputs(eng, original, synthetic)
+    with opened(engine, threads, original, synthetic) as inputs:
         specs = target_specs(inputs, key_list, target_list, **options)
         plans = [plan(inputs, s) for s in specs]
         plans = [

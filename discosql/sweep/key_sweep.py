@@ -21,12 +21,11 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, register_inputs
+from ..core.inputs import Inputs, opened
 from ..core.plan import Column, Plan, plan
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
 from ..core.stages import Cells, counted, exclusion_context
-from ..engines import open_engine
 from ..engines.base import Engine
 from ..errors import InputError, did_you_mean
 from ..measure.summary import target_specs
@@ -222,14 +221,13 @@ def key_sweep(
         target=t, ...)`` with the options restricted to the subset.
     """
     check_arguments(keys, targets, sizes, fixed_keys, options)  # before any data is read
-    with open_engine(engine, threads=threads) as eng:
-        inputs = register_inputs(eng, original, synthetic)
-        return sweep_inputs(
+    with opened(engine, threads, original, synthetic) as inputs:
+        return sweep_on(
             inputs, keys, targets, sizes=sizes, fixed_keys=fixed_keys, progress=progress, **options
         )
 
 
-def sweep_inputs(
+def sweep_on(
     inputs: Inputs,
     keys: str | Sequence[str],
     targets: str | Sequence[str] | None = None,
