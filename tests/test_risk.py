@@ -145,6 +145,22 @@ def test_bad_weights_are_counted(as_file: bool, tmp_path: Path) -> None:
     assert "weight 'sampling_weight': 2 missing, 1 zero, 1 negative weight(s)" in str(e.value)
 
 
+def test_infinite_weights_are_refused() -> None:
+    """An infinite weight would make Fk infinite and the risk 0 (issue 36: 29 records got
+    risk 0, exit 0, no warning): refused like a zero one, counted, -Infinity not also counted
+    as negative."""
+    data = load(TESTDATA)
+    w = data.column("sampling_weight").to_pylist()
+    w[0], w[1], w[2] = float("inf"), float("-inf"), 0.0
+    data = data.set_column(
+        data.schema.get_field_index("sampling_weight"), "sampling_weight", pa.array(w, pa.float64())
+    )
+    with pytest.raises(ds.InputError) as e:
+        ds.risk(data, KEYS, weight="sampling_weight")
+    assert "weight 'sampling_weight': 1 zero, 2 infinite weight(s)" in str(e.value)
+    assert "positive finite number" in str(e.value)
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

@@ -185,10 +185,21 @@ CHANGES = [
     (
         "bad_weights",
         lambda t: _set(_set(t, WEIGHT, 3, 0.0), WEIGHT, 5, -1.0),
-        "found 0 missing, 1 zero, 1 negative weight(s)",
+        "found 0 missing, 1 zero, 1 negative, 0 infinite weight(s)",
+    ),
+    (
+        "infinite_weight",
+        lambda t: _set(_set(_as_float(t), WEIGHT, 3, float("inf")), WEIGHT, 5, float("-inf")),
+        "found 0 missing, 0 zero, 0 negative, 2 infinite weight(s)",
     ),
     ("fewer_levels", lambda t: t.slice(0, 2000), None),
 ]
+
+
+def _as_float(table: pa.Table) -> pa.Table:
+    """The weights as doubles (the test data's are integers, which hold no Infinity)."""
+    i = table.schema.get_field_index(WEIGHT)
+    return table.set_column(i, WEIGHT, table.column(WEIGHT).cast(pa.float64()))
 
 
 def _set(table: pa.Table, column: str, row: int, value: Any) -> pa.Table:

@@ -5,7 +5,7 @@ The script runs the statements :func:`discosql.risk`, :func:`discosql.ldiversity
 :func:`discosql.suda` run,
 with every bound value a literal. One decision needs the data: the q packing of the keys
 (each key's radix), made at export time by reading the keys once. The script checks it where
-it runs (stage 015) and, with a weight, that every weight is a positive number; when either
+it runs (stage 015) and, with a weight, that every weight is a positive finite number; when either
 fails it stops with a message, before anything is counted. The records' positions (the
 per-record table's ``row``) are the order the engine keeps them in, so only dialects with one
 are offered: duckdb, postgres, spark and databricks.
@@ -254,7 +254,7 @@ def _header(
 ) -> str:
     reads = next(iter(source.params.values())) if source.params else source.sql
     writes = ", ".join(dest.written) or "nothing: the per-record table is printed"
-    weights = ", and that every weight is a positive number" if weighted else ""
+    weights = ", and that every weight is a positive finite number" if weighted else ""
     about = (
         f"Results: {results}, then the per-record table (row: each record's 1-based position "
         "as the engine keeps them). Work tables start with __disco_. The q packing (key "

@@ -83,13 +83,13 @@ def check_columns(reg: Registered, roles: dict[str, str], numeric: Sequence[str]
 
 
 def check_weights(cells: KeyCells, weight: str) -> None:
-    """Weights must be positive numbers: NULL, NaN, zero or negative ones are an error that
-    counts them. Read from the coded records (RECORDS, its column w), which hold the weight
-    ``weight`` as a DOUBLE: no second read of the data. In an exported script the check is a
-    table (WEIGHT_GUARD) whose statement fails with the counts; the cells read it."""
+    """Weights must be positive finite numbers: NULL, NaN, zero, negative or infinite ones are
+    an error that counts them. Read from the coded records (RECORDS, its column w), which hold
+    the weight ``weight`` as a DOUBLE: no second read of the data. In an exported script the
+    check is a table (WEIGHT_GUARD) whose statement fails with the counts; the cells read it."""
     if cells.exported:
         cells.params["weight_message"] = (
-            f"discosql: weight {weight!r}: every weight must be a positive number "
+            f"discosql: weight {weight!r}: every weight must be a positive finite number "
             "(drop or impute those records first); found "
         )
         cells.create(WEIGHT_GUARD, "risk/bad_weights.sql.j2", records=RECORDS, stop=True)
@@ -101,7 +101,7 @@ def check_weights(cells: KeyCells, weight: str) -> None:
         parts = [f"{n} {what}" for what, n in bad.items() if n]
         raise InputError(
             f"weight {weight!r}: {', '.join(parts)} weight(s); every weight must be a positive "
-            "number (drop or impute those records first)"
+            "finite number (drop or impute those records first)"
         )
 
 
