@@ -485,3 +485,29 @@ def test_nan_shows_as_a_dash() -> None:
     assert number(math.nan) == "\u2013"
     assert number(None) == "\u2013"
     assert number(1234.5678) == "1,234.57"
+
+
+def test_the_verdict_judges_each_protected_synthesis(rep: ds.Report) -> None:
+    """With sdc and thresholds: verdict.after_protection has one entry per synthesis, target
+    and threshold, before and after as the API's summaries give them, passes judged on the
+    protected synthesis; page one names the worst one after protection."""
+    after = rep.content["verdict"]["after_protection"]
+    fields = ["synthesis", "target", "measure", "threshold", "before", "after", "passes"]
+    assert all(list(r) == fields for r in after)
+    policy = {"repU": 5.0, "DiSCO": 20.0}
+    assert len(after) == 2 * len(TARGETS) * len(policy)
+    o, syn = _paths()
+    protected = ds.sdc(o, syn, keys=KEYS, rm_replicated_uniques=True)
+    again = ds.disclosure_summary(o, protected.synthetic, KEYS, TARGETS, ngroups_targets=5)
+    before = ds.disclosure_summary(o, syn, KEYS, TARGETS, ngroups_targets=5)
+    for r in after:
+        want = again.results[r["target"]].value(r["measure"], r["synthesis"])
+        assert r["after"] == pytest.approx(want, abs=1e-12)
+        was = before.results[r["target"]].value(r["measure"], r["synthesis"])
+        assert r["before"] == pytest.approx(was, abs=1e-12)
+        assert r["passes"] == (want <= policy[r["measure"]])
+        assert r["threshold"] == policy[r["measure"]]
+    assert [r["passes"] for r in after] == sorted(r["passes"] for r in after)  # failures first
+    worst = after[0]
+    line = next(f for f in rep.content["verdict"]["findings"] if f.startswith("After protection"))
+    assert f"{worst['measure']} of {worst['target']} in synthesis {worst['synthesis']}" in line

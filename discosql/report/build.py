@@ -281,7 +281,7 @@ def _measures(
     content["cap"] = sections.cap_section(summary, control, num)
     content["cap_risks"] = [{"measure": k, "is": v} for k, v in CAP_RISKS.items()]
     content["sweep"] = None if swept is None else sections.sweep_section(swept, num)
-    content["sdc"] = None if protected is None else sections.sdc_section(protected, num)
+    content["sdc"] = None if protected is None else sections.sdc_section(protected, num, policy)
     content["definitions"] = [{"measure": m, "formula": f, "source": s} for m, f, s in DEFINITIONS]
 
 

@@ -466,9 +466,10 @@ def sweep_section(sw: KeySweep, num: Numbers) -> dict[str, Any]:
     }
 
 
-def sdc_section(res: SdcResult, num: Numbers) -> dict[str, Any]:
-    """What sdc removed and recoded, and the measures before and after (the means over the
-    syntheses of the summary's measures; an external report's are of the values it shows)."""
+def sdc_section(res: SdcResult, num: Numbers, policy: dict[str, float]) -> dict[str, Any]:
+    """What sdc removed and recoded, the measures before and after (the means over the
+    syntheses of the summary's measures; an external report's are of the values it shows),
+    and each protected synthesis judged against each threshold (``after_protection``)."""
     removed = json_rows(res.removed)
     shown_rows = [num.count(r["rows"]) for r in removed]
     if num.external:
@@ -504,8 +505,40 @@ def sdc_section(res: SdcResult, num: Numbers) -> dict[str, Any]:
         "compared": compared,
         "removed_total": total,
         "total_rounded_apart": apart,
+        "after_protection": _after_protection(res, num, policy),
         "caveat": SWISS_CHEESE,
     }
+
+
+def _after_protection(
+    res: SdcResult, num: Numbers, policy: dict[str, float]
+) -> list[dict[str, Any]]:
+    """Each protected synthesis, target and threshold: the measure before and after sdc (as
+    the report shows them) and whether the protected synthesis passes (judged on the measured
+    value; a measure not defined does not pass), failures first, highest value first."""
+    if res.before is None or res.after is None:
+        return []
+    rows = []
+    for target, before in res.before.results.items():
+        after = res.after.results.get(target)
+        if after is None:
+            continue
+        for measure, limit in policy.items():
+            for j in range(1, after.m + 1):
+                value = after.value(measure, j)
+                rows.append(
+                    {
+                        "synthesis": j,
+                        "target": target,
+                        "measure": measure,
+                        "threshold": limit,
+                        "before": num.measure(measure, before.value(measure, j), j),
+                        "after": num.measure(measure, value, j),
+                        "passes": bool(value <= limit),
+                    }
+                )
+    rows.sort(key=lambda r: (r["passes"], _risk_order(r["after"]), r["target"], r["synthesis"]))
+    return rows
 
 
 def _mean_shown(res: DisclosureResult, measure: str, num: Numbers) -> Any:

@@ -23,8 +23,13 @@ def verdict_section(content: dict[str, Any]) -> dict[str, Any]:
     findings = [_identity(summary), _attribute(summary), _checks(content["targets"])]
     if content.get("sdc"):
         findings.append(_protection(content["sdc"]))
+    after = (content.get("sdc") or {}).get("after_protection") or []
+    if after:
+        findings.append(_after_protection(after))
     if content.get("sweep") and content["sweep"]["worst"]:
         findings.append(_sweep(content["sweep"]))
+    if content.get("risk"):
+        findings.append(_original_risk(content["risk"]))
     flags = _once(
         [r for r in summary["thresholds"] if r["result"] == "fail"], len(content["targets"])
     )
@@ -44,7 +49,13 @@ def verdict_section(content: dict[str, Any]) -> dict[str, Any]:
             f"{summary['m']} syntheses: each is measured on its own. Released together, they "
             "disclose more than any one of them (the measures per file understate that risk)."
         )
-    return {"verdict": verdict, "flags": flags, "findings": findings, "notes": notes}
+    return {
+        "verdict": verdict,
+        "flags": flags,
+        "after_protection": after,
+        "findings": findings,
+        "notes": notes,
+    }
 
 
 def _once(flags: list[dict[str, Any]], n_targets: int) -> list[dict[str, Any]]:
@@ -149,6 +160,33 @@ def _protection(sdc: dict[str, Any]) -> str:
             f"{_pct(worst['DiSCO before'])} → {_pct(worst['DiSCO after'])}"
         )
     return text + "."
+
+
+def _after_protection(rows: list[dict[str, Any]]) -> str:
+    """Each protected synthesis against each threshold: how many pass, and the worst one."""
+    failing = [r for r in rows if not r["passes"]]
+    worst = rows[0]  # failures first, highest value after protection first
+    text = (
+        f"After protection (sdc), judged per synthesis: {len(rows) - len(failing)} of "
+        f"{len(rows)} checks pass"
+    )
+    name = f"{worst['measure']} of {worst['target']} in synthesis {worst['synthesis']}"
+    change = f"{_pct(worst['before'])} → {_pct(worst['after'])}"
+    if failing:
+        return f"{text}; the worst is {name}: {change} against {worst['threshold']:g}%."
+    return f"{text}; the highest is {name}: {change} (threshold {worst['threshold']:g}%)."
+
+
+def _original_risk(risk: dict[str, Any]) -> str:
+    """One line on the original data's own risk (sdcMicro's measure_risk on the keys)."""
+    numbers = {r["measure"]: r["value"] for r in risk["numbers"]}
+    unique = numbers.get("records unique on the keys (fk = 1)", "?")
+    pct = numbers.get("global risk (%)", "?")
+    return (
+        f"Original data's own risk on the keys: {unique} of {risk['records']} records unique "
+        f"(fk = 1), global re-identification risk {pct}% (sdcMicro's measure_risk; see "
+        "'Risk of the original data')."
+    )
 
 
 def _sweep(sweep: dict[str, Any]) -> str:
