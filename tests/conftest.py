@@ -85,9 +85,9 @@ def registered(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     labels: list[str] = []
     real_register = base.Engine.register_all
 
-    def register_all(self: base.Engine, sources: list[Any]) -> Any:
+    def register_all(self: base.Engine, sources: list[Any], check: Any = None) -> Any:
         labels.extend(source.label for source in sources)
-        return real_register(self, sources)
+        return real_register(self, sources, check)
 
     monkeypatch.setattr(base.Engine, "register_all", register_all)
     return labels

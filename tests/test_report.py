@@ -517,3 +517,18 @@ def test_the_verdict_judges_each_protected_synthesis(rep: ds.Report) -> None:
     worst = after[0]
     line = next(f for f in rep.content["verdict"]["findings"] if f.startswith("After protection"))
     assert f"{worst['measure']} of {worst['target']} in synthesis {worst['synthesis']}" in line
+
+
+def test_a_bad_weight_fails_before_any_data_is_counted() -> None:
+    """Issue 36 (m1): a misspelled or non-numeric weight failed after the summary, sweep and
+    sdc had run. It is checked on the original's schema, before the first progress line."""
+    o, syn = _paths()
+    for weight, message in [("placesizee", "did you mean 'placesize'"), ("marital", "numeric")]:
+        said: list[str] = []
+        with pytest.raises(ds.DiscoSQLError) as e:
+            ds.report(o, syn, KEYS, ["depress"], weight=weight, sweep=True, progress=said.append)
+        assert message in str(e.value), str(e.value)
+        assert said == [], said
+    said = []
+    ds.report(o, syn[:1], KEYS, ["depress"], risk=True, progress=said.append)
+    assert said[:2] == ["reading the data", "summary"]

@@ -118,23 +118,30 @@ def opened(
     synthetic: Any = ONE_DATA_SET,
     *,
     prepare: Callable[[Engine], None] | None = None,
+    check: Callable[[list[Registered]], None] | None = None,
 ) -> Iterator[Inputs]:
     """How every capability starts a run: the engine opened, ``prepare`` called with it
     (checks that need the engine but no data: an output table that must not exist), the
     original and the syntheses registered, or the one data set of the risk family (labelled
     "input"); the engine and its work tables go when the block ends. The capability then
     works on the inputs with its ``*_on`` function, which the report calls with the inputs it
-    already read."""
+    already read. ``check``: called with the registrations once their schemas are read, before
+    any row is counted (arguments that name columns)."""
     with open_engine(engine, threads=threads) as eng:
         if prepare is not None:
             prepare(eng)
         if synthetic is ONE_DATA_SET:
-            yield Inputs(eng, [eng.register(eng.classify(original, "input"))])
+            yield Inputs(eng, eng.register_all([eng.classify(original, "input")], check))
         else:
-            yield register_inputs(eng, original, synthetic)
+            yield register_inputs(eng, original, synthetic, check)
 
 
-def register_inputs(engine: Engine, original: Any, synthetic: Any) -> Inputs:
+def register_inputs(
+    engine: Engine,
+    original: Any,
+    synthetic: Any,
+    check: Callable[[list[Registered]], None] | None = None,
+) -> Inputs:
     """Classify and register the original and each synthesis; empty original is an error."""
     if isinstance(synthetic, list | tuple):
         syns = list(synthetic)
@@ -145,7 +152,7 @@ def register_inputs(engine: Engine, original: Any, synthetic: Any) -> Inputs:
     else:
         syns = [synthetic]
     sources = [engine.classify(original, "original"), *_classified(engine, syns)]
-    registered = engine.register_all(sources)
+    registered = engine.register_all(sources, check)
     if registered[0].n_rows == 0:
         raise InputError("original: the data set has no rows; nothing can be measured")
     _warn_empty(registered[1:])

@@ -80,10 +80,14 @@ class Engine:
         """Make ``source`` readable by the templates; read its schema and row count."""
         return self.register_all([source])[0]
 
-    def register_all(self, sources: list[Source]) -> list[Registered]:
-        """Register each of ``sources`` (its schema read), then count their rows in one
-        statement (a small disclosure() of 6 data sets: 4 ms in 6 statements, 1.7 ms in
-        one). If that fails, each is counted alone, so that the error names its data set."""
+    def register_all(
+        self, sources: list[Source], check: Callable[[list[Registered]], None] | None = None
+    ) -> list[Registered]:
+        """Register each of ``sources`` (its schema read), call ``check`` with them (what
+        needs the schemas but no data: a misspelled column fails before anything is counted),
+        then count their rows in one statement (a small disclosure() of 6 data sets: 4 ms in 6
+        statements, 1.7 ms in one). If that fails, each is counted alone, so that the error
+        names its data set."""
         regs = []
         for source in sources:
             i = self._n
@@ -93,6 +97,8 @@ class Engine:
             except EngineError as e:
                 raise InputError(f"{source.label}: cannot read the data: {e}") from e
             regs.append(reg)
+        if check is not None:
+            check(regs)
         counts = [
             f"SELECT {lit(i)} AS i, count(*) AS n FROM {reg.sql}" for i, reg in enumerate(regs)
         ]

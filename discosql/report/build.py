@@ -29,12 +29,13 @@ from ..core.inputs import Inputs, opened
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, Exact, Numbers, OutputCheck
 from ..core.results import AsData
 from ..core.view import render_html, table_rows
-from ..engines.base import Engine
+from ..engines.base import Registered
 from ..engines.factory import engine_spec
 from ..errors import InputError, did_you_mean
 from ..measure.summary import DisclosureSummary, check_arguments, summary_on
 from ..protect.sdc import SdcResult, check_sdc, sdc_on
 from ..protect.sdc import sdc as run_sdc
+from ..risk.frequencies import check_columns
 from ..risk.individual import RiskResult, risk_on
 from ..risk.individual import check_arguments as check_risk
 from ..risk.suda import SudaResult, default_max_size, suda_on
@@ -141,9 +142,8 @@ def report(
     syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
     data_sets = [("original", original), *((f"synthetic {j}", s) for j, s in enumerate(syn, 1))]
     # one engine and one registration for every section (a CSV file is parsed once)
-    with opened(
-        engine, threads, original, syn, prepare=lambda _: step("reading the data")
-    ) as inputs:
+    schema = _schema_check(key_list, weight if with_risk else None, step)
+    with opened(engine, threads, original, syn, check=schema) as inputs:
         eng = inputs.engine
         step("summary")
         summary = summary_on(inputs, key_list, targets, **options)
@@ -235,9 +235,20 @@ SECTIONS = (
 )
 
 
-def _saying(step: Callable[[str], None]) -> Callable[[Engine], None]:
-    """The progress line said once the engine is open, before the data are read."""
-    return lambda _: step("reading the data")
+def _schema_check(
+    keys: list[str], weight: str | None, step: Callable[[str], None]
+) -> Callable[[list[Registered]], None]:
+    """What the report checks on the schemas, before any data is counted and before its first
+    progress line: the keys and the weight of the original's own risk (a misspelled or
+    non-numeric weight failed after the summary, the sweep and sdc had run)."""
+
+    def check(regs: list[Registered]) -> None:
+        if weight is not None:
+            roles = dict.fromkeys(keys, "key") | {weight: "weight"}
+            check_columns(regs[0], roles, [weight])
+        step("reading the data")
+
+    return check
 
 
 def _original_risk(
