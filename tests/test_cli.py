@@ -269,7 +269,18 @@ def test_errors_speak_in_flags(run: Run, tmp_path: Path) -> None:
             "pass --overwrite",
         ),
         (
-            ["sdc", o, s1, "--keys", KEYS, "--out", str(existing), "--out-table", "t"],
+            [
+                "sdc",
+                o,
+                s1,
+                "--keys",
+                KEYS,
+                "--out",
+                str(existing),
+                "--out-table",
+                "t",
+                "--overwrite",
+            ],
             "--out-table: ",
             "--out FILE.duckdb",
         ),
@@ -388,3 +399,37 @@ def test_sdc_dry_run_counts_and_writes_nothing(run: Run, tmp_path: Path) -> None
     assert dry.removed.equals(real.removed)
     assert dry.recoded.equals(real.recoded)
     assert dry.synthetic == []
+
+
+def test_one_rule_for_existing_outputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 36 (m5, m6): every command refuses an existing output without --overwrite, before
+    any data is read, says what it wrote, and report --out FILE.pdf is refused in one line."""
+    from discosql.cli.main import main
+
+    o, s1 = oracle.original_path(), oracle.synthetic_paths("s5")[0]
+    out = tmp_path / "s.csv"
+    base = ["summary", o, s1, "--keys", KEYS, "--targets", "depress", "--format", "csv"]
+    assert main([*base, "--out", str(out)]) == 0
+    assert capsys.readouterr().err == f"discosql: wrote {out}\n"
+    assert main([*base, "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"discosql: error: --out: {str(out)!r} exists; pass --overwrite to replace it\n"
+    )
+    assert main([*base, "--out", str(out), "--overwrite"]) == 0
+    capsys.readouterr()
+    pdf = [
+        "report",
+        o,
+        s1,
+        "--keys",
+        KEYS,
+        "--targets",
+        "depress",
+        "--out",
+        str(tmp_path / "r.pdf"),
+    ]
+    assert main(pdf) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1
+    assert err[0].startswith("discosql: error: --out: the report is HTML")
+    assert not (tmp_path / "r.pdf").exists()

@@ -362,7 +362,7 @@ def test_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert content["mode"] == "external"
     assert [t["measure"] for t in content["summary"]["thresholds"]] == ["repU"] * 4
     capsys.readouterr()
-    assert main([*argv[:-4], "--out", str(out), "--threshold", "repU"]) == 2
+    assert main([*argv[:-4], "--out", str(out), "--threshold", "repU", "--overwrite"]) == 2
     err = capsys.readouterr().err
     assert "--threshold: expected MEASURE=PERCENT" in err
     assert "Traceback" not in err

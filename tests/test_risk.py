@@ -269,6 +269,10 @@ def test_cli_risk(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert len(rows) == 4580
     assert list(rows[0]) == ["row", "fk", "Fk", "risk"]
     assert (tmp_path / "r_ldiversity.csv").exists()
+    said = capsys.readouterr().err.splitlines()  # each command says what it wrote
+    assert said == [f"discosql: wrote {target}", f"discosql: wrote {tmp_path / 'r_ldiversity.csv'}"]
+    assert main([*args, "--ldiversity", "relat"]) == 2  # exists: refused
+    assert "pass --overwrite" in capsys.readouterr().err
     assert main(["risk", data, "--keys", keys, "--alpha", "2"]) == 2
     err = capsys.readouterr().err
     assert err.strip() == "discosql: error: --alpha: expected a number in [0, 1], got 2.0"

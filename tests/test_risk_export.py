@@ -152,7 +152,7 @@ def test_cli_suda_sql(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     capsys.readouterr()
     for extra, message in [
         (["--table", "t"], "--dialect/--table: only with --sql"),
-        (["--sql", str(script), "--format", "json"], "not with --sql"),
+        (["--sql", str(script), "--format", "json", "--overwrite"], "not with --sql"),
     ]:
         assert main([*argv, *extra]) == 2
         assert message in capsys.readouterr().err
@@ -341,7 +341,7 @@ def test_cli_risk_sql_and_out_table(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert names == {"rec", "rec_ldiversity"}
     bad = [
         (["--table", "t"], "--dialect/--table: only with --sql"),
-        (["--sql", str(script), "--format", "json"], "not with --sql"),
+        (["--sql", str(script), "--format", "json", "--overwrite"], "not with --sql"),
         (["--out-table", "t", "--format", "csv"], "--out-table: the per-record table"),
     ]
     for extra, message in bad:

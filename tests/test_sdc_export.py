@@ -362,9 +362,9 @@ def test_cli_sdc_sql(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         assert _sorted(pq.read_table(tmp_path / f"p_{j}.parquet")) == _sorted(want)
     capsys.readouterr()
     bad = [
-        (["--sql", str(script), "--measure"], "--measure: not with --sql"),
+        (["--sql", str(script), "--measure", "--overwrite"], "--measure: not with --sql"),
         (["--dialect", "postgres"], "only with --sql"),
-        (["--sql", str(script), "--dialect", "postgres"], "cannot write files"),
+        (["--sql", str(script), "--dialect", "postgres", "--overwrite"], "cannot write files"),
     ]
     for extra, message in bad:
         assert main([*argv, *extra]) == 2

@@ -387,7 +387,7 @@ def suda_command(args: argparse.Namespace) -> None:
         threads=args.threads,
         out=out,
         out_table=args.out_table,
-        overwrite=True,
+        overwrite=args.overwrite,
     )
     if streamed:
         return
@@ -505,7 +505,7 @@ def risk_command(args: argparse.Namespace) -> None:
         max_global_risk=args.max_global_risk,
         out=out,
         out_table=args.out_table,
-        overwrite=True,
+        overwrite=args.overwrite,
         **common,
     )
     ldiv = None
@@ -517,7 +517,7 @@ def risk_command(args: argparse.Namespace) -> None:
             l_recurs_c=args.l_recurs_c,
             out=l_out,
             out_table=l_table,
-            overwrite=True,
+            overwrite=args.overwrite,
             **common,
         )
     if streamed:

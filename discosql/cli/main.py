@@ -18,8 +18,10 @@ import tempfile
 import traceback
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
+from ..core.output import DATABASE_SUFFIXES
 from ..errors import DiscoSQLError, DiscoSQLWarning, InputError
 from . import commands
 from .output import Progress
@@ -34,18 +36,19 @@ def _output_problems(args: argparse.Namespace) -> list[str]:
     problems = []
     if getattr(args, "format", None) == "parquet" and args.out is None:
         problems.append("--format parquet: needs --out FILE (Parquet is not written to stdout)")
-    for flag, path in (
-        ("--out", getattr(args, "out", None)),
-        ("--plot", getattr(args, "plot", None)),
-        ("--json", getattr(args, "json", None)),
-    ):
-        if path is None:
-            continue
+    for flag, path in _outputs(args):
         parent = path.resolve().parent
         if not parent.is_dir():
             problems.append(f"{flag}: the directory {str(parent)!r} does not exist")
         elif not os.access(parent, os.W_OK):
             problems.append(f"{flag}: the directory {str(parent)!r} is not writable")
+        elif path.exists() and not getattr(args, "overwrite", False):
+            problems.append(f"{flag}: {str(path)!r} exists; pass --overwrite to replace it")
+    if args.command == "report" and args.out is not None and args.out.suffix.lower() == ".pdf":
+        problems.append(
+            "--out: the report is HTML (give FILE.html); for a PDF, print it: chromium "
+            "--headless --no-pdf-header-footer --print-to-pdf=report.pdf report.html"
+        )
     plot = getattr(args, "plot", None)
     if plot is not None:
         if plot.suffix.lower() not in PLOT_SUFFIXES:
@@ -56,6 +59,30 @@ def _output_problems(args: argparse.Namespace) -> list[str]:
         if importlib.util.find_spec("matplotlib") is None:
             problems.append("--plot: needs matplotlib: pip install 'discosql[plot]'")
     return problems
+
+
+def _outputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
+    """The files a command will write, by flag: --out (and the report's script beside it),
+    --plot, --json, --sql. A DuckDB database file given to --out is not one: tables go into
+    it, and an existing table is refused by the command (unless --overwrite)."""
+    out: list[tuple[str, Path]] = []
+    for flag in ("--out", "--plot", "--json", "--sql"):
+        path = getattr(args, flag[2:], None)
+        if isinstance(path, str):
+            path = Path(path)
+        if path is None or path.is_dir() or path.suffix.lower() in DATABASE_SUFFIXES:
+            continue  # a folder or a database file: the command checks what goes in it
+        out.append((flag, path))
+        if flag == "--out" and args.command == "risk" and args.ldiversity is not None:
+            out.append((flag, path.with_name(f"{path.stem}_ldiversity{path.suffix}")))
+        if (
+            flag == "--out"
+            and args.command == "report"
+            and not args.inline_sql
+            and args.mode == "internal"
+        ):
+            out.append((flag, path.with_suffix(".sql")))
+    return out
 
 
 def _error(problems: Sequence[str]) -> int:
@@ -158,7 +185,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _internal_error(e)
     finally:
         progress.stop()
+    _say_written(args)
     return 0
+
+
+def _say_written(args: argparse.Namespace) -> None:
+    """Every command that writes says what it wrote (on stderr: stdout may be the data);
+    report and sdc list theirs themselves."""
+    if args.command in ("report", "sdc"):
+        return
+    written = [str(path) for _, path in _outputs(args) if path.exists()]
+    out = getattr(args, "out", None)
+    if out is not None and Path(out).suffix.lower() in DATABASE_SUFFIXES:
+        written.append(f"{out} (table {getattr(args, 'out_table', None) or 'by default'})")
+    for path in written:
+        print(f"discosql: wrote {path}", file=sys.stderr)
 
 
 def _run(args: argparse.Namespace, progress: Progress) -> None:

@@ -468,6 +468,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE.png|.svg",
         help="save the sweep plot (risk by number of keys, key heat map)",
     )
+    for command in sub.choices.values():  # one rule for outputs: replaced only when asked
+        writes = {"--out", "--json", "--plot", "--sql"} & set(command._option_string_actions)
+        if writes and "--overwrite" not in command._option_string_actions:
+            command.add_argument(
+                "--overwrite", action="store_true", help="replace existing output files or tables"
+            )
     return p
 
 
