@@ -532,3 +532,26 @@ def test_a_bad_weight_fails_before_any_data_is_counted() -> None:
     said = []
     ds.report(o, syn[:1], KEYS, ["depress"], risk=True, progress=said.append)
     assert said[:2] == ["reading the data", "summary"]
+
+
+def test_thresholds_are_checked() -> None:
+    """Issue 36 (m9): a threshold is a percentage of records in [0, 100]; one on a measure of
+    the original alone (UiO, Dorig, CAPd, baseCAPd) is refused with what to judge instead; a
+    value below 1 warns that it may be a fraction; the CAP scores may be judged."""
+    cases = [
+        ({"UiO": 1}, "'UiO' measures the original data alone"),
+        ({"Dorig": 50}, "judge DiSCO instead"),
+        ({"DiSCO": 500}, "'DiSCO' is a percentage of records, 0 to 100; got 500"),
+        ({"repU": -1}, "0 to 100"),
+    ]
+    for thresholds, message in cases:
+        with pytest.raises(ds.InputError) as e:
+            ds.report("missing.parquet", "missing.parquet", KEYS, thresholds=thresholds)
+        assert message in str(e.value), (thresholds, str(e.value))
+    o, syn = _paths()
+    with pytest.warns(ds.DiscoSQLWarning, match=r"DiSCO=0.05 is 0.05 percent.*give DiSCO=5"):
+        rep = ds.report(o, syn[:1], KEYS, ["depress"], thresholds={"DiSCO": 0.05, "TCAP": 10.0})
+    alone = ds.disclosure(o, syn[:1], KEYS, "depress")
+    rows = {r["measure"]: r for r in rep.content["summary"]["thresholds"]}
+    assert rows["TCAP"]["value"] == alone.value("TCAP")
+    assert rows["TCAP"]["result"] == ("pass" if alone.value("TCAP") <= 10.0 else "fail")

@@ -17,6 +17,7 @@ import hashlib
 import inspect
 import math
 import os
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +32,7 @@ from ..core.results import AsData
 from ..core.view import render_html, table_rows
 from ..engines.base import Registered
 from ..engines.factory import engine_spec
-from ..errors import InputError, did_you_mean
+from ..errors import DiscoSQLWarning, InputError, did_you_mean
 from ..measure.summary import DisclosureSummary, check_arguments, summary_on
 from ..protect.sdc import SdcResult, check_sdc, sdc_on
 from ..protect.sdc import sdc as run_sdc
@@ -44,7 +45,7 @@ from ..sweep.key_sweep import KeySweep, key_sweep, sweep_on
 from ..sweep.key_sweep import check_arguments as check_sweep
 from . import sections
 from .charts import summary_chart, sweep_chart
-from .sections import CAP_RISKS, DEFINITIONS, DIRECTIONS
+from .sections import CAP_RISKS, DEFINITIONS, DIRECTIONS, ORIGINAL_SIDE
 from .verdict import verdict_section
 
 MODES = ("internal", "external")
@@ -344,15 +345,29 @@ def _thresholds(value: Any, problems: list[str]) -> dict[str, float]:
         return {}
     out = {}
     for k, v in value.items():
-        if k not in DIRECTIONS:
+        if k in ORIGINAL_SIDE:
+            problems.append(
+                f"thresholds: {k!r} measures the original data alone, which no synthesis "
+                f"changes, so it judges nothing about a release; judge {ORIGINAL_SIDE[k]} instead"
+            )
+        elif k not in DIRECTIONS:
             problems.append(
                 f"thresholds: {k!r} is not a measure{did_you_mean(str(k), list(DIRECTIONS))}; "
                 f"allowed: {', '.join(DIRECTIONS)}"
             )
         elif isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
             problems.append(f"thresholds: {k!r} must be a number (percent), got {v!r}")
+        elif not 0 <= v <= 100:
+            problems.append(f"thresholds: {k!r} is a percentage of records, 0 to 100; got {v!r}")
         else:
             out[k] = float(v)
+            if 0 < v < 1:  # 0.05 from someone thinking in fractions means 0.05 %
+                warnings.warn(
+                    f"thresholds: {k}={v:g} is {v:g} percent of the records; if you meant "
+                    f"{100 * v:g}%, give {k}={100 * v:g}",
+                    DiscoSQLWarning,
+                    stacklevel=4,
+                )
     return out
 
 
