@@ -555,3 +555,25 @@ def test_thresholds_are_checked() -> None:
     rows = {r["measure"]: r for r in rep.content["summary"]["thresholds"]}
     assert rows["TCAP"]["value"] == alone.value("TCAP")
     assert rows["TCAP"]["result"] == ("pass" if alone.value("TCAP") <= 10.0 else "fail")
+
+
+def test_the_structure_check_is_per_synthesis(tmp_path: Path) -> None:
+    """Issue 36 (m3): a level of the original that one synthesis lacks is reported for that
+    synthesis, though another synthesis has it (the check pooled the syntheses)."""
+    o, syn = _paths()
+    t = pq.read_table(syn[1])
+    region = t.column("region").to_pylist()
+    gone = region[0]
+    other = next(r for r in region if r != gone)
+    s2 = t.set_column(
+        t.schema.get_field_index("region"),
+        "region",
+        pa.array([r if r != gone else other for r in region], t.schema.field("region").type),
+    )
+    path = tmp_path / "s2.parquet"
+    pq.write_table(s2, path)
+    rep = ds.report(o, [syn[0], str(path)], KEYS, ["depress"])
+    rows = [r for r in rep.content["structure"]["level_differences"] if r["column"] == "region"]
+    assert [r["synthesis"] for r in rows] == [2]
+    assert rows[0]["only_in_original"] == 1
+    assert gone in rows[0]["examples"]

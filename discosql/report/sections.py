@@ -197,7 +197,8 @@ def provenance_section(
 def structure_section(inputs: Inputs, summary: DisclosureSummary, external: bool) -> dict[str, Any]:
     """Labelling (a flag column, as synthpop's sdc(label=) adds) and the schema differences:
     columns on one side only, types that differ, levels of the keys and targets present in
-    one data set only (counts, and in internal mode the first level names)."""
+    the original or in one synthesis only, per synthesis (counts, and in internal mode the
+    first level names): pooling the syntheses hid a level one of them lacks."""
     orig_cols = inputs.sources[0].columns
     syn_cols: dict[str, str] = {}
     for reg in inputs.sources[1:]:
@@ -207,12 +208,15 @@ def structure_section(inputs: Inputs, summary: DisclosureSummary, external: bool
     label = [c for c in syn_cols if c.lower() in ("flag", "label") and c not in orig_cols]
     differences = []
     for c in columns:
-        o, s = levels.get((0, c), set()), levels.get((1, c), set())
-        only_o, only_s = sorted(o - s), sorted(s - o)
-        if only_o or only_s:
+        for j in range(1, inputs.m + 1):
+            o, s = levels.get((0, c), set()), levels.get((j, c), set())
+            only_o, only_s = sorted(o - s), sorted(s - o)
+            if not (only_o or only_s):
+                continue
             differences.append(
                 {
                     "column": c,
+                    "synthesis": j,
                     "only_in_original": len(only_o),
                     "only_in_synthetic": len(only_s),
                     "examples": None
@@ -234,14 +238,14 @@ def structure_section(inputs: Inputs, summary: DisclosureSummary, external: bool
 
 
 def _levels(inputs: Inputs, columns: list[str]) -> dict[tuple[int, str], set[str]]:
-    """{(0 original / 1 synthetic, column): its distinct values as text}, from the engine."""
+    """{(0 original / j synthesis j, column): its distinct values as text}, from the engine."""
     out: dict[tuple[int, str], set[str]] = {}
     for c in columns:
         eng = inputs.engine
         sql = render("inspect/values.sql.j2", eng.dialect, sources=inputs.data_sets(), column=c)
         for row in eng.query(sql, inputs.params(), "inspect/values").to_pylist():
-            side = 0 if row["src"] == 0 else 1
-            out.setdefault((side, c), set()).add("NA" if row["v"] is None else str(row["v"]))
+            value = "NA" if row["v"] is None else str(row["v"])
+            out.setdefault((int(row["src"]), c), set()).add(value)
     return out
 
 
