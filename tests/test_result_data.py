@@ -25,8 +25,8 @@ def data() -> tuple[str, list[str]]:
 
 
 def _cli_json(tmp_path: Path, argv: list[str]) -> Any:
-    out = tmp_path / "out.json"
-    assert main([*argv, "--format", "json", "--out", str(out)]) == 0
+    out = tmp_path / "out.json"  # one file for the calls of a test: replaced each time
+    assert main([*argv, "--format", "json", "--out", str(out), "--overwrite"]) == 0
     return json.loads(out.read_text())
 
 
