@@ -577,3 +577,15 @@ def test_the_structure_check_is_per_synthesis(tmp_path: Path) -> None:
     assert [r["synthesis"] for r in rows] == [2]
     assert rows[0]["only_in_original"] == 1
     assert gone in rows[0]["examples"]
+
+
+def test_save_names_the_missing_directory_not_a_temporary_file(tmp_path: Path) -> None:
+    """Issue 36 (m13): Report.save into a missing folder said FileNotFoundError on
+    '.x.discosql-a859fbbc.html', a temporary name the user never gave."""
+    o, syn = _paths()
+    rep = ds.report(o, syn[:1], KEYS, ["depress"])
+    with pytest.raises(ds.InputError) as e:
+        rep.save(tmp_path / "nodir" / "x.html")
+    assert "does not exist" in str(e.value)
+    assert "discosql-" not in str(e.value)
+    assert not (tmp_path / "nodir").exists()

@@ -68,6 +68,9 @@ class Report(AsData):
         """Write the HTML document (one file: CSS and plots inline) and, when the SQL is not
         inline, the script beside it (``<name>.sql``, whose SHA-256 the report states)."""
         files = [(Path(path), self.html)]
+        folder = Path(path).resolve().parent
+        if not folder.is_dir():  # said as the CLI says it, not as the temporary file's error
+            raise InputError(f"path: the directory {str(folder)!r} does not exist")
         sql_path = self.sql_path(path)
         if sql_path is not None and self.sql is not None:
             files.append((sql_path, self.sql))
