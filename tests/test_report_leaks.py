@@ -153,7 +153,7 @@ def test_the_trials_fraction_attack_gives_no_exact_count(
         for n in sizes:
             if f.denominator > 1 and n % f.denominator == 0:
                 count = f.numerator * (n // f.denominator)
-                assert _allowed(count) or f == Fraction(value / 100), (key, value, n)
+                assert _allowed(count), (key, value, n, f)
             assert f.denominator != n or _allowed(f.numerator), (key, value, f)
 
 

@@ -68,6 +68,10 @@ class Exact:
     def measure(self, name: str, value: Any, j: int | None = None) -> Any:
         return value
 
+    def of_synthesis(self, p: Any, j: int) -> Any:
+        """``p`` percent of synthesis ``j``'s records."""
+        return p
+
     def ratio(self, exact: Any, num: Any, den: Any) -> Any:
         """``exact``: the measured ratio (an external report derives it from ``num`` and
         ``den`` as shown)."""
@@ -133,9 +137,13 @@ class OutputCheck:
         if name in OF_ORIGINAL or name in PROBABILITIES:
             return self.share(value, self.original)
         if name in OF_SYNTHESIS:
-            sizes = self.syntheses or (self.original,)
-            return self.share(value, sizes[j - 1] if j else min(sizes))
+            return self.of_synthesis(value, j)
         raise ValueError(f"the output check has no rule for the measure {name!r}")
+
+    def of_synthesis(self, p: Any, j: int | None) -> Any:
+        """``p`` percent of synthesis ``j``'s records (None: of the smallest synthesis)."""
+        sizes = self.syntheses or (self.original,)
+        return self.share(p, sizes[j - 1] if j else min(sizes))
 
     def ratio(self, exact: Any, num: Any, den: Any) -> Any:
         """100 · num / den from the shown numbers (withheld if either is; NaN for den 0)."""

@@ -485,12 +485,11 @@ def sdc_section(res: SdcResult, num: Numbers, policy: dict[str, float]) -> dict[
     and each protected synthesis judged against each threshold (``after_protection``)."""
     removed = json_rows(res.removed)
     shown_rows = [num.count(r["rows"]) for r in removed]
-    if num.external:
-        sizes = getattr(num, "syntheses", ())
-        for r, shown in zip(removed, shown_rows, strict=True):
-            n = sizes[r["synthesis"] - 1] if sizes else 0
-            r["pct"] = "withheld" if isinstance(shown, str) else num.share(r["pct"], n)
-            r["rows"] = shown
+    for r, shown in zip(removed, shown_rows, strict=True):
+        r["pct"] = (
+            "withheld" if isinstance(shown, str) else num.of_synthesis(r["pct"], r["synthesis"])
+        )
+        r["rows"] = shown
     recoded = json_rows(res.recoded)
     for r in recoded:
         for c in ("bottom_coded", "top_coded"):
@@ -566,9 +565,8 @@ def risk_section(res: RiskResult, special: SudaResult, num: Numbers) -> dict[str
     k-anonymity counts, expected re-identifications and threshold; in internal mode also the
     riskiest key combinations with their counts) and suda2 (records by DIS-SUDA score and by
     the size of their smallest MSUs, the keys' contributions). An external report
-    (``check``) shows the counts through its output check and no key combination."""
+    (``num``, external) shows the counts through its output check and no key combination."""
     v = res.value
-    check = num if num.external else None
 
     def count(name: str) -> str:
         n = num.count(int(v(name)))
@@ -577,9 +575,9 @@ def risk_section(res: RiskResult, special: SudaResult, num: Numbers) -> dict[str
     records = int(v("records"))
     # an external report: expected re-identifications as a count of records, and the global
     # risk as the share of the records that count is
-    shown_er = num.count(round(v("global_risk_ER"))) if check else v("global_risk_ER")
+    shown_er = num.count(round(v("global_risk_ER"))) if num.external else v("global_risk_ER")
     shown_pct = num.share(v("global_risk_pct"), records)
-    er_format = ",.0f" if check else ",.2f"
+    er_format = ",.0f" if num.external else ",.2f"
 
     threshold = v("global_threshold")
     if math.isnan(threshold):
@@ -594,7 +592,7 @@ def risk_section(res: RiskResult, special: SudaResult, num: Numbers) -> dict[str
         {"measure": "global risk (%)", "value": _fmt(shown_pct, ".2f")},
         {"measure": f"risk threshold for a global risk of {res.max_global_risk:g}", "value": shown},
     ]
-    riskiest = [] if check else json_rows(res.riskiest)
+    riskiest = [] if num.external else json_rows(res.riskiest)
 
     def counted(n: int) -> str:
         shown = num.count(n)
