@@ -106,10 +106,13 @@ def test_duckdb_shell_runs_a_multi_target_export(parquet: dict[str, str], tmp_pa
         parquet["sd2011"], syn, keys=keys, target=["depress", "income"], ngroups_target=5
     )
     tables = run_shell(script, tmp_path)
-    assert len(tables) == 2 * len(RESULT_TABLES)
+    # each target's tables follow a one-row table that names it
+    per_target = 1 + len(RESULT_TABLES)
+    assert len(tables) == 2 * per_target
     for i, target in enumerate(["depress", "income"]):
+        assert tables[i * per_target] == [{"target": target}]
         ref = ds.disclosure(parquet["sd2011"], syn, keys=keys, target=target, ngroups_target=5)
-        got = tables[i * len(RESULT_TABLES)]
+        got = tables[i * per_target + 1]
         assert [r["repU"] for r in got] == ref.ident.column("repU").to_pylist()
 
 

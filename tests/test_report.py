@@ -589,3 +589,72 @@ def test_save_names_the_missing_directory_not_a_temporary_file(tmp_path: Path) -
     assert "does not exist" in str(e.value)
     assert "discosql-" not in str(e.value)
     assert not (tmp_path / "nodir").exists()
+
+
+def test_the_saved_script_runs_from_its_own_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inputs given relative to the working directory: the saved script names them by
+    absolute path and says so, and gives the report's tables run from another folder."""
+    import shutil
+
+    from .helpers.shell import run_shell
+
+    data, out = tmp_path / "data", tmp_path / "out"
+    data.mkdir()
+    out.mkdir()
+    for name in ("sd2011", "syn_1"):
+        shutil.copy(DATA / f"{name}.parquet", data)
+    monkeypatch.chdir(data)
+    rep = ds.report("sd2011.parquet", ["syn_1.parquet"], KEYS, ["depress"])
+    rep.save(out / "r.html")
+    script = (out / "r.sql").read_text()
+    assert script.startswith("-- The SQL script of a discosql report")
+    assert str(data / "sd2011.parquet") in script
+    monkeypatch.chdir(tmp_path)
+    tables = run_shell(script, cwd=out)
+    assert len(tables) == 6  # ident, attrib, allcaps, exclusions, check_1way, check_2way
+    got = tables[0][0]
+    res = ds.disclosure(DATA / "sd2011.parquet", DATA / "syn_1.parquet", KEYS, "depress")
+    for measure in ("UiO", "UiS", "repU"):
+        assert math.isclose(got[measure], res.value(measure), rel_tol=1e-12), measure
+
+
+def test_thresholds_on_the_original_risk() -> None:
+    """With risk=True a threshold may name the original's own global risk (sdcMicro's
+    measure_risk): judged and flagged; without risk, or out of its range, refused."""
+    o, syn = _paths()
+    rep = ds.report(o, syn[:1], KEYS, ["depress"], risk=True, thresholds={"global_risk_pct": 0})
+    (row,) = rep.content["risk"]["thresholds"]
+    assert row["measure"] == "global_risk_pct"
+    assert row["result"] == "fail"  # SD2011 has unique records on these keys
+    assert row in rep.content["verdict"]["flags"]
+    assert rep.content["verdict"]["verdict"].startswith("1 flag(s)")
+    with pytest.raises(ds.InputError, match="only with risk=True"):
+        ds.report(o, syn[:1], KEYS, ["depress"], thresholds={"global_risk": 0.1})
+    with pytest.raises(ds.InputError, match=r"'global_risk' is global risk .* 0 to 1; got 5"):
+        ds.report(o, syn[:1], KEYS, ["depress"], risk=True, thresholds={"global_risk": 5})
+
+
+def test_definitions_cover_every_measure_shown(rep: ds.Report) -> None:
+    """Every measure a report's tables name is defined in its Definitions section: synthpop's
+    tables, the CAP risks and scores, and the original's own risk (sdcMicro's names)."""
+    from discosql.core.results import RESULT_TABLES
+    from discosql.report.sections import CAP_RISKS
+
+    defined = {name.strip() for d in rep.content["definitions"] for name in d["measure"].split(",")}
+    shown = {m for t in RESULT_TABLES for m in t.measures} | set(CAP_RISKS)
+    shown |= {"CategoricalCAP", "CategoricalZeroCAP", "excess risk"}
+    shown |= {"fk", "Fk", "k-anonymity violations", "individual risk", "global risk"}
+    shown |= {"expected re-identifications", "MSU", "DIS-SUDA"}
+    assert shown - defined == set()
+
+
+def test_the_weight_is_not_a_default_target() -> None:
+    """With a weight and no targets, every column but the keys and the weight is a target."""
+    o, syn = _paths()
+    tables = [pq.read_table(p) for p in (o, syn[0])]
+    tables = [t.append_column("w", pa.array([2.5] * t.num_rows)) for t in tables]
+    rep = ds.report(tables[0], tables[1], KEYS, weight="w")
+    expected = [c for c in tables[1].column_names if c not in KEYS and c != "w"]
+    assert sorted(rep.content["targets"]) == sorted(expected)

@@ -18,7 +18,7 @@ from ..sql.templates import render
 from . import assumptions
 from . import grouping as grp
 from .assumptions import Assumption
-from .inputs import Inputs, check_columns, column_kind
+from .inputs import Inputs, check_columns
 from .spec import DisclosureSpec
 
 
@@ -106,7 +106,10 @@ def _check_grouping_stats(
             f"{where}: the synthetic data have only missing values; it cannot be grouped"
         )
     if row["n_infinite"]:
-        problems.append(f"{where}: has infinite values, which cannot be grouped")
+        problems.append(
+            f"{where}: has {row['n_infinite']} infinite value(s) in the original and the "
+            "syntheses together, which cannot be grouped; drop or recode them first"
+        )
     if not problems and row["n_distinct"] < 2:
         problems.append(
             f"{where}: has a single distinct value ({grp.number_label(row['min_value'])}); "
@@ -251,7 +254,7 @@ def as_text(inputs: Inputs, column: str) -> bool:
     types = {
         reg.columns[column]
         for reg in inputs.sources
-        if reg.n_rows > 0 and column_kind(reg.columns[column]) != "null"
+        if reg.n_rows > 0 and reg.kinds[column] != "null"
     }
     return len(types) > 1
 

@@ -38,6 +38,12 @@ class ScriptEngine(Engine):
     def comment(self, text: str) -> None:
         self.parts.append("\n".join(f"-- {line}".rstrip() for line in text.splitlines()))
 
+    def label(self, column: str, value: str) -> None:
+        """A one-row result naming what the next results are (the shell prints it before
+        them): ``SELECT 'value' AS column``."""
+        query = exp.select(exp.alias_(exp.Literal.string(value), column, quoted=True))
+        self.parts.append(query.sql(self.facts.writer) + ";")
+
     def execute(self, sql: str, params: dict[str, Any], stage: str) -> None:
         self.comment(_template_header(stage))
         self._statement(sql, params)
@@ -50,12 +56,18 @@ class ScriptEngine(Engine):
         self.parts.append(inline_params(sql, params, self.dialect, file_format) + ";")
 
     def query(
-        self, sql: str, params: dict[str, Any], stage: str, *, small: bool = False
+        self,
+        sql: str,
+        params: dict[str, Any],
+        stage: str,
+        *,
+        small: bool = False,
+        schema: pa.Schema | None = None,
     ) -> pa.Table:
-        """The statement is written; its result is read where the script runs (here: a table
-        with no columns, which the result registry conforms to the template's empty table)."""
+        """The statement is written; its result is read where the script runs (here: the
+        declared ``schema``'s empty table, else a table with no columns)."""
         self.execute(sql, params, stage)
-        return pa.table({})
+        return pa.table({}) if schema is None else schema.empty_table()
 
     def copy_to(self, sql: str, params: dict[str, Any], path: str, stage: str) -> int:
         """DuckDB's COPY of the query to the file ``path`` (duckdb scripts only)."""

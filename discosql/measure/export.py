@@ -87,6 +87,8 @@ def script_of(
     script.comment(_header(plans, inputs, sources, dialect))
     for p in plans:
         script.comment(f"\n===== target {p.spec.target!r} =====\n{_decisions(p)}")
+        if len(plans) > 1:  # the shell prints this one-row table before the target's tables
+            script.label("target", p.spec.target)
         execute(retarget(p, script, sources))
     return script_text(script)
 
@@ -99,7 +101,8 @@ def _header(plans: list[Plan], inputs: Inputs, sources: list[Registered], dialec
         f"target(s) {', '.join(p.spec.target for p in plans)}; m = {inputs.m}\n"
         f"reads:\n{reads(sources)}\n"
         "Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,\n"
-        "check_1way, check_2way (percentages 0-100, as synthpop). Work tables start with\n"
+        "check_1way, check_2way (percentages 0-100, as synthpop); with several targets a\n"
+        "one-row table (target) names each target before its tables. Work tables start with\n"
         "__disco_ (temporary; on Spark tables of the current database, dropped at the end).\n"
         "Decisions that needed the data were made at export time (below, per target). The\n"
         "script checks them before it counts (stage 015) and stops, naming the column, when\n"

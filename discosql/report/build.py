@@ -45,7 +45,7 @@ from ..sweep.key_sweep import KeySweep, key_sweep, sweep_on
 from ..sweep.key_sweep import check_arguments as check_sweep
 from . import sections
 from .charts import summary_chart, sweep_chart
-from .sections import CAP_RISKS, DEFINITIONS, DIRECTIONS, ORIGINAL_SIDE
+from .sections import CAP_RISKS, DEFINITIONS, DIRECTIONS, ORIGINAL_SIDE, RISK_THRESHOLDS
 from .verdict import verdict_section
 
 MODES = ("internal", "external")
@@ -128,62 +128,160 @@ def report(
         inline_sql: put the SQL script in the report's appendix instead of a file beside it.
         progress: called with the name of each section as it starts (the CLI prints them).
     """
-    policy, key_list = _checked(keys, sweep, sdc, thresholds, mode, (min_count, round_to))
-    with_risk = _risk_wanted(risk, weight, key_list)
-    sweep_args = _sweep_args(sweep, key_list, targets, options)
-    n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
-    sdc_args = _sdc_args(sdc, key_list, n_syn)
-    measures = {k: options[k] for k in ("ident_meas", "attrib_meas") if k in options}
-    check_arguments(key_list, targets, **measures)  # before any data is read, as engine_spec
+    syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
+    rules = (min_count, round_to)
+    asked = _asked(keys, targets, sweep, sdc, risk, weight, thresholds, mode, rules, options, syn)
     engine_spec(engine)  # an unknown engine fails here, before any data is read
     step = progress or (lambda _: None)
-    external = mode == "external"
+    data_sets = [("original", original), *((f"synthetic {j}", s) for j, s in enumerate(syn, 1))]
+    if control is not None:
+        data_sets.append(("control", control))
+    # one engine and one registration for every section (a CSV file is parsed once)
+    schema = _schema_check(asked.keys, weight if asked.with_risk else None, step)
+    with opened(engine, threads, original, syn, check=schema) as inputs:
+        ran = _run(inputs, asked, data_sets, control, targets, weight, options, step)
+    if isinstance(sweep, KeySweep):  # given, not run
+        ran.swept = sweep
+    if isinstance(sdc, SdcResult):
+        ran.protected = sdc
+    content = _content(ran, asked, inline_sql)
+    html = render_html(
+        "report.html.j2",
+        packages=(__package__ or "",),
+        c=content,
+        plots=_plots(content, ran.swept, ran.num),
+        sql=ran.script if inline_sql else None,
+        table_rows=_rows_table,
+        sections=[s for s in SECTIONS if s.shown(content)],
+    )
+    return Report(content, html, None if inline_sql else ran.script)
+
+
+@dataclass
+class _Asked:
+    """report()'s arguments, checked before any data is read: the board's ``policy``
+    (thresholds), the ``keys``, whether the original's own risk is measured, and the sweep's
+    and sdc's arguments when the report runs them."""
+
+    mode: str
+    rules: tuple[int, int]
+    policy: dict[str, float]
+    keys: list[str]
+    with_risk: bool
+    sweep_args: dict[str, Any] | None
+    sdc_args: dict[str, Any] | None = None
+    risk_policy: dict[str, float] = field(default_factory=dict)  # on the original's own risk
+
+    @property
+    def external(self) -> bool:
+        return self.mode == "external"
+
+
+def _asked(
+    keys: Sequence[str],
+    targets: Sequence[str] | None,
+    sweep: Any,
+    sdc: Any,
+    risk: Any,
+    weight: str | None,
+    thresholds: Any,
+    mode: str,
+    rules: tuple[int, int],
+    options: dict[str, Any],
+    syn: list[Any],
+) -> _Asked:
+    """Every argument of report() checked, all problems of its own at once."""
+    policy, key_list = _checked(keys, sweep, sdc, thresholds, mode, rules)
+    with_risk = _risk_wanted(risk, weight, key_list)
+    sweep_args = _sweep_args(sweep, key_list, targets, options)
+    sdc_args = _sdc_args(sdc, key_list, len(syn))
+    measures = {k: options[k] for k in ("ident_meas", "attrib_meas") if k in options}
+    check_arguments(key_list, targets, **measures)  # before any data is read, as engine_spec
+    risk_policy = {k: policy.pop(k) for k in list(policy) if k in RISK_THRESHOLDS}
+    if risk_policy and not with_risk:
+        raise InputError(
+            f"thresholds: {', '.join(risk_policy)} judge the original data's own risk, which "
+            "the report measures only with risk=True (--risk) or a weight"
+        )
+    return _Asked(mode, rules, policy, key_list, with_risk, sweep_args, sdc_args, risk_policy)
+
+
+@dataclass
+class _Ran:
+    """What the report computed on its inputs (the engine is closed once this exists)."""
+
+    summary: DisclosureSummary
+    num: Numbers
+    provenance: dict[str, Any]
+    structure: dict[str, Any]
+    control_summary: DisclosureSummary | None = None
+    script: str | None = None
+    swept: KeySweep | None = None
+    protected: SdcResult | None = None
+    original_risk: tuple[RiskResult, SudaResult] | None = None
+
+
+def _run(
+    inputs: Inputs,
+    asked: _Asked,
+    data_sets: list[tuple[str, Any]],
+    control: Any,
+    targets: Sequence[str] | None,
+    weight: str | None,
+    options: dict[str, Any],
+    step: Callable[[str], None],
+) -> _Ran:
+    """Every measure of the report on the registered ``inputs``, section by section."""
+    eng = inputs.engine
+    if targets is None and weight is not None:  # the default targets, but for the weight
+        targets = [c for c in inputs.sources[1].columns if c not in asked.keys and c != weight]
+    step("summary")
+    summary = summary_on(inputs, asked.keys, targets, **options)
+    step("provenance and structure")
+    regs = list(inputs.sources)
+    if control is not None:
+        regs.append(eng.register(eng.classify(control, "control")))
+    sizes = [reg.n_rows for reg in regs]
+    num = _numbers(asked.external, asked.rules, sizes, inputs.m)
+    provenance = sections.provenance_section(data_sets, regs, eng.name, summary, options, num)
+    structure = sections.structure_section(inputs, summary, asked.external)
+    ran = _Ran(summary, num, provenance, structure)
+    if control is not None:
+        step("control baseline")
+        on_control = Inputs(eng, [inputs.sources[0], regs[-1]])
+        ran.control_summary = summary_on(
+            on_control, list(summary.keys), list(summary.results), **options
+        )
+    step("SQL script")
+    ran.script = None if asked.external else sections.script_section(inputs, summary)
+    if asked.sweep_args is not None:
+        step("key sweep")
+        if asked.sweep_args["targets"] is None:  # the summary's: every non-key column
+            asked.sweep_args["targets"] = list(summary.results)
+        ran.swept = sweep_on(inputs, **asked.sweep_args)
+    if asked.sdc_args is not None:
+        step("protection (sdc)")
+        ran.protected = _protect(inputs, summary, asked.sdc_args, options)
+    if asked.with_risk:
+        ran.original_risk = _original_risk(inputs, asked.keys, weight, step)
+    return ran
+
+
+def _content(ran: _Ran, asked: _Asked, inline_sql: bool) -> dict[str, Any]:
+    """The report as plain data, shaped from what :func:`_run` computed (nothing is read)."""
+    num = ran.num
     content: dict[str, Any] = {
         "title": "Disclosure risk of the synthetic data",
-        "mode": mode,
+        "mode": asked.mode,
         "generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "provenance": ran.provenance,
+        "structure": ran.structure,
+        "risk": None,
     }
-    syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
-    data_sets = [("original", original), *((f"synthetic {j}", s) for j, s in enumerate(syn, 1))]
-    # one engine and one registration for every section (a CSV file is parsed once)
-    schema = _schema_check(key_list, weight if with_risk else None, step)
-    with opened(engine, threads, original, syn, check=schema) as inputs:
-        eng = inputs.engine
-        step("summary")
-        summary = summary_on(inputs, key_list, targets, **options)
-        step("provenance and structure")
-        regs = list(inputs.sources)
-        if control is not None:
-            data_sets.append(("control", control))
-            regs.append(eng.register(eng.classify(control, "control")))
-        num = _numbers(external, (min_count, round_to), [reg.n_rows for reg in regs], len(syn))
-        content["provenance"] = sections.provenance_section(
-            data_sets, regs, eng.name, summary, options, num
-        )
-        content["structure"] = sections.structure_section(inputs, summary, external)
-        control_summary = None
-        if control is not None:
-            step("control baseline")
-            on_control = Inputs(eng, [inputs.sources[0], regs[-1]])
-            control_summary = summary_on(
-                on_control, list(summary.keys), list(summary.results), **options
-            )
-        step("SQL script")
-        script = None if external else sections.script_section(inputs, summary)
-        swept = sweep if isinstance(sweep, KeySweep) else None
-        protected = sdc if isinstance(sdc, SdcResult) else None
-        if sweep_args is not None:
-            step("key sweep")
-            if sweep_args["targets"] is None:  # the summary's: every non-key column
-                sweep_args["targets"] = list(summary.results)
-            swept = sweep_on(inputs, **sweep_args)
-        if sdc_args is not None:
-            step("protection (sdc)")
-            protected = _protect(inputs, summary, sdc_args, options)
-        if with_risk:
-            original_risk = _original_risk(inputs, key_list, weight, step)
-    content["risk"] = None  # filled below, once the output check (external mode) is known
-    _measures(content, summary, policy, control_summary, swept, protected, num)
+    _measures(
+        content, ran.summary, asked.policy, ran.control_summary, ran.swept, ran.protected, num
+    )
+    script = ran.script
     content["sql"] = (
         None
         if script is None
@@ -193,22 +291,13 @@ def report(
             "inline": inline_sql,
         }
     )
-    if with_risk:
-        content["risk"] = sections.risk_section(*original_risk, num)
+    if ran.original_risk is not None:
+        content["risk"] = sections.risk_section(*ran.original_risk, num, asked.risk_policy)
     content["withheld"] = sections.withheld_section(
         num.described() if isinstance(num, OutputCheck) else None
     )
     content["verdict"] = verdict_section(content)
-    html = render_html(
-        "report.html.j2",
-        packages=(__package__ or "",),
-        c=content,
-        plots=_plots(content, swept, num),
-        sql=script if inline_sql else None,
-        table_rows=_rows_table,
-        sections=[s for s in SECTIONS if s.shown(content)],
-    )
-    return Report(content, html, None if inline_sql else script)
+    return content
 
 
 @dataclass(frozen=True)
@@ -348,15 +437,25 @@ def _thresholds(value: Any, problems: list[str]) -> dict[str, float]:
         return {}
     out = {}
     for k, v in value.items():
-        if k in ORIGINAL_SIDE:
+        if k in RISK_THRESHOLDS:
+            top = RISK_THRESHOLDS[k][0]
+            if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= top:
+                problems.append(
+                    f"thresholds: {k!r} is {RISK_THRESHOLDS[k][1]}, 0 to {top:g}; got {v!r}"
+                )
+            else:
+                out[k] = float(v)
+        elif k in ORIGINAL_SIDE:
             problems.append(
                 f"thresholds: {k!r} measures the original data alone, which no synthesis "
                 f"changes, so it judges nothing about a release; judge {ORIGINAL_SIDE[k]} instead"
             )
         elif k not in DIRECTIONS:
+            allowed = [*DIRECTIONS, *RISK_THRESHOLDS]
             problems.append(
-                f"thresholds: {k!r} is not a measure{did_you_mean(str(k), list(DIRECTIONS))}; "
-                f"allowed: {', '.join(DIRECTIONS)}"
+                f"thresholds: {k!r} is not a measure{did_you_mean(str(k), allowed)}; "
+                f"allowed: {', '.join(DIRECTIONS)} and, with risk=True, "
+                f"{', '.join(RISK_THRESHOLDS)}"
             )
         elif isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
             problems.append(f"thresholds: {k!r} must be a number (percent), got {v!r}")

@@ -9,6 +9,7 @@ import math
 import os
 import platform
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,12 @@ from ..version import __version__
 # the measures of the original data alone, which no synthesis changes: a threshold on them
 # judges nothing about a release (the measure to judge instead)
 ORIGINAL_SIDE = {"UiO": "repU or UiOiS", "Dorig": "DiSCO", "CAPd": "DCAP", "baseCAPd": "DCAP"}
+# the original's own risk (sdcMicro's measure_risk) a threshold may name with risk=True: its
+# largest value (a percentage, or a probability) and what the report calls it
+RISK_THRESHOLDS = {
+    "global_risk_pct": (100.0, "global risk (%)"),
+    "global_risk": (1.0, "global risk (a probability, 0 to 1)"),
+}
 # every measure a threshold may name (percent of records, lower is safer): synthpop's
 # synthesis measures and CAP scores
 DIRECTIONS = {
@@ -74,6 +81,73 @@ DEFINITIONS = (
         "100 · Σ d'_tq [p_s(t|q) = 1, p_d(t|q) = 1] / N_d: DiSCO cells also disclosive "
         "in the original",
         "ibid.",
+    ),
+    (
+        "max_denom, mean_denom",
+        "the largest and the mean number of synthetic records in a DiSCO cell (s.q of the "
+        "disclosive keys): a cell of one record discloses one person",
+        "ibid.",
+    ),
+    (
+        "baseCAPd",
+        "100 · Σ_t (d_.t / N_d)²: the chance of guessing a record's target from its "
+        "distribution alone (the baseline of the CAP scores)",
+        "synthpop disclosure(): Taub et al., PSD 2018",
+    ),
+    ("CAPd", "100 · Σ d_tq · p_d(t|q) / N_d: the original's own correct attribution", "ibid."),
+    (
+        "CAPs",
+        "100 · Σ s_tq · p_s(t|q) / N_s: the synthesis's own correct attribution (the "
+        "synthetic records' CAPd)",
+        "ibid.",
+    ),
+    (
+        "DCAP",
+        "100 · Σ d_tq · p_s(t|q) / N_d: correct attribution from the synthesis, unmatched "
+        "records counting as 0 (= 100 (1 - CategoricalZeroCAP))",
+        "ibid.; SDMetrics CategoricalZeroCAP",
+    ),
+    ("DCAP/iS", "100 · DCAP / iS: DCAP over the records whose key the synthesis holds", "ibid."),
+    (
+        "TCAP",
+        "100 · DiSCO / iS: synthpop's TCAP (the code's; its 1.9-3 vignette calls this "
+        "TCAP_alt), the disclosive share of the matched records",
+        "synthpop disclosure(); Little et al. 2022",
+    ),
+    (
+        "fk, Fk",
+        "fk: the original records sharing a record's key combination; Fk: their sampling "
+        "weights' sum (the population it stands for; fk without a weight)",
+        "sdcMicro freqCalc; Templ, Statistical Disclosure Control for Microdata (2017)",
+    ),
+    (
+        "k-anonymity violations",
+        "records with fk < k: fewer than k records share their key combination",
+        "Samarati & Sweeney 1998; sdcMicro measure_risk",
+    ),
+    (
+        "individual risk",
+        "the probability that a record's key match is correct: 1/fk without weights, the "
+        "negative binomial estimate from fk and Fk with them",
+        "Benedetti & Franconi 1998; sdcMicro measure_risk",
+    ),
+    (
+        "expected re-identifications, global risk",
+        "the sum of the individual risks (records), and that sum as a share of the records "
+        "(global risk, %; global_risk as a probability)",
+        "sdcMicro measure_risk",
+    ),
+    (
+        "MSU",
+        "minimal sample unique: a set of a record's key values no other record shares, of "
+        "which no subset is unique",
+        "Elliot et al., SUDA (2002); sdcMicro suda2",
+    ),
+    (
+        "DIS-SUDA",
+        "the probability that a record's match on its MSUs is correct, for the given sampling "
+        "fraction (0.01: a 1 % sample); a key's contribution is its share of all SUDA scores",
+        "Elliot, Manning & Ford (2002); sdcMicro suda2",
     ),
     (
         "CategoricalCAP",
@@ -560,12 +634,16 @@ def _mean_shown(res: DisclosureResult, measure: str, num: Numbers) -> Any:
     return num.mean(_shown(res, measure, num))
 
 
-def risk_section(res: RiskResult, special: SudaResult, num: Numbers) -> dict[str, Any]:
+def risk_section(
+    res: RiskResult, special: SudaResult, num: Numbers, policy: dict[str, float] | None = None
+) -> dict[str, Any]:
     """The original data's own risk on the report's keys: sdcMicro's measure_risk (the
     k-anonymity counts, expected re-identifications and threshold; in internal mode also the
     riskiest key combinations with their counts) and suda2 (records by DIS-SUDA score and by
     the size of their smallest MSUs, the keys' contributions). An external report
-    (``num``, external) shows the counts through its output check and no key combination."""
+    (``num``, external) shows the counts through its output check and no key combination.
+    ``policy``: the board's thresholds on the original's own risk (RISK_THRESHOLDS), judged on
+    the measured value."""
     v = res.value
 
     def count(name: str) -> str:
@@ -611,6 +689,18 @@ def risk_section(res: RiskResult, special: SudaResult, num: Numbers) -> dict[str
         for r in special.attributes.to_pylist()
     ]
     suda = {"max_size": special.max_size, "dis": dis, "msus": msus, "contributions": contributions}
+    shown_as = {"global_risk_pct": shown_pct, "global_risk": _fraction(shown_pct)}
+    thresholds = [
+        {
+            "target": "original data",
+            "measure": measure,
+            "synthesis": "\u2013",
+            "value": shown_as[measure],
+            "threshold": limit,
+            "result": "pass" if v(measure) <= limit else "fail",
+        }
+        for measure, limit in (policy or {}).items()
+    ]
     return {
         "keys": list(res.keys),
         "weight": res.weight,
@@ -618,7 +708,13 @@ def risk_section(res: RiskResult, special: SudaResult, num: Numbers) -> dict[str
         "numbers": rows,
         "riskiest": riskiest,
         "suda": suda,
+        "thresholds": thresholds,
     }
+
+
+def _fraction(pct: Any) -> Any:
+    """A shown percentage as a probability (the output check's text as it is)."""
+    return pct / 100 if isinstance(pct, int | float) else pct
 
 
 def _fmt(value: Any, spec: str) -> str:
@@ -636,7 +732,35 @@ def script_section(inputs: Inputs, summary: DisclosureSummary) -> str | None:
     if any(reg.source.kind not in SCRIPT_FILE_KINDS for reg in inputs.sources):
         return None  # data in memory or in a server's tables cannot be named in the script
     specs = [res.spec for res in summary.results.values()]
-    return script_of(inputs, specs, "duckdb", [None] * len(inputs.sources))
+    # the files by absolute path: the script runs from any folder, the one it is saved in too
+    absolute = Inputs(
+        inputs.engine,
+        [
+            replace(reg, source=replace(reg.source, obj=_absolute(reg.source.obj)))
+            for reg in inputs.sources
+        ],
+        inputs.groupings,
+    )
+    script = script_of(absolute, specs, "duckdb", [None] * len(inputs.sources))
+    return SCRIPT_HEADER + script
+
+
+# what the report's script says first: how to run it, wherever it is saved
+SCRIPT_HEADER = """\
+-- The SQL script of a discosql report: run it with `duckdb -bail < <this file>` from any
+-- folder of the machine that made the report (its inputs are named by absolute path, as
+-- listed under "reads:"). On another machine, change those paths first.
+"""
+
+
+def _absolute(obj: Any) -> Any:
+    """A local file path (or glob, or list of them) made absolute; a URL (``s3://``,
+    ``https://``) or anything else as it is."""
+    if isinstance(obj, str):
+        return obj if "://" in obj else os.path.abspath(obj)
+    if isinstance(obj, list | tuple):
+        return [_absolute(o) for o in obj]
+    return obj
 
 
 def withheld_section(check: str | None) -> list[str]:

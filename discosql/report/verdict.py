@@ -30,10 +30,9 @@ def verdict_section(content: dict[str, Any]) -> dict[str, Any]:
         findings.append(_sweep(content["sweep"]))
     if content.get("risk"):
         findings.append(_original_risk(content["risk"]))
-    flags = _once(
-        [r for r in summary["thresholds"] if r["result"] == "fail"], len(content["targets"])
-    )
-    if not summary["policy_given"]:
+    judged = [*summary["thresholds"], *(content.get("risk") or {}).get("thresholds", [])]
+    flags = _once([r for r in judged if r["result"] == "fail"], len(content["targets"]))
+    if not summary["policy_given"] and len(judged) == len(summary["thresholds"]):
         verdict = NO_THRESHOLDS
     elif flags:
         verdict = f"{len(flags)} flag(s): reviewer action required"

@@ -5,7 +5,8 @@
 --   synthetic 1: "survey"."syn_1"
 --   synthetic 2: "survey"."syn_2"
 -- Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,
--- check_1way, check_2way (percentages 0-100, as synthpop). Work tables start with
+-- check_1way, check_2way (percentages 0-100, as synthpop); with several targets a
+-- one-row table (target) names each target before its tables. Work tables start with
 -- __disco_ (temporary; on Spark tables of the current database, dropped at the end).
 -- Decisions that needed the data were made at export time (below, per target). The
 -- script checks them before it counts (stage 015) and stops, naming the column, when

@@ -204,8 +204,8 @@ def _bin_edges(
         )
         if n_inf:
             problems.append(
-                f"continuous_columns: {col.name!r} has infinite values in the original data, "
-                "which cannot be binned"
+                f"continuous_columns: {col.name!r} has {n_inf} infinite value(s) in the "
+                "original data, which cannot be binned"
             )
             continue
         if lo is None:
