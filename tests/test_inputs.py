@@ -379,3 +379,51 @@ def test_a_count_that_fails_names_its_data_set(
         ds.disclosure(o, [o, str(tmp_path / "s2.parquet"), o], "k", "t")
     assert "UNION ALL" in seen[0]  # one statement first, then one per data set
     assert len(seen) == 1 + 3
+
+
+# Each engine's own type names (DuckDB's DESCRIBE, PostgreSQL's format_type, Spark's
+# simpleString, SQLite's affinity) and the kind sqlglot's type parser sorts them into.
+KINDS = [
+    ("duckdb", "BIGINT", "integer"),
+    ("duckdb", "UHUGEINT", "integer"),
+    ("duckdb", "DECIMAL(18,3)", "float"),
+    ("duckdb", "VARCHAR", "text"),
+    ("duckdb", "ENUM('a', 'b')", "text"),
+    ("duckdb", "VARCHAR COLLATE NOCASE", "text"),
+    ("duckdb", "BOOLEAN", "boolean"),
+    ("duckdb", "TIMESTAMP_NS", "other"),
+    ("duckdb", "UUID", "other"),
+    ("duckdb", '"NULL"', "null"),
+    ("duckdb", "INTEGER[]", None),
+    ("duckdb", "STRUCT(a INTEGER)", None),
+    ("duckdb", "BIT", None),
+    ("duckdb", "BLOB", None),
+    ("postgres", "integer", "integer"),
+    ("postgres", "double precision", "float"),
+    ("postgres", "numeric", "float"),
+    ("postgres", "character varying", "text"),
+    ("postgres", "character", "text"),
+    ("postgres", "name", "text"),
+    ("postgres", "timestamp with time zone", "other"),
+    ("postgres", "money", None),
+    ("postgres", "jsonb", None),
+    ("postgres", "mood", None),
+    ("spark", "int", "integer"),
+    ("spark", "decimal(10,2)", "float"),
+    ("spark", "string", "text"),
+    ("spark", "timestamp_ntz", "other"),
+    ("spark", "void", "null"),
+    ("spark", "array<int>", None),
+    ("sqlite", "BIGINT", "integer"),
+    ("sqlite", "DOUBLE", "float"),
+    ("sqlite", "TEXT", "text"),
+]
+
+
+@pytest.mark.parametrize(("dialect", "native", "kind"), KINDS)
+def test_column_kinds_from_each_engines_type_names(
+    dialect: str, native: str, kind: str | None
+) -> None:
+    from discosql.sql.types import column_kind
+
+    assert column_kind(native, dialect) == kind

@@ -1,14 +1,14 @@
 """Inputs: the original and the syntheses registered on one engine, and the checks of their
 schemas (every named column exists everywhere, with kinds that fit together; no empty original).
 
-Column kinds come from the engine's type names (:func:`column_kind`): integer, float, text,
-boolean, other (dates, times), or null (a column with no values).
+Column kinds come from the engine's own type names, read by sqlglot
+(:func:`discosql.sql.types.column_kind`, kept on each registered data set as ``kinds``):
+integer, float, text, boolean, other (dates, times), or null (a column with no values).
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -21,33 +21,6 @@ from . import grouping as grp
 from .assumptions import Assumption
 from .spec import DisclosureSpec
 
-INTEGER_TYPES = {
-    "TINYINT",
-    "SMALLINT",
-    "INTEGER",
-    "BIGINT",
-    "HUGEINT",
-    "UTINYINT",
-    "USMALLINT",
-    "UINTEGER",
-    "UBIGINT",
-    "UHUGEINT",
-}
-FLOAT_TYPES = {"FLOAT", "DOUBLE", "REAL"}
-TEXT_TYPES = {"VARCHAR"}
-OTHER_TYPES = {
-    "DATE",
-    "TIME",
-    "TIMESTAMP",
-    "TIMESTAMP WITH TIME ZONE",
-    "TIMESTAMP_S",
-    "TIMESTAMP_MS",
-    "TIMESTAMP_NS",
-    "TIME WITH TIME ZONE",
-    "UUID",
-    "INTERVAL",
-}
-
 # What may be compared across data sets: a key that is text in one and numeric in the other is an
 # error, an int in one and a double in the other is fine.
 FAMILY = {
@@ -57,26 +30,6 @@ FAMILY = {
     "boolean": "boolean",
     "other": "other",
 }
-
-
-def column_kind(duck_type: str) -> str | None:
-    """Kind of a DuckDB type: integer, float, text, boolean, other or null; None if unusable."""
-    t = duck_type.upper()
-    if t in INTEGER_TYPES:
-        return "integer"
-    if t in FLOAT_TYPES or t.startswith("DECIMAL"):
-        return "float"
-    if t.endswith("]") or t.startswith(("STRUCT", "MAP", "UNION")):  # lists, arrays, nested
-        return None
-    if t in TEXT_TYPES or t.startswith(("ENUM(", "VARCHAR COLLATE")):
-        return "text"
-    if t == "BOOLEAN":
-        return "boolean"
-    if t in ('"NULL"', "NULL"):
-        return "null"
-    if t in OTHER_TYPES or re.fullmatch(r"TIMESTAMP.*", t):
-        return "other"
-    return None
 
 
 @dataclass
@@ -202,7 +155,7 @@ def column_kinds(
                     f"columns are {list(reg.columns)!r}"
                 )
                 continue
-            kind = column_kind(reg.columns[col])
+            kind = reg.kinds[col]
             if kind is None:
                 problems.append(
                     f"{role} {col!r} in the {reg.source.label} data has type "
@@ -277,7 +230,7 @@ def source_ctx(sources: Sequence[Registered]) -> list[DataSet]:
     """The templates' view of the registered data sets."""
     ctx = []
     for i, reg in enumerate(sources):
-        kinds = {name: column_kind(t) or "other" for name, t in reg.columns.items()}
+        kinds = {name: k or "other" for name, k in reg.kinds.items()}
         if reg.n_rows == 0:  # an empty data set may have unusable inferred types
             kinds = {name: "text" if k != "null" else k for name, k in kinds.items()}
         ctx.append(DataSet(i, reg.sql, kinds, reg.n_rows == 0))

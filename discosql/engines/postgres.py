@@ -18,25 +18,6 @@ from ..sql.dialects import inline_params, placeholders
 from ..sql.templates import ident
 from .base import Engine, Registered, Source
 
-# PostgreSQL type OIDs -> the DuckDB type names that inputs.column_kind understands.
-PG_TYPES = {
-    16: "BOOLEAN",
-    20: "BIGINT",
-    21: "SMALLINT",
-    23: "INTEGER",
-    700: "FLOAT",
-    701: "DOUBLE",
-    1700: "DECIMAL",
-    25: "VARCHAR",
-    1042: "VARCHAR",
-    1043: "VARCHAR",
-    19: "VARCHAR",
-    1082: "DATE",
-    1083: "TIME",
-    1114: "TIMESTAMP",
-    1184: "TIMESTAMP WITH TIME ZONE",
-    2950: "UUID",
-}
 ARROW_TYPES = {
     16: pa.bool_(),
     20: pa.int64(),
@@ -109,7 +90,17 @@ class PostgresEngine(Engine):
                 desc = cur.description or []
         except self._psycopg.Error as e:
             raise EngineError(str(e).strip()) from e
-        return {d.name: PG_TYPES.get(d.type_code, f"PGTYPE_{d.type_code}") for d in desc}
+        return {d.name: self._type_name(d.type_code) for d in desc}
+
+    def _type_name(self, oid: int) -> str:
+        """PostgreSQL's own name of a type (``double precision``), which sqlglot reads."""
+        info = self._psycopg.postgres.types.get(oid)
+        if info is not None:
+            return str(info.regtype)
+        with self.con.cursor() as cur:  # a type of this database (an enum, a domain, ...)
+            cur.execute("SELECT format_type(%(oid)s, NULL)", {"oid": oid})
+            row = cur.fetchone()
+        return str(row[0]) if row and row[0] else f"oid {oid}"
 
     def _is_engine_error(self, e: Exception) -> bool:
         return isinstance(e, self._psycopg.Error)

@@ -18,25 +18,6 @@ from ..errors import EngineError, InputError
 from ..sql.templates import ident
 from .base import PARQUET_SUFFIXES, Engine, Registered, Source
 
-# Spark type names (DataType.typeName()) -> DuckDB type names for inputs.column_kind.
-SPARK_TYPES = {
-    "string": "VARCHAR",
-    "varchar": "VARCHAR",
-    "char": "VARCHAR",
-    "byte": "TINYINT",
-    "short": "SMALLINT",
-    "integer": "INTEGER",
-    "long": "BIGINT",
-    "float": "FLOAT",
-    "double": "DOUBLE",
-    "decimal": "DECIMAL",
-    "boolean": "BOOLEAN",
-    "date": "DATE",
-    "timestamp": "TIMESTAMP WITH TIME ZONE",
-    "timestamp_ntz": "TIMESTAMP",
-    "void": "NULL",
-}
-
 
 class SparkEngine(Engine):
     dialect = "spark"
@@ -87,10 +68,7 @@ class SparkEngine(Engine):
 
     def _columns(self, reg: Registered) -> dict[str, str]:
         df = self.spark.table(_view_name(reg.sql))
-        return {
-            f.name: SPARK_TYPES.get(f.dataType.typeName(), f.dataType.typeName().upper())
-            for f in df.schema.fields
-        }
+        return {f.name: f.dataType.simpleString() for f in df.schema.fields}
 
     def _is_engine_error(self, e: Exception) -> bool:
         module = type(e).__module__ or ""

@@ -1,9 +1,10 @@
 """SQLite (Python's built-in sqlite3): the same transpiled SQL, for data in a SQLite file.
 
 SQLite has no NaN: a float NaN is stored as NULL. The measure templates never produce a NULL
-double on purpose (a 0/0 measure is NaN on every engine), so the result schemas turn a NULL
-measure back into NaN (``results.conform_result``). Exact decimal sums do not exist either:
-SQLite sums the terms as doubles, in a fixed order (results agree with DuckDB to ~1e-15).
+double on purpose (a 0/0 measure is NaN on every engine), so a NULL measure is turned back
+into NaN where every result is conformed to its declared schema (``engines.base.conform``).
+Exact decimal sums do not exist either: SQLite sums the terms as doubles, in a fixed order
+(results agree with DuckDB to ~1e-15).
 """
 
 from __future__ import annotations
@@ -19,20 +20,21 @@ from ..sql.templates import ident
 from .base import Engine, Registered, Source
 
 
-def _duck_type(declared: str) -> str:
-    """SQLite's type affinity rules (https://sqlite.org/datatype3.html §3.1), as DuckDB types."""
+def _affinity(declared: str) -> str:
+    """SQLite's type affinity rules (https://sqlite.org/datatype3.html §3.1), as the type the
+    values are read as: INTEGER affinity is 64-bit, REAL and NUMERIC are doubles."""
     t = declared.upper()
     if "INT" in t:
         return "BIGINT"
     if any(s in t for s in ("CHAR", "CLOB", "TEXT")):
-        return "VARCHAR"
+        return "TEXT"
     if any(s in t for s in ("REAL", "FLOA", "DOUB")):
         return "DOUBLE"
     if t.startswith(("BOOL",)):
         return "BOOLEAN"
     if any(s in t for s in ("NUMERIC", "DECIMAL")):
         return "DOUBLE"
-    return "VARCHAR"  # BLOB or no type: compared as stored, labelled as text
+    return "TEXT"  # BLOB or no type: compared as stored, labelled as text
 
 
 class SQLiteEngine(Engine):
@@ -70,7 +72,7 @@ class SQLiteEngine(Engine):
             raise EngineError(str(e)) from e
         if not rows:
             raise EngineError(f"no such table: {reg.source.obj}")
-        return {r[1]: _duck_type(r[2] or "") for r in rows}
+        return {r[1]: _affinity(r[2] or "") for r in rows}
 
     def _is_engine_error(self, e: Exception) -> bool:
         return isinstance(e, sqlite3.Error)

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..core.inputs import DataSet, Inputs, column_kind
+from ..core.inputs import DataSet, Inputs
 from ..core.spec import column_names
+from ..engines.base import Registered
 from ..sql.templates import render
 
 
@@ -83,12 +84,12 @@ def parse_recodes(vars_: Any, coding: Any, exclude: Any, problems: list[str]) ->
 
 
 def _recode_ctx(
-    reg_columns: dict[str, str], recodes: Sequence[Recode], params: dict[str, Any]
+    reg: Registered, recodes: Sequence[Recode], params: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """The sdc/recoded column contexts of one data set; its code values added to params."""
     index = {r.name: i for i, r in enumerate(recodes)}  # parameter names: the same everywhere
     out: list[dict[str, Any]] = []
-    for name, engine_type in reg_columns.items():
+    for name in reg.columns:
         if name not in index:
             out.append({"name": name, "recode": None})
             continue
@@ -96,7 +97,7 @@ def _recode_ctx(
         r = recodes[i]
         codes = [c for c in (r.bottom, r.top) if c is not None]
         whole = all(c.is_integer() for c in codes)
-        integer = column_kind(engine_type) == "integer" and whole
+        integer = reg.kinds[name] == "integer" and whole
         recode: dict[str, Any] = {"type": "bigint" if integer else "double", "exclude": []}
         for side, code in (("bottom", r.bottom), ("top", r.top)):
             recode[side] = None
@@ -123,7 +124,7 @@ def recode_inputs(
     columns: list[dict[str, Any]] = []
     for j, reg in enumerate(inputs.sources[1:], start=1):
         params: dict[str, Any] = {}
-        columns = _recode_ctx(reg.columns, recodes, params)
+        columns = _recode_ctx(reg, recodes, params)
         source = DataSet(j, engine.positioned(reg) if positions else reg.sql, {}, False)
         sql = render(
             "sdc/recoded.sql.j2",
@@ -132,12 +133,15 @@ def recode_inputs(
             columns=columns,
             positions=positions,
         )
-        types = dict(reg.columns)
+        types, kinds = dict(reg.columns), dict(reg.kinds)
         for c in columns:
             if c["recode"]:
                 types[c["name"]] = c["recode"]["type"].upper()
+                kinds[c["name"]] = "integer" if c["recode"]["type"] == "bigint" else "float"
         syntheses.append(
-            replace(reg, sql=f"({sql})", params={**reg.params, **params}, columns=types)
+            replace(
+                reg, sql=f"({sql})", params={**reg.params, **params}, columns=types, kinds=kinds
+            )
         )
         names.append([c["name"] for c in columns])
     return (
