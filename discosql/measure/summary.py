@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, column_kind, opened
+from ..core.inputs import Inputs, opened
 from ..core.plan import plan
 from ..core.results import ATTRIB_MEASURES, IDENT_MEASURES, AsData, DisclosureResult, json_rows
 from ..core.spec import DisclosureSpec, build_spec
@@ -76,9 +76,10 @@ class DisclosureSummary(AsData):
 
     def plot(self) -> Figure:
         """synthpop's comparison plot: original and synthetic measure per target, x 0 to 100."""
+        from ..core.charts import SummaryChart
         from ..core.plot import plot_summary
 
-        return plot_summary(self.table, self.attrib_meas)
+        return plot_summary(SummaryChart.of_summary(self.table.to_pylist(), self.attrib_meas))
 
     def __str__(self) -> str:
         rows = self.table.to_pylist()
@@ -175,11 +176,9 @@ def target_specs(
     ngroups = _per_target(ngroups_targets, targets, "ngroups_targets", None, problems)
     if ngroups is None and not any(p.startswith("ngroups_targets") for p in problems):
         # one int: every numeric target (text targets are not grouped)
-        original_columns = inputs.sources[0].columns
+        original_kinds = inputs.sources[0].kinds
         ngroups = {
-            t: ngroups_targets
-            if column_kind(original_columns.get(t, "VARCHAR")) in ("integer", "float")
-            else None
+            t: ngroups_targets if original_kinds.get(t) in ("integer", "float") else None
             for t in targets
         }
     exclusions = _per_target(exclude, targets, "exclude", (), problems) if exclude else {}

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, TypeGuard
+from typing import Any
 
 from markupsafe import Markup
 
+from ..core.charts import SummaryChart, SummaryRow, SweepChart, finite
 from ..core.view import environment
 
 TEMPLATE = "charts.svg.j2"
@@ -78,11 +79,6 @@ def two(v: float) -> str:
     return "0.00" if text == "-0.00" else text
 
 
-def defined(v: object) -> TypeGuard[float]:
-    """Whether ``v`` is a finite number (not None, NaN or infinite)."""
-    return isinstance(v, int | float) and math.isfinite(v)
-
-
 def width(text: str) -> float:
     """The estimated width of ``text`` at font-size 12."""
     return len(text) * CHAR
@@ -121,11 +117,6 @@ def _render(kind: str, g: dict[str, Any]) -> Markup:
 # --- the summary's comparison plot -------------------------------------------------------
 
 
-def _summary_label(row: dict[str, Any]) -> str:
-    checks = list(row.get("checks") or [])
-    return str(row["target"]) + (f" ({' & '.join(checks)} checks)" if checks else "")
-
-
 def _arrow(xo: float, xs: float, y: float) -> dict[str, str] | None:
     """A line with a head from the circle at ``xo`` to the triangle at ``xs`` (None when the
     markers nearly touch)."""
@@ -142,21 +133,20 @@ def _arrow(xo: float, xs: float, y: float) -> dict[str, str] | None:
     }
 
 
-def _summary_row(row: dict[str, Any], y: float, scale: Any, n: int) -> dict[str, Any]:
-    label = _summary_label(row)
+def _summary_row(row: SummaryRow, y: float, scale: Any, n: int) -> dict[str, Any]:
     out: dict[str, Any] = {
         "y": px(y),
-        "label": clip(label, n),
-        "full": label,
+        "label": clip(row.label, n),
+        "full": row.label,
         "arrow": None,
-        "target": str(row["target"]),
+        "target": row.target,
     }
     for name in ("orig", "syn", "worst"):
-        v = row.get(name)
-        out[name] = px(scale(v)) if defined(v) else None
-        out[name + "_text"] = two(float(v)) if defined(v) else None
-    if defined(row.get("orig")) and defined(row.get("syn")):
-        out["arrow"] = _arrow(scale(row["orig"]), scale(row["syn"]), y)
+        v = getattr(row, name)
+        out[name] = px(scale(v)) if finite(v) else None
+        out[name + "_text"] = two(float(v)) if finite(v) else None
+    if finite(row.orig) and finite(row.syn):
+        out["arrow"] = _arrow(scale(row.orig), scale(row.syn), y)
     return out
 
 
@@ -175,11 +165,13 @@ def summary_chart(rows: list[dict[str, Any]], attrib_meas: str, orig_meas: str) 
     """The comparison plot of a summary: per target (``rows``, drawn top to bottom in the
     order given; keys target, orig, syn, worst, checks) a circle at the original measure
     (``orig_meas``), a triangle at the synthetic one (``attrib_meas``, the mean over the
-    syntheses), an arrow between them and a tick at the worst synthesis; x from 0 to 100."""
+    syntheses), an arrow between them and a tick at the worst synthesis; x from 0 to 100.
+    The chart is :class:`~discosql.core.charts.SummaryChart`, which ``.plot()`` draws too."""
+    chart = SummaryChart.of_rows(rows, attrib_meas, orig_meas)
     chars = 44
-    longest = max((width(clip(_summary_label(r), chars)) for r in rows), default=0.0)
+    longest = max((width(clip(r.label, chars)) for r in chart.rows), default=0.0)
     x0, x1, top = min(max(longest + 22, 90), 330), WIDTH - 24, 44
-    bottom = top + ROW * max(len(rows), 1)
+    bottom = top + ROW * max(len(chart.rows), 1)
 
     def scale(v: float) -> float:
         return x0 + min(max(float(v), 0.0), 100.0) / 100 * (x1 - x0)
@@ -188,7 +180,7 @@ def summary_chart(rows: list[dict[str, Any]], attrib_meas: str, orig_meas: str) 
         ("orig", f"original: {orig_meas}"),
         ("syn", f"synthetic: {attrib_meas} (mean over syntheses)"),
     ]
-    if any(defined(r.get("worst")) for r in rows):
+    if chart.has_worst:
         items.append(("worst", "worst synthesis"))
     g = {
         "width": WIDTH,
@@ -204,7 +196,9 @@ def summary_chart(rows: list[dict[str, Any]], attrib_meas: str, orig_meas: str) 
         "attrib_meas": attrib_meas,
         "orig_meas": orig_meas,
         "xticks": [{"x": px(scale(v)), "label": str(v)} for v in range(0, 101, 20)],
-        "rows": [_summary_row(r, top + ROW * (i + 0.5), scale, chars) for i, r in enumerate(rows)],
+        "rows": [
+            _summary_row(r, top + ROW * (i + 0.5), scale, chars) for i, r in enumerate(chart.rows)
+        ],
         "legend": _legend(items, x0 - 8, x1, 18),
         "original": ORIGINAL,
         "synthetic": SYNTHETIC,
@@ -220,23 +214,10 @@ def _style(j: int) -> dict[str, str]:
     return {"colour": PALETTE[j % len(PALETTE)], "dash": DASHES[j // len(PALETTE) % len(DASHES)]}
 
 
-def _series(
-    means: dict[tuple[str, tuple[str, ...]], float], targets: Sequence[str]
-) -> list[list[tuple[int, float]]]:
-    """Per target, its (number of keys, value) points with a finite value, sorted."""
-    return [
-        sorted((len(s), float(v)) for (t, s), v in means.items() if t == target and defined(v))
-        for target in targets
-    ]
-
-
-def _points_panel(
-    means: dict[tuple[str, tuple[str, ...]], float], keys: Sequence[str], targets: Sequence[str]
-) -> dict[str, Any]:
+def _points_panel(chart: SweepChart) -> dict[str, Any]:
     """The left panel: every subset's value against its number of keys, a line through each
     target's worst subset per size, a legend of targets on the right."""
-    series = _series(means, targets)
-    sizes = max([len(keys), *(n for pts in series for n, _ in pts)], default=1) or 1
+    targets, series, sizes = chart.targets, chart.series, chart.sizes
     legend_w = min(max([120.0, *(width(clip(t, 26)) for t in targets)]) + 34, 210)
     x0, x1, top = 58.0, WIDTH - legend_w - 20, 40.0
     bottom = top + max(250.0, 18.0 * len(targets) + 40)
@@ -251,8 +232,7 @@ def _points_panel(
         return bottom - v / ymax * (bottom - top)
 
     lines = []
-    for j, (target, pts) in enumerate(zip(targets, series, strict=True)):
-        worst = [(n, max(v for m, v in pts if m == n)) for n in sorted({n for n, _ in pts})]
+    for j, (target, pts, worst) in enumerate(zip(targets, series, chart.worst, strict=True)):
         lines.append(
             {
                 **_style(j),
@@ -284,27 +264,18 @@ def _points_panel(
 
 def _cell(v: float, top: float) -> dict[str, str]:
     """A heat map cell's fill, text colour and text for a mean increase ``v``."""
-    if not defined(v):
+    if not finite(v):
         return {"fill": MISSING, "ink": "#5b6473", "text": "\u2013"}
     fill = NEGATIVE if v < 0 else shade(v / top if top > 0 else 0.0)
     return {"fill": fill, "ink": ink(fill), "text": two(v)}
 
 
-def _heat_panel(
-    contribution: list[dict[str, Any]],
-    keys: Sequence[str],
-    targets: Sequence[str],
-    measure: str,
-    start: float,
-) -> dict[str, Any]:
+def _heat_panel(chart: SweepChart, start: float) -> dict[str, Any]:
     """The right (here: lower) panel: rows keys, columns targets, each cell the mean
-    increase of ``measure`` when the key is added, with a colour key on the right."""
-    lookup = {
-        (r["key"], r["target"]): r["mean_increase"] for r in contribution if r["measure"] == measure
-    }
-    grid = [[lookup.get((k, t)) for t in targets] for k in keys]
-    values = [float(v) for row in grid for v in row if defined(v)]
-    top = max(values, default=0.0)
+    increase of the measure when the key is added, with a colour key on the right."""
+    keys, targets, grid = chart.keys, chart.targets, chart.grid
+    values = [v for row in grid for v in row if finite(v)]
+    top = chart.heat_top
     label_w = max((width(clip(t, 24)) for t in targets), default=0.0) * 0.72  # rotated 45°
     x0 = max(min(max((width(clip(k, 22)) for k in keys), default=0.0) + 22, 170), label_w - 16)
     cw = min(max((WIDTH - x0 - 170) / max(len(targets), 1), 46.0), 70.0)
@@ -317,7 +288,7 @@ def _heat_panel(
             "cy": px(y0 + ch * (i + 0.5) + 4),
             "key": k,
             "target": t,
-            **_cell(float(v) if defined(v) else math.nan, top),
+            **_cell(v, top),
         }
         for i, (k, row) in enumerate(zip(keys, grid, strict=True))
         for j, (t, v) in enumerate(zip(targets, row, strict=True))
@@ -369,9 +340,11 @@ def sweep_chart(
     """A key sweep's plot, two panels stacked: ``measure`` (``means``: {(target, subset): the
     mean over the syntheses}) of every subset against its number of keys, one colour per
     target, a line through each target's worst subset per size; below, a heat map of each
-    key's ``mean_increase`` of ``measure`` per target (``contribution``: the sweep's rows)."""
-    points = _points_panel(means, keys, targets)
-    heat = _heat_panel(contribution, keys, targets, measure, points["next"])
+    key's ``mean_increase`` of ``measure`` per target (``contribution``: the sweep's rows).
+    The chart is :class:`~discosql.core.charts.SweepChart`, which ``.plot()`` draws too."""
+    chart = SweepChart.build(means, contribution, keys, targets, measure)
+    points = _points_panel(chart)
+    heat = _heat_panel(chart, points["next"])
     g = {
         "width": px(max(WIDTH, heat["width"])),
         "height": px(heat["bottom"] + 10),
