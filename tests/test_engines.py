@@ -20,6 +20,7 @@ import discosql as ds
 from discosql.core.results import RESULT_TABLES
 
 from . import engine_data, oracle
+from .helpers.engines import Loaded, on_engines
 from .helpers.oracle import CALLS, call_kwargs, replay
 
 TABLES = (*(t.name for t in RESULT_TABLES), "measures")
@@ -221,21 +222,13 @@ def _assert_same_summary(got: ds.DisclosureSummary, ref: ds.DisclosureSummary) -
         engine_data.assert_same(got.results[target], res, TABLES)
 
 
-def test_summary_on_postgres(pg: str, summary_ref: ds.DisclosureSummary) -> None:
-    got = ds.disclosure_summary("sd2011", SUMMARY_SYN, engine=ds.postgres(pg), **SUMMARY_KW)
-    _assert_same_summary(got, summary_ref)
-
-
-def test_summary_on_sqlite(sqlite_db: str, summary_ref: ds.DisclosureSummary) -> None:
-    got = ds.disclosure_summary("sd2011", SUMMARY_SYN, engine=ds.sqlite(sqlite_db), **SUMMARY_KW)
-    _assert_same_summary(got, summary_ref)
-
-
-def test_summary_on_spark(
-    spark: Any, parquet: dict[str, str], summary_ref: ds.DisclosureSummary
+@on_engines(exclude=("duckdb",))
+def test_summary_on_every_engine(
+    engine_case: Loaded, data: dict[str, Any], summary_ref: ds.DisclosureSummary
 ) -> None:
+    engine, names = engine_case.load({n: data[n] for n in ("sd2011", *SUMMARY_SYN)})
     got = ds.disclosure_summary(
-        parquet["sd2011"], [parquet[s] for s in SUMMARY_SYN], engine=ds.spark(spark), **SUMMARY_KW
+        names["sd2011"], [names[s] for s in SUMMARY_SYN], engine=engine, **SUMMARY_KW
     )
     _assert_same_summary(got, summary_ref)
 
@@ -340,16 +333,12 @@ def cap_ref(parquet: dict[str, str]) -> dict[str, Any]:
     return _cap_results(parquet["sd2011"], parquet["syn_1"], parquet["syn_2"], None)
 
 
-def test_cap_family_on_postgres(pg: str, cap_ref: dict[str, Any]) -> None:
-    _assert_same_cap(_cap_results("sd2011", "syn_1", "syn_2", ds.postgres(pg)), cap_ref)
-
-
-def test_cap_family_on_sqlite(sqlite_db: str, cap_ref: dict[str, Any]) -> None:
-    _assert_same_cap(_cap_results("sd2011", "syn_1", "syn_2", ds.sqlite(sqlite_db)), cap_ref)
-
-
-def test_cap_family_on_spark(spark: Any, parquet: dict[str, str], cap_ref: dict[str, Any]) -> None:
-    got = _cap_results(parquet["sd2011"], parquet["syn_1"], parquet["syn_2"], ds.spark(spark))
+@on_engines(exclude=("duckdb",))
+def test_cap_family_on_every_engine(
+    engine_case: Loaded, data: dict[str, Any], cap_ref: dict[str, Any]
+) -> None:
+    engine, names = engine_case.load({n: data[n] for n in ("sd2011", "syn_1", "syn_2")})
+    got = _cap_results(names["sd2011"], names["syn_1"], names["syn_2"], engine)
     _assert_same_cap(got, cap_ref)
 
 
@@ -402,17 +391,10 @@ def _float_levels(original: Any, engine: Any) -> list[str]:
     return sorted(rec.column("x").to_pylist())
 
 
-def test_float_level_names_on_duckdb(floats: tuple[Any, str]) -> None:
-    assert _float_levels(floats[1], None) == FLOAT_LEVELS
-
-
-def test_float_level_names_on_postgres(pg: str, floats: tuple[Any, str]) -> None:
-    engine_data.load_postgres(pg, {"floats": floats[0]})
-    assert _float_levels("floats", ds.postgres(pg)) == FLOAT_LEVELS
-
-
-def test_float_level_names_on_spark(spark: Any, floats: tuple[Any, str]) -> None:
-    assert _float_levels(floats[1], ds.spark(spark)) == FLOAT_LEVELS
+@on_engines(exclude=("sqlite",))  # SQLite: no NaN (tested in test_risk_engines.py)
+def test_float_level_names(engine_case: Loaded, floats: tuple[Any, str]) -> None:
+    engine, names = engine_case.load({"floats": floats[0]})
+    assert _float_levels(names["floats"], engine) == FLOAT_LEVELS
 
 
 def test_cli_and_export_on_postgres(
@@ -530,3 +512,41 @@ def test_q_above_32_bits_on_spark(spark: Any, tmp_path: Path) -> None:
     assert math.prod(radices) > 2**31  # q needs 64 bits
     assert want.check_2way.num_rows > 100  # key levels decoded from q are compared
     engine_data.assert_same(got, want, TABLES[:-1])
+
+
+def test_work_tables_are_dropped_however_the_block_ends() -> None:
+    """Engine.work: the tables made or held in the block are dropped at its end, after an
+    error too; a released table is the caller's; dropped tables go in the order asked."""
+    from discosql.engines import open_engine
+
+    def tables(eng: Any) -> list[str]:
+        sql = "SELECT table_name AS t FROM duckdb_tables() ORDER BY table_name"
+        return [r["t"] for r in eng.query(sql, {}, "test").to_pylist()]
+
+    def fail_midway(eng: Any) -> None:
+        with eng.work() as work:
+            work.create("__disco_a", "SELECT 1 AS x", {}, "test")
+            eng.create_table("__disco_b", "SELECT 2 AS x", {}, "test")
+            work.hold("__disco_b")
+            assert tables(eng) == ["__disco_a", "__disco_b"]
+            raise RuntimeError
+
+    with open_engine(None) as eng:
+        with pytest.raises(RuntimeError):
+            fail_midway(eng)
+        assert tables(eng) == []
+        with eng.work() as work:
+            work.create("__disco_a", "SELECT 1 AS x", {}, "test")
+            work.create("__disco_c", "SELECT 1 AS x", {}, "test")
+            work.release("__disco_c")
+        assert tables(eng) == ["__disco_c"]
+        eng.drop_table("__disco_c")
+    dropped: list[str] = []
+    for newest_first, order in ((False, ["x", "y", "z"]), (True, ["z", "y", "x"])):
+        dropped.clear()
+        with open_engine(None) as eng:
+            eng.drop_table = dropped.append  # type: ignore[method-assign]
+            with eng.work(newest_first=newest_first) as work:
+                for name in ("x", "y", "z"):
+                    work.hold(name)
+        assert dropped == order

@@ -9,7 +9,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..errors import InputError, TemplateError
+from ..engines.base import conform
+from ..errors import InputError
 from .grouping import Grouping
 from .spec import DisclosureSpec
 
@@ -113,23 +114,9 @@ MEASURE_COLUMNS = MEASURES_SCHEMA.names
 
 
 def conform_result(template: str, table: pa.Table) -> pa.Table:
-    """``table`` with the result schema of ``template``; a NULL double is NaN (SQLite has no NaN,
-    and no measure is ever NULL on the other engines). A table with no columns is the script
-    engine's (the statement was written, not run): the template's empty table."""
-    schema = BY_TEMPLATE[template].schema
-    if table.num_columns == 0:
-        return schema.empty_table()
-    if table.column_names != schema.names:
-        raise TemplateError(f"{template}: columns {table.column_names} != {schema.names}")
-    columns = []
-    for f, col in zip(schema, table.columns, strict=True):
-        col = col.cast(f.type)
-        if pa.types.is_floating(f.type) and col.null_count:
-            col = pa.chunked_array(
-                [[math.nan if v is None else v for v in col.to_pylist()]], type=f.type
-            )
-        columns.append(col)
-    return pa.table(columns, schema=schema)
+    """``table`` with the result schema of ``template`` (:func:`discosql.engines.base.conform`:
+    NULL doubles as NaN; a script engine's table with no columns as the empty table)."""
+    return conform(table, BY_TEMPLATE[template].schema, template)
 
 
 def plain(value: Any) -> Any:

@@ -11,16 +11,19 @@ make them differently. Nothing here knows a particular engine: each lives in its
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from ..errors import EngineError, InputError
+from ..errors import EngineError, InputError, TemplateError
 from ..sql.dialects import is_template_dialect, placeholders, transpile
 from ..sql.templates import ident, lit
+from ..sql.types import column_kind
 
 
 @dataclass
@@ -30,8 +33,46 @@ class Registered:
     source: Source
     sql: str
     params: dict[str, Any] = field(default_factory=dict)
-    columns: dict[str, str] = field(default_factory=dict)  # name -> DuckDB type name, in order
+    columns: dict[str, str] = field(default_factory=dict)  # name -> the engine's type name
+    # name -> its kind (discosql.sql.types.column_kind: integer, float, text, ... or None)
+    kinds: dict[str, str | None] = field(default_factory=dict)
     n_rows: int = 0
+
+
+@dataclass
+class Work:
+    """The work tables of one call on ``engine`` (:meth:`Engine.work`): ``tables`` in the
+    order made, dropped together at the end of the block (an exported script's cleanup is
+    part of its text, so each caller keeps its order)."""
+
+    engine: Engine
+    tables: list[str] = field(default_factory=list)
+    newest_first: bool = False
+
+    def create(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
+        """Materialise ``sql`` as the work table ``name`` (replacing it)."""
+        self.hold(name)
+        self.engine.create_table(name, sql, params, stage)
+
+    def hold(self, name: str) -> None:
+        """Drop ``name`` with the others (a table made by a helper that takes the engine)."""
+        if name not in self.tables:
+            self.tables.append(name)
+
+    def drop(self, name: str) -> None:
+        """Drop ``name`` now (a stage whose table the next stages no longer read)."""
+        if name in self.tables:
+            self.tables.remove(name)
+        self.engine.drop_table(name)
+
+    def release(self, name: str) -> None:
+        """Keep ``name`` past the block: the caller drops it (dictionaries handed on)."""
+        if name in self.tables:
+            self.tables.remove(name)
+
+    def drop_all(self) -> None:
+        while self.tables:
+            self.engine.drop_table(self.tables.pop(-1 if self.newest_first else 0))
 
 
 # an output table is made under its name + STAGING, then renamed (Engine.write_table)
@@ -120,12 +161,14 @@ class Engine:
     def _registered(self, source: Source, i: int) -> Registered:
         reg = self._register(source, f"__disco_src_{i}", f"src_{i}")
         reg.columns = self._columns(reg)
+        reg.kinds = {n: column_kind(t, self.dialect) for n, t in reg.columns.items()}
         return reg
 
     def _register(self, source: Source, name: str, param: str) -> Registered:
         raise NotImplementedError
 
     def _columns(self, reg: Registered) -> dict[str, str]:
+        """The data set's columns in order, each with its type as this engine names it."""
         raise NotImplementedError
 
     # -- running SQL ----------------------------------------------------------------------
@@ -134,16 +177,23 @@ class Engine:
         self._guarded(stage, lambda: self._execute(*self.translate(sql, params)))
 
     def query(
-        self, sql: str, params: dict[str, Any], stage: str, *, small: bool = False
+        self,
+        sql: str,
+        params: dict[str, Any],
+        stage: str,
+        *,
+        small: bool = False,
+        schema: pa.Schema | None = None,
     ) -> pa.Table:
         """Run a query (DuckDB dialect, ``$name`` parameters); the result as an Arrow table.
 
         ``small``: the caller knows the result is a few rows (a measure, a check, facts about
         the dictionaries), which an engine may fetch in a way that costs less per statement
-        and more per row (DuckDB: :meth:`_query_small`)."""
+        and more per row (DuckDB: :meth:`_query_small`). ``schema``: the result table's
+        declared columns, which the result is conformed to (:func:`conform`)."""
         run = self._query_small if small else self._query
         table = self._guarded(stage, lambda: run(*self.translate(sql, params)))
-        return conform(table)
+        return conform(table, schema, stage)
 
     def stream(
         self, sql: str, params: dict[str, Any], stage: str, batch_size: int
@@ -162,6 +212,17 @@ class Engine:
 
     def drop_table(self, name: str) -> None:
         self.execute(f"DROP TABLE IF EXISTS {ident(name)}", {}, "cleanup")
+
+    @contextlib.contextmanager
+    def work(self, newest_first: bool = False) -> Iterator[Work]:
+        """The one way a call makes work tables: each is made through the :class:`Work` (or
+        handed to it) and every one still held is dropped when the block ends, however it
+        ends: in the order made, or ``newest_first``."""
+        work = Work(self, newest_first=newest_first)
+        try:
+            yield work
+        finally:
+            work.drop_all()
 
     def copy_to(self, sql: str, params: dict[str, Any], path: str, stage: str) -> int:
         """Write the result of ``sql`` to the file ``path`` (Parquet or CSV by its ending)
@@ -276,10 +337,20 @@ class Engine:
         return self._query(sql, params)
 
 
-def conform(table: pa.Table) -> pa.Table:
-    """Engine-independent result types: decimals (PostgreSQL's SUM, Spark's exact sums) become
-    BIGINT when their scale is 0 and DOUBLE otherwise; small integers become INTEGER; every
-    column is nullable (Spark marks some not null)."""
+def conform(table: pa.Table, schema: pa.Schema | None = None, where: str = "") -> pa.Table:
+    """Engine-independent result types.
+
+    Without ``schema``: decimals (PostgreSQL's SUM, Spark's exact sums) become BIGINT when
+    their scale is 0 and DOUBLE otherwise; small integers become INTEGER; every column is
+    nullable (Spark marks some not null).
+
+    With ``schema`` (a result table's declared columns, the one place results are conformed):
+    the columns must be the schema's, in its order, and are cast to its types; a NULL double
+    is NaN, because SQLite has no NaN and no measure is NULL on purpose on any engine (a 0/0
+    measure is NaN). A table with no columns is the script engine's (the statement was
+    written, not run): the schema's empty table."""
+    if schema is not None:
+        return _to_schema(table, schema, where)
     fields = []
     changed = False
     for f in table.schema:
@@ -293,6 +364,20 @@ def conform(table: pa.Table) -> pa.Table:
         changed |= t != f.type or not f.nullable
         fields.append(pa.field(f.name, t))
     return table.cast(pa.schema(fields)) if changed else table
+
+
+def _to_schema(table: pa.Table, schema: pa.Schema, where: str) -> pa.Table:
+    if table.num_columns == 0:
+        return schema.empty_table()
+    if table.column_names != schema.names:
+        raise TemplateError(f"{where}: columns {table.column_names} != {schema.names}")
+    columns = []
+    for f, col in zip(schema, table.columns, strict=True):
+        col = col.cast(f.type)
+        if pa.types.is_floating(f.type) and col.null_count:
+            col = pc.fill_null(col, pa.scalar(math.nan, f.type))
+        columns.append(col)
+    return pa.table(columns, schema=schema)
 
 
 PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")

@@ -149,10 +149,10 @@ def remove(
             sources = recoded.data_sets()
             text = {k: as_text(recoded, k) for k in names}  # types differ after recoding
             radices = list(decided[0].coding.radices) if decided else None
-            coding = unique_cells(
-                engine, sources, recoded.params(), names, text, "__disco_s0_", radices
-            )
-            try:
+            with engine.work() as work:
+                coding = unique_cells(
+                    work, sources, recoded.params(), names, text, "__disco_s0_", radices
+                )
                 template = "sdc/unique_cells.sql.j2"
                 sql = render(
                     template,
@@ -162,12 +162,9 @@ def remove(
                     replicated=uniques == "replicated",
                 )
                 engine.create_table(UNIQUES, sql, {}, template)
-            except BaseException:
-                for name in coding.tables:
-                    engine.drop_table(name)
-                raise
-            finally:
-                engine.drop_table(CELLS)
+                work.drop(CELLS)
+                for name in coding.tables:  # the step keeps them: drop() drops them
+                    work.release(name)
             steps.append(Step(REASONS[uniques], UNIQUES, _namespaced(coding, 0)))
         for i, spec in enumerate(disclosive):
             remaining = recoded

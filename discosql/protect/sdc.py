@@ -18,6 +18,7 @@ from ..core.inputs import Inputs, column_kinds, opened, with_syntheses
 from ..core.output import Destination, destination
 from ..core.results import AsData, json_rows
 from ..core.spec import DisclosureSpec, column_names
+from ..engines.base import conform
 from ..engines.duckdb import file_reader
 from ..errors import DiscoSQLWarning, EngineError, InputError, SchemaError
 from ..measure.summary import DisclosureSummary, summary_on
@@ -413,8 +414,8 @@ def _protect(
         params = recoded_inputs.params()
         sql = render(template, engine.dialect, sources=inputs.data_sets()[1:], columns=counted)
         counts = engine.query(sql, params, template)
-        if not script:
-            recoded = counts.select(list(RECODED_SCHEMA.names)).cast(RECODED_SCHEMA)
+        if not script:  # a script's counts are read where it runs
+            recoded = conform(counts.select(RECODED_SCHEMA.names), RECODED_SCHEMA, template)
     kept = _kept(recoded_inputs, columns, prot.rename, ordered=not script)
     steps = removal.remove(
         recoded_inputs, names, prot.uniques, list(prot.disclosive), kept, decided

@@ -16,7 +16,7 @@ from ..core.inputs import DataSet, Inputs, column_kinds, opened
 from ..core.plan import Coding, Column, as_text
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
-from ..engines.base import Engine
+from ..engines.base import Engine, Work
 from ..errors import InputError, SchemaError
 from ..sql.templates import render
 
@@ -114,7 +114,7 @@ def _count(inputs: Inputs, names: list[str]) -> tuple[pa.Table, pa.Table]:
 
 
 def unique_cells(
-    engine: Engine,
+    work: Work,
     sources: list[DataSet],
     params: dict[str, Any],
     names: list[str],
@@ -123,46 +123,36 @@ def unique_cells(
     radices: list[int] | None = None,
 ) -> Coding:
     """The uniques/cells table CELLS (records per data set and key combination q) over
-    ``sources`` (original first), and the coding behind it. The caller drops CELLS and the
-    coding's tables. ``prefix`` names the dictionaries; ``radices``: the q packing decided
+    ``sources`` (original first), and the coding behind it, both held by ``work`` (the caller
+    releases what it keeps). ``prefix`` names the dictionaries; ``radices``: the q packing decided
     ahead (an exported script, which checks it where it runs), else from the dictionaries.
     ``text``: match a key's raw values by their text (its types differ between data sets)."""
     keys = tuple(
         Column(name=k, alias=f"k_{i}", pos=i, levels=f"{prefix}k{i}", as_text=text[k])
         for i, k in enumerate(names)
     )
-    made = [k.levels for k in keys]
-    try:
-        for k in keys:
-            build_dictionary(engine, sources, k, params, na_only_missing=True)
-        guard = None
-        if engine.exporting and radices:
-            checks = [key_fits(k, r) for k, r in zip(keys, radices, strict=True)]
-            create_guard(engine, sources, params, checks)
-            guard = GUARD
-            made.append(GUARD)
-        radices = radices or key_radices(engine, keys)
-        packed, n_words, coding = pack_keys(keys, radices)
-        ctx: dict[str, Any] = {"keys": packed, "targets": [], "n_words": n_words}
-        template = "uniques/cells.sql.j2"
-        sql = render(
-            template,
-            engine.dialect,
-            sources=sources,
-            positions=False,
-            order=False,
-            guard=guard,
-            **ctx,
-        )
-        engine.create_table(CELLS, sql, {**params, **coding}, template)
-    except BaseException:
-        for name in made:
-            engine.drop_table(name)
-        raise
+    engine = work.engine
+    for k in keys:
+        work.hold(k.levels)
+        build_dictionary(engine, sources, k, params, na_only_missing=True)
+    guard = None
+    if engine.exporting and radices:
+        checks = [key_fits(k, r) for k, r in zip(keys, radices, strict=True)]
+        work.hold(GUARD)
+        create_guard(engine, sources, params, checks)
+        guard = GUARD
+    radices = radices or key_radices(engine, keys)
+    packed, n_words, coding = pack_keys(keys, radices)
+    ctx: dict[str, Any] = {"keys": packed, "targets": [], "n_words": n_words}
+    template = "uniques/cells.sql.j2"
+    sql = render(
+        template, engine.dialect, sources=sources, positions=False, order=False, guard=guard, **ctx
+    )
+    work.create(CELLS, sql, {**params, **coding}, template)
     if guard is not None:
-        engine.drop_table(GUARD)
-        made.remove(GUARD)
-    return Coding(packed, n_words, coding, tuple(made), radices=tuple(radices))
+        work.drop(GUARD)
+    made = tuple(k.levels for k in keys)
+    return Coding(packed, n_words, coding, made, radices=tuple(radices))
 
 
 def count_uniques(
@@ -175,8 +165,8 @@ def count_uniques(
 ) -> tuple[pa.Table, pa.Table]:
     """The res_tab and the flags over ``sources`` (original first); ``positioned`` are the same
     data sets whose relations also carry ``__disco_pos`` (the syntheses')."""
-    coding = unique_cells(engine, sources, params, names, text)
-    try:
+    with engine.work() as work:
+        coding = unique_cells(work, sources, params, names, text)
         params = {**params, **coding.params}
         ctx: dict[str, Any] = {
             "keys": coding.keys,
@@ -189,10 +179,7 @@ def count_uniques(
         template = "uniques/replicated.sql.j2"
         syntheses = list(range(1, len(sources)))
         sql = render(template, engine.dialect, syntheses=syntheses, **ctx)
-        table = engine.query(sql, params, template).cast(RU_SCHEMA)
+        table = engine.query(sql, params, template, schema=RU_SCHEMA)
         template = "uniques/flags.sql.j2"
         sql = render(template, engine.dialect, sources=positioned, positions=True, **ctx)
-        return table, engine.query(sql, params, template).cast(FLAGS_SCHEMA)
-    finally:
-        for name in [*coding.tables, CELLS]:
-            engine.drop_table(name)
+        return table, engine.query(sql, params, template, schema=FLAGS_SCHEMA)

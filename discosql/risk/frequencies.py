@@ -9,18 +9,18 @@ import contextlib
 import math
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
 from ..core.assumptions import GUARD, create_guard
 from ..core.dictionaries import build_dictionary, key_fits, key_radices, pack_keys
-from ..core.inputs import DataSet, column_kind, column_kinds, source_ctx
+from ..core.inputs import DataSet, column_kinds, source_ctx
 from ..core.output import DATABASE_SUFFIXES, Destination, destination, write_stream
 from ..core.plan import Column
 from ..core.spec import column_names
-from ..engines.base import Engine, Registered
+from ..engines.base import Engine, Registered, Work
 from ..errors import InputError, SchemaError
 from ..sql.dialects import facts
 from ..sql.templates import ident, render
@@ -74,7 +74,7 @@ def check_columns(reg: Registered, roles: dict[str, str], numeric: Sequence[str]
     schema: this runs before the rows are counted too)."""
     _, problems = column_kinds([reg], roles)
     for col in numeric:
-        if col in reg.columns and column_kind(reg.columns[col]) not in ("integer", "float"):
+        if col in reg.columns and reg.kinds[col] not in ("integer", "float"):
             problems.append(
                 f"{roles[col]} {col!r} in the {reg.source.label} data has type "
                 f"{reg.columns[col]}; a weight must be numeric"
@@ -127,19 +127,26 @@ def records_destination(out: Any, out_table: Any, overwrite: bool, default: str)
 
 @dataclass
 class KeyCells:
-    """The tables one call made on its engine (dropped by :func:`key_cells`'s block)."""
+    """The coded keys of one call and the work tables it made on its engine (``work``,
+    dropped when :func:`key_cells`'s block ends)."""
 
-    engine: Engine
+    work: Work
     keys: tuple[Column, ...]
     n_words: int
     params: dict[str, Any]
-    tables: list[str] = field(default_factory=list)
-    exported: bool = False  # a script engine: decisions made ahead are checked where it runs
+
+    @property
+    def engine(self) -> Engine:
+        return self.work.engine
+
+    @property
+    def exported(self) -> bool:
+        """A script engine: decisions made ahead are checked where it runs."""
+        return self.engine.exporting
 
     def create(self, name: str, template: str, **context: Any) -> None:
         sql = render(template, self.engine.dialect, keys=self.keys, n_words=self.n_words, **context)
-        self.tables.append(name)
-        self.engine.create_table(name, sql, self.params, template)
+        self.work.create(name, sql, self.params, template)
 
     def render(self, template: str, **context: Any) -> str:
         return render(
@@ -159,13 +166,10 @@ def decide_radices(engine: Engine, reg: Registered, keys: Sequence[str]) -> list
     """Each key's radix in the q packing, from the data (an exported script checks that its
     data still fit them)."""
     columns = key_columns(keys)
-    cells = KeyCells(engine, columns, 1, dict(reg.params))
-    try:
+    with engine.work() as work:
+        cells = KeyCells(work, columns, 1, dict(reg.params))
         dictionaries(cells, source_ctx([reg])[0], reg.params)
         return key_radices(engine, columns)
-    finally:
-        for name in cells.tables:
-            engine.drop_table(name)
 
 
 def dictionaries(cells: KeyCells, data: DataSet, params: dict[str, Any]) -> None:
@@ -174,20 +178,18 @@ def dictionaries(cells: KeyCells, data: DataSet, params: dict[str, Any]) -> None
     engine = cells.engine
     sources = [data] * len(cells.keys)
     if facts(engine.dialect).grouping_sets:
-        cells.tables.append(KEY_VALUES)
         sql = render("risk/key_values.sql.j2", engine.dialect, source=data, keys=cells.keys)
-        engine.create_table(KEY_VALUES, sql, params, "risk/key_values.sql.j2")
+        cells.work.create(KEY_VALUES, sql, params, "risk/key_values.sql.j2")
         values = "(SELECT {} FROM " + ident(KEY_VALUES) + " WHERE {} = 0)"
         sources = [
             DataSet(0, values.format(ident(c.name), ident(f"g_{c.pos}")), data.kinds, data.empty)
             for c in cells.keys
         ]
     for c, source in zip(cells.keys, sources, strict=True):
-        cells.tables.append(c.levels)
+        cells.work.hold(c.levels)
         build_dictionary(engine, [source], c, params, na_only_missing=True)
     if facts(engine.dialect).grouping_sets:
-        engine.drop_table(KEY_VALUES)
-        cells.tables.remove(KEY_VALUES)
+        cells.work.drop(KEY_VALUES)
 
 
 @contextlib.contextmanager
@@ -207,16 +209,15 @@ def key_cells(
     data = source_ctx([reg])[0]
     positioned = DataSet(0, engine.positioned(reg), data.kinds, data.empty)
     columns = key_columns(keys)
-    made: list[str] = []
-    cells = KeyCells(engine, columns, 1, dict(reg.params), made, exported=engine.exporting)
-    try:
+    with engine.work(newest_first=True) as work:
+        cells = KeyCells(work, columns, 1, dict(reg.params))
         dictionaries(cells, data, reg.params)
         guard = None
         if engine.exporting and radices:
             checks = [key_fits(c, r) for c, r in zip(columns, radices, strict=True)]
             create_guard(engine, [data], reg.params, checks)
             guard = GUARD
-            made.append(GUARD)
+            work.hold(GUARD)
         packed, n_words, coding = pack_keys(columns, radices or key_radices(engine, columns))
         cells.keys, cells.n_words = packed, n_words
         cells.params.update(coding)
@@ -239,9 +240,6 @@ def key_cells(
             guard=WEIGHT_GUARD if weight and cells.exported else None,
         )
         yield cells
-    finally:
-        for name in reversed(made):
-            engine.drop_table(name)
 
 
 def deliver(cells: KeyCells, dest: Destination, sql: str, stage: str) -> pa.Table | None:

@@ -25,6 +25,8 @@ HOUSEHOLDS = "__disco_risk_households"
 TOTALS = "__disco_risk_totals"
 HOUSEHOLD_TOTALS = "__disco_risk_household_totals"
 
+# risk/summary.sql.j2's rows, as every engine returns them (NaN where sdcMicro gives NA)
+SUMMARY_SCHEMA = pa.schema([("measure", pa.string()), ("value", pa.float64())])
 TOP_CELLS = 10
 
 
@@ -237,16 +239,9 @@ def risk_on(
     summary, riskiest, records = run_risk(
         eng, reg, keys, weight, household, alpha, max_global_risk, dest
     )
-    values = summary.column("value").to_pylist()
     return RiskResult(
         records=records,
-        summary=pa.table(
-            {
-                "measure": summary.column("measure").cast(pa.string()),
-                # SQLite has no NaN: its NULL is sdcMicro's NA here
-                "value": pa.array([math.nan if v is None else v for v in values], pa.float64()),
-            }
-        ),
+        summary=summary,
         riskiest=riskiest,
         keys=tuple(keys),
         weight=weight,
@@ -309,7 +304,7 @@ def _summary(cells: fq.KeyCells, max_global_risk: float, household: bool) -> pa.
         totals=TOTALS,
         household_totals=HOUSEHOLD_TOTALS if household else None,
     )
-    return cells.engine.query(sql, cells.params, "risk/summary", small=True)
+    return cells.engine.query(sql, cells.params, "risk/summary", small=True, schema=SUMMARY_SCHEMA)
 
 
 def _records(cells: fq.KeyCells, household: bool, dest: Destination) -> pa.Table | None:

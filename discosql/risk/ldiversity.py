@@ -144,7 +144,6 @@ def ldiversity_on(
     dest = dest or Destination()
     eng, reg = inputs.engine, inputs.sources[0]
     summary, records = run_ldiversity(eng, reg, keys, sensitive, l_recurs_c, dest)
-    summary = summary.cast(SUMMARY_SCHEMA)
     return LDiversityResult(
         records, summary, tuple(keys), tuple(sensitive), l_recurs_c, dest.written
     )
@@ -174,7 +173,9 @@ def run_ldiversity(
             TOTALS, "risk/ldiversity_totals.sql.j2", per_record=LDIVERSITY, columns=columns
         )
         sql = cells.render("risk/ldiversity_summary.sql.j2", totals=TOTALS, columns=columns)
-        summary = eng.query(sql, cells.params, "risk/ldiversity_summary", small=True)
+        summary = eng.query(
+            sql, cells.params, "risk/ldiversity_summary", small=True, schema=SUMMARY_SCHEMA
+        )
         in_order = f"SELECT * FROM {ident(LDIVERSITY)} ORDER BY {ident('row')}"
         records = fq.deliver(cells, dest, in_order, "risk/ldiversity")
     return summary, records

@@ -29,6 +29,15 @@ MSUS = "__disco_suda_msus"
 SUDA_CELLS = "__disco_suda_cells"
 SCORES = "__disco_suda_scores"
 DIS = "__disco_suda_dis"
+# The result tables (each the template suda/<name>.sql.j2), as every engine returns them
+RESULT_SCHEMAS = {
+    "attributes": pa.schema([("variable", pa.string()), ("contribution", pa.float64())]),
+    "levels": pa.schema(
+        [("variable", pa.string()), ("attribute", pa.string()), ("contribution", pa.float64())]
+    ),
+    "msu_counts": pa.schema([("size", pa.int64()), ("records", pa.int64())]),
+    "dis_table": pa.schema([("interval", pa.string()), ("records", pa.int64())]),
+}
 MAX_SUBSETS = 4095  # 12 keys; more need max_size (docs/suda.md: the cost per subset)
 
 
@@ -178,10 +187,10 @@ def suda_on(
     attributes, levels, msu_counts, dis_table = tables
     return SudaResult(
         records=records,
-        attributes=_with_nan(attributes),
-        levels=_with_nan(levels),
-        msu_counts=msu_counts.cast(pa.schema([("size", pa.int64()), ("records", pa.int64())])),
-        dis_table=dis_table.cast(pa.schema([("interval", pa.string()), ("records", pa.int64())])),
+        attributes=attributes,
+        levels=levels,
+        msu_counts=msu_counts,
+        dis_table=dis_table,
         keys=tuple(names),
         dis_fraction=f,
         original_scores=original,
@@ -230,8 +239,9 @@ def run_suda(
                 ),
                 cells.params,
                 f"suda/{name}",
+                schema=schema,
             )
-            for name in ("attributes", "levels", "msu_counts", "dis_table")
+            for name, schema in RESULT_SCHEMAS.items()
         )
         columns = [f"{k}_contribution" for k in keys]
         sql = cells.render("suda/per_record.sql.j2", records=fq.RECORDS, dis=DIS, columns=columns)
@@ -260,18 +270,3 @@ def _weight(m: int, k: int, original_scores: bool) -> float:
     if original_scores:
         return float(math.factorial(m - k))
     return float(2 ** (m - k) - 1) / math.comb(m, k)
-
-
-def _with_nan(table: pa.Table) -> pa.Table:
-    """The contribution column as doubles with NaN where the engine gave NULL (SQLite)."""
-    values = [math.nan if v is None else float(v) for v in table.column("contribution").to_pylist()]
-    i = table.schema.get_field_index("contribution")
-    table = table.set_column(i, "contribution", pa.array(values, pa.float64()))
-    return table.cast(
-        pa.schema(
-            [
-                (f.name, pa.string() if f.name != "contribution" else pa.float64())
-                for f in table.schema
-            ]
-        )
-    )

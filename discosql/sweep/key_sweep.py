@@ -46,6 +46,17 @@ SWEEP_SCHEMA = pa.schema(
         *[(m, pa.float64()) for m in MEASURES],
     ]
 )
+# sweep/measures.sql.j2's rows, as every engine returns them
+MEASURES_SCHEMA = pa.schema(
+    [
+        ("sid", pa.int64()),
+        ("keys", pa.string()),
+        ("n_keys", pa.int32()),
+        ("target", pa.string()),
+        ("synthesis", pa.int32()),
+        *[(m, pa.float64()) for m in MEASURES],
+    ]
+)
 WORST_SCHEMA = pa.schema(
     [
         ("target", pa.string()),
@@ -162,9 +173,13 @@ class KeySweep(AsData):
         """Left: ``measure`` (mean over the syntheses) against the number of keys, a point per
         subset and a line through each target's worst subset per size. Right: a heat map of
         each key's contribution (mean increase of ``measure``) per target."""
+        from ..core.charts import SweepChart
         from ..core.plot import plot_sweep
 
-        return plot_sweep(self.means(measure), self.contribution, self.keys, self.targets, measure)
+        chart = SweepChart.build(
+            self.means(measure), self.contribution.to_pylist(), self.keys, self.targets, measure
+        )
+        return plot_sweep(chart)
 
     def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
         worst = self.worst(5)
@@ -327,12 +342,12 @@ class Rows:
     ) -> None:
         """The rows of one target; ``subsets``: {sid: its keys}, in the sweep's order."""
         rank = {sid: i for i, sid in enumerate(subsets)}
-        got = engine.query(sql, params, MEASURES_TEMPLATE, small=True).to_pylist()
-        got.sort(key=lambda r: (rank[int(r["sid"])], r["synthesis"]))
+        got = engine.query(
+            sql, params, MEASURES_TEMPLATE, small=True, schema=MEASURES_SCHEMA
+        ).to_pylist()
+        got.sort(key=lambda r: (rank[r["sid"]], r["synthesis"]))
         for row in got:
-            # a NULL measure is NaN (SQLite has no NaN), as in every result table
-            measures = {m: math.nan if row[m] is None else float(row[m]) for m in MEASURES}
-            self.rows.append({**row, **measures, "keys": subsets[int(row["sid"])]})
+            self.rows.append({**row, "keys": subsets[row["sid"]]})
 
 
 def sweep_target(p: Plan, cells: Cells, subsets: list[tuple[str, ...]], sink: Sink) -> None:

@@ -7,6 +7,8 @@ another test module.
 * ``shell``: exported scripts run by the duckdb shell and by DataFusion.
 * ``sql``: the portability lint of exported SQL.
 * ``data``: data sets (SD2011 and changed copies, hypothesis scenarios) as Arrow tables.
+* ``engines``: one ``EngineCase`` per engine and ``@on_engines(...)``, which runs a test on
+  each (the ``engine_case`` fixture of conftest.py loads its tables).
 * ``charts``: the inputs of the report's charts (no matplotlib, no Arrow: a fresh interpreter
   imports it in test_charts.py).
 """

@@ -265,6 +265,8 @@ def cap_records(
         )
         if stream:
             return _stream(run.engine, sql, batch_size)
+        # cast, not conformed: NULL here means "no such record" (as in the streamed batches),
+        # not a measure SQLite could not write as NaN
         table = run.engine.query(sql, {}, "cap/records").cast(_records_schema(run))
     except BaseException:
         run.engine.close()

@@ -41,48 +41,47 @@ def _generalized(run: _Run, side: str) -> dict[str, Any]:
     """
     eng, targets, template = run.engine, run.targets, "cap/generalized.sql.j2"
     ctx = {"cells": CELLS, "keys": run.keys, "targets": targets, "side": side, "side_q": side + "q"}
-    sql = _render(eng, template, statement="coded", open="", resolved=[], **ctx)
-    eng.create_table(CODED, sql, {}, "cap/generalized coded")
-    # From here on: integer key codes c_*, the side's count n and margin nq.
-    keys = [CapColumn(k.name, f"c_{i}") for i, k in enumerate(run.keys)]
-    ctx = {"cells": CODED, "keys": keys, "targets": targets, "side": "n", "side_q": "nq"}
-    # d = 0: exact matches come straight from the cell table and its margins.
-    rounds = [f"{RESOLVED}_0"]
-    opened = [f"{OPEN}_1"]
-    steps = ((rounds[0], "exact"), (opened[0], "unmatched"))
-    for table, statement in steps:
-        sql = _render(eng, template, statement=statement, open="", resolved=[], **ctx)
-        eng.create_table(table, sql, {}, f"cap/generalized {statement}")
-    aliases = [k.alias for k in keys]
-    for d in range(1, len(keys) + 1):
-        open_table = opened[-1]
-        left = eng.query(
-            f"SELECT count(*) AS n FROM {ident(open_table)}", {}, "cap/generalized open count"
-        )
-        if left.column("n")[0].as_py() == 0:
-            break
-        subsets = [list(s) for s in itertools.combinations(aliases, len(keys) - d)]
-        rounds.append(f"{RESOLVED}_{d}")
-        sql = _render(
-            eng,
-            template,
-            statement="round",
-            subsets=subsets,
-            open=open_table,
-            resolved=rounds,
-            **ctx,
-        )
-        eng.create_table(rounds[-1], sql, {}, f"cap/generalized round {d}")
-        if d < len(keys):
-            opened.append(f"{OPEN}_{d + 1}")
-            sql = _render(
-                eng, template, statement="remaining", open=open_table, resolved=rounds, **ctx
+    with eng.work() as work:  # every table below is dropped when the block ends
+        sql = _render(eng, template, statement="coded", open="", resolved=[], **ctx)
+        work.create(CODED, sql, {}, "cap/generalized coded")
+        # From here on: integer key codes c_*, the side's count n and margin nq.
+        keys = [CapColumn(k.name, f"c_{i}") for i, k in enumerate(run.keys)]
+        ctx = {"cells": CODED, "keys": keys, "targets": targets, "side": "n", "side_q": "nq"}
+        # d = 0: exact matches come straight from the cell table and its margins.
+        rounds = [f"{RESOLVED}_0"]
+        opened = [f"{OPEN}_1"]
+        steps = ((rounds[0], "exact"), (opened[0], "unmatched"))
+        for table, statement in steps:
+            sql = _render(eng, template, statement=statement, open="", resolved=[], **ctx)
+            work.create(table, sql, {}, f"cap/generalized {statement}")
+        aliases = [k.alias for k in keys]
+        for d in range(1, len(keys) + 1):
+            open_table = opened[-1]
+            left = eng.query(
+                f"SELECT count(*) AS n FROM {ident(open_table)}", {}, "cap/generalized open count"
             )
-            eng.create_table(opened[-1], sql, {}, "cap/generalized remaining")
-    sql = _render(eng, template, statement="score", open="", resolved=rounds, **ctx)
-    row = _one_row(eng.query(sql, {}, "cap/generalized score"))
-    for table in [*opened, *rounds, CODED]:
-        eng.drop_table(table)
+            if left.column("n")[0].as_py() == 0:
+                break
+            subsets = [list(s) for s in itertools.combinations(aliases, len(keys) - d)]
+            rounds.append(f"{RESOLVED}_{d}")
+            sql = _render(
+                eng,
+                template,
+                statement="round",
+                subsets=subsets,
+                open=open_table,
+                resolved=rounds,
+                **ctx,
+            )
+            work.create(rounds[-1], sql, {}, f"cap/generalized round {d}")
+            if d < len(keys):
+                opened.append(f"{OPEN}_{d + 1}")
+                sql = _render(
+                    eng, template, statement="remaining", open=open_table, resolved=rounds, **ctx
+                )
+                work.create(opened[-1], sql, {}, "cap/generalized remaining")
+        sql = _render(eng, template, statement="score", open="", resolved=rounds, **ctx)
+        row = _one_row(eng.query(sql, {}, "cap/generalized score"))
     return row
 
 
