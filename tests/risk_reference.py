@@ -4,7 +4,7 @@ Pure Python, stdlib only, written from the definitions and from reading sdcMicro
 read, not copied): ``R/freqCalc.r``, ``R/indivRisk.R``, ``R/measure_risk.R``,
 ``src/Measure_Risk.h``, ``src/Measure_Threshold.h``, ``src/Framework.h`` (line numbers below are
 those of the 5.8.0 files). Verified against sdcMicro's own outputs (``tests/data/sdcmicro``, cases
-fc01-fc11, mr01-mr10, ld01-ld06) by ``tests/test_risk_reference.py``.
+fc01-fc11, mr01-mr10, ld01-ld06) by ``tests/risk/test_risk_reference.py``.
 
 Input conventions: a record's key is a tuple of values (ints, floats or strings; ``None`` = NA).
 Only equality of values matters (sdcMicro works on factor codes). Every output is per record, in

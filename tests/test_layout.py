@@ -337,3 +337,36 @@ def test_exports_share_one_home() -> None:
             assert not others, (name, others)
         if name.startswith("discosql.risk"):
             assert not {t for t in imported if t.startswith("discosql.measure")}, name
+
+
+def _test_module_imports(source: str) -> list[str]:
+    """The test modules (test_*) a module's source imports, relative or absolute."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom):
+            parts = (node.module or "").split(".")
+            names = [a.name for a in node.names]
+            if any(p.startswith("test_") for p in parts) or any(
+                n.startswith("test_") for n in names
+            ):
+                found.append(f"from {'.' * node.level}{node.module or ''} import {names}")
+        elif isinstance(node, ast.Import):
+            found += [
+                a.name for a in node.names if any(p.startswith("test_") for p in a.name.split("."))
+            ]
+    return found
+
+
+def test_no_test_module_imports_another() -> None:
+    """What tests share lives in tests/helpers/ (or the references beside it), never in a test
+    module: 0 imports of one test module by another."""
+    tests = PACKAGE.parent / "tests"
+    wrong = {
+        str(p.relative_to(tests)): found
+        for p in sorted(tests.rglob("*.py"))
+        if (found := _test_module_imports(p.read_text()))
+    }
+    assert not wrong, wrong
+    assert _test_module_imports("from ..risk.test_risk import _close") != []
+    assert _test_module_imports("from .test_cap import SMOKER_O") != []
+    assert _test_module_imports("from .helpers.compare import close") == []

@@ -6,7 +6,7 @@ of targets go into one table with a target id (``tid``): stage 040 is one statem
 target's own stage 040 query, with its own exclusion options, stacked by
 ``stages/040_stacked_targets``), and stage 045, the measures and the checks run once for the
 batch, grouped by ``tid`` first (``macros/cells`` ``by``). Each result table is then split by
-``tid``; the numbers are those of one target at a time (tests/test_coded_plan.py).
+``tid``; the numbers are those of one target at a time (tests/measure/test_coded_plan.py).
 
 How many targets a batch holds is decided from the data: the records read per target
 (original + syntheses) times the batch's targets stays within the engine's

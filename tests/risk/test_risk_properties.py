@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 import discosql as ds
 
-from .helpers.compare import close_or_missing
-from .risk_reference import ldiversity_reference, risk_reference
+from ..helpers.compare import close_or_missing
+from ..risk_reference import ldiversity_reference, risk_reference
 
 NAMES = ["k\u00e9y", 'q"uote', "select", "a b"]
 VALUES = st.one_of(st.none(), st.sampled_from(["x", "y", "\u00fc", "'; drop table t;--", "NA"]))

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from . import oracle
-from .helpers.compare import close
-from .helpers.oracle import CALLS, replay
+from .. import oracle
+from ..helpers.compare import close
+from ..helpers.oracle import CALLS, replay
 
 # Cases whose synthpop output depends on a synthpop bug: the intended behaviour is asserted, and
 # this maps such a case to the control case whose expected values are that intended behaviour.

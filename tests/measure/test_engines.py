@@ -19,9 +19,9 @@ import pytest
 import discosql as ds
 from discosql.core.results import RESULT_TABLES
 
-from . import engine_data, oracle
-from .helpers.engines import Loaded, on_engines
-from .helpers.oracle import CALLS, call_kwargs, replay
+from .. import engine_data, oracle
+from ..helpers.engines import Loaded, on_engines
+from ..helpers.oracle import CALLS, call_kwargs, replay
 
 TABLES = (*(t.name for t in RESULT_TABLES), "measures")
 

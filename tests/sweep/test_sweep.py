@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 import discosql as ds
 from discosql.sweep.key_sweep import MEASURES, key_sweep
 
-from . import engine_data, oracle
-from .helpers.data import changed, scenarios, sd2011_pair, to_arrow
-from .helpers.shell import duckdb_cli, run_datafusion, run_shell
-from .helpers.sql import assert_portable
+from .. import engine_data, oracle
+from ..helpers.data import changed, scenarios, sd2011_pair, to_arrow
+from ..helpers.shell import duckdb_cli, run_datafusion, run_shell
+from ..helpers.sql import assert_portable
 
 KEYS = ["sex", "age", "region", "placesize"]
 USE_KEYS_NA = [True, True, False, True]

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import discosql as ds
 
-from . import engine_data, oracle
+from .. import engine_data, oracle
 
 SDC = oracle.ORACLE / "sdc"
 CASES = {c["case_id"]: c for c in json.loads((SDC / "cases.json").read_text())["cases"]}

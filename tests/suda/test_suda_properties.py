@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 import discosql as ds
 
-from .helpers.compare import close_or_missing
-from .suda_reference import suda_reference
+from ..helpers.compare import close_or_missing
+from ..suda_reference import suda_reference
 
 NAMES = ["k\u00e9y", 'q"uote', "select", "a b", "k5", "k-6", "k7"]
 TEXT = st.one_of(st.none(), st.sampled_from(["x", "y", "\u00fc", "'; drop table t;--", "NA"]))

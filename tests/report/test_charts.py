@@ -17,9 +17,9 @@ import pytest
 from discosql.report import charts
 from discosql.report.charts import nice_max, summary_chart, sweep_chart, ticks
 
-from .helpers.charts import KEYS, TARGETS, summary_rows, sweep_data
+from ..helpers.charts import KEYS, TARGETS, summary_rows, sweep_data
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NS = "{http://www.w3.org/2000/svg}"
 HOSTILE = "<script>alert(\"x\")</script> & 'q' ünï €"
 

@@ -26,7 +26,7 @@ from discosql.core.inputs import register_inputs
 from discosql.core.plan import plan
 from discosql.core.results import RESULT_TABLES, DisclosureResult
 
-from . import oracle, plans
+from .. import oracle, plans
 
 TABLES = tuple(t.name for t in RESULT_TABLES)
 
@@ -261,7 +261,7 @@ def test_large_q_words_exact_on_sqlite(tmp_path: Any) -> None:
     them)."""
     import random
 
-    from .engine_data import write_sqlite
+    from ..engine_data import write_sqlite
 
     rng = random.Random(7)
     n = 1500

@@ -16,9 +16,9 @@ import discosql as ds
 from discosql.cli.demo import demo_paths
 from discosql.core.results import RESULT_TABLES
 
-from . import oracle
-from .helpers.compare import close
-from .helpers.oracle import replay
+from .. import oracle
+from ..helpers.compare import close
+from ..helpers.oracle import replay
 
 KEYS = ["sex", "age", "region", "placesize"]
 MULTI_CASES = [c for c in oracle.cases()["cases"] if c["function"] == "multi.disclosure"]

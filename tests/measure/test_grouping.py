@@ -9,8 +9,8 @@ import pytest
 
 from discosql.core import grouping as grp
 
-from . import oracle
-from .helpers.oracle import replay
+from .. import oracle
+from ..helpers.oracle import replay
 
 
 def test_r_probs_are_multiples_of_one_over_n() -> None:

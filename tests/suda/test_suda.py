@@ -21,9 +21,9 @@ import pytest
 
 import discosql as ds
 
-from .helpers.compare import close
-from .helpers.oracle import SDCMICRO, SUDA_CASES, load, number, read_csv
-from .suda_reference import suda_reference
+from ..helpers.compare import close
+from ..helpers.oracle import SDCMICRO, SUDA_CASES, load, number, read_csv
+from ..suda_reference import suda_reference
 
 KW = {"dis_fraction": "DisFraction", "original_scores": "original_scores"}
 

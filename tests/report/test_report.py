@@ -446,7 +446,7 @@ def test_chromium_loads_prints_and_screenshots(
     assert len(reader.pages) >= len(SECTIONS) + 1  # the title page and contents
 
 
-ADULT = Path(__file__).parent / "data" / "adult"  # tests/data/adult/README.md
+ADULT = Path(__file__).parents[1] / "data" / "adult"  # tests/data/adult/README.md
 
 
 # Raised from 20 and 12 (issue 36): every per-target table now prints (a closed <details>
@@ -598,7 +598,7 @@ def test_the_saved_script_runs_from_its_own_folder(
     absolute path and says so, and gives the report's tables run from another folder."""
     import shutil
 
-    from .helpers.shell import run_shell
+    from ..helpers.shell import run_shell
 
     data, out = tmp_path / "data", tmp_path / "out"
     data.mkdir()

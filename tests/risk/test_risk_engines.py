@@ -16,10 +16,10 @@ import pytest
 import discosql as ds
 from discosql.engines.duckdb import file_reader
 
-from . import engine_data
-from .helpers.engines import Loaded, on_engines
+from .. import engine_data
+from ..helpers.engines import Loaded, on_engines
 
-DATA = Path(__file__).parent / "data" / "sdcmicro" / "data"
+DATA = Path(__file__).parents[1] / "data" / "sdcmicro" / "data"
 KEYS = ["urbrur", "roof", "walls", "water", "electcon", "relat", "sex"]
 RISK: dict[str, Any] = {
     "weight": "sampling_weight",

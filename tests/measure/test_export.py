@@ -21,15 +21,15 @@ import sqlglot
 import discosql as ds
 from discosql.core.results import RESULT_TABLES as REGISTERED
 
-from . import engine_data
-from .helpers.compare import assert_value
-from .helpers.oracle import CALLS, call_kwargs, replay
-from .helpers.shell import run_datafusion, run_shell
-from .helpers.sql import assert_portable, strip_strings
+from .. import engine_data
+from ..helpers.compare import assert_value
+from ..helpers.oracle import CALLS, call_kwargs, replay
+from ..helpers.shell import run_datafusion, run_shell
+from ..helpers.sql import assert_portable, strip_strings
 
 RESULT_TABLES = tuple(t.name for t in REGISTERED)  # in the order a script prints them
-GOLDEN = Path(__file__).parent / "golden"
-SNAPSHOTS = Path(__file__).parent / "snapshots"
+GOLDEN = Path(__file__).parents[1] / "golden"
+SNAPSHOTS = Path(__file__).parents[1] / "snapshots"
 SHELL_CASES = [
     "sd_depress_default",  # m = 5
     "sd_depress_m1_dataframe",  # m = 1

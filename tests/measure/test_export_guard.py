@@ -20,10 +20,10 @@ import sqlglot
 import discosql as ds
 from discosql.core.results import RESULT_TABLES
 
-from . import engine_data
-from .helpers.compare import assert_value
-from .helpers.data import changed, sd2011_pair
-from .helpers.shell import duckdb_cli, run_datafusion
+from .. import engine_data
+from ..helpers.compare import assert_value
+from ..helpers.data import changed, sd2011_pair
+from ..helpers.shell import duckdb_cli, run_datafusion
 
 KEYS = ["sex", "age", "region", "placesize"]
 NAMES = ("orig", "syn")

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from .risk_reference import (
+from ..risk_reference import (
     _global_threshold,
     _recursive,
     freq_reference,
@@ -24,7 +24,7 @@ from .risk_reference import (
     risk_reference,
 )
 
-SDC = Path(__file__).parent / "data" / "sdcmicro"
+SDC = Path(__file__).parents[1] / "data" / "sdcmicro"
 TOL = 1e-9
 
 

@@ -16,7 +16,7 @@ import pytest
 import discosql as ds
 from discosql.protect.sdc import sdc
 
-from . import oracle
+from .. import oracle
 
 SDC = oracle.ORACLE / "sdc"
 ALL = json.loads((SDC / "cases.json").read_text())
@@ -179,7 +179,7 @@ def _duckdb_result() -> tuple[Any, ...]:
 
 
 def test_sdc_on_sqlite(tmp_path: Any) -> None:
-    from . import engine_data
+    from .. import engine_data
 
     db = engine_data.write_sqlite(tmp_path / "sdc.db", engine_data.oracle_tables())
     names = {n: n for n in ("sd2011", "syn_1", "syn_2")}
@@ -187,7 +187,7 @@ def test_sdc_on_sqlite(tmp_path: Any) -> None:
 
 
 def test_sdc_on_postgres(pg_dsn: str) -> None:
-    from . import engine_data
+    from .. import engine_data
 
     engine_data.load_postgres(pg_dsn, engine_data.oracle_tables())
     names = {n: n for n in ("sd2011", "syn_1", "syn_2")}
@@ -195,7 +195,7 @@ def test_sdc_on_postgres(pg_dsn: str) -> None:
 
 
 def test_sdc_on_spark(spark: Any, tmp_path: Any) -> None:
-    from . import engine_data
+    from .. import engine_data
 
     paths = engine_data.write_parquet(tmp_path, engine_data.oracle_tables())
     assert _engine_result(ds.spark(spark), paths) == _duckdb_result()
@@ -483,7 +483,7 @@ def test_sdc_writes_postgres_tables(pg_dsn: str) -> None:
     asked."""
     import psycopg
 
-    from . import engine_data
+    from .. import engine_data
 
     engine_data.load_postgres(pg_dsn, engine_data.oracle_tables())
     with psycopg.connect(pg_dsn, autocommit=True) as con:
@@ -509,7 +509,7 @@ def test_sdc_writes_postgres_tables(pg_dsn: str) -> None:
 
 
 def test_sdc_writes_spark_tables(spark: Any, tmp_path: Any) -> None:
-    from . import engine_data
+    from .. import engine_data
 
     paths = engine_data.write_parquet(tmp_path, engine_data.oracle_tables())
     spark.sql("DROP TABLE IF EXISTS sdc_out_1").collect()

@@ -20,10 +20,10 @@ import pytest
 
 import discosql as ds
 
-from . import engine_data
-from .helpers.oracle import load
-from .helpers.shell import duckdb_cli
-from .helpers.sql import assert_portable
+from .. import engine_data
+from ..helpers.oracle import load
+from ..helpers.shell import duckdb_cli
+from ..helpers.sql import assert_portable
 
 KEYS = ["urbrur", "roof", "walls", "water", "sex"]
 WEIGHT = "sampling_weight"

@@ -14,8 +14,8 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from .helpers.data import scenarios, to_arrow
-from .reference import MEASURES, REASONS, TABLES, label, reference_disclosure
+from ..helpers.data import scenarios, to_arrow
+from ..reference import MEASURES, REASONS, TABLES, label, reference_disclosure
 
 NAN = math.nan
 

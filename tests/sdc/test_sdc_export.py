@@ -19,10 +19,10 @@ import pytest
 
 import discosql as ds
 
-from . import engine_data
-from .helpers.data import changed, sd2011_pair
-from .helpers.shell import duckdb_cli, run_datafusion
-from .helpers.sql import assert_portable, strip_strings
+from .. import engine_data
+from ..helpers.data import changed, sd2011_pair
+from ..helpers.shell import duckdb_cli, run_datafusion
+from ..helpers.sql import assert_portable, strip_strings
 
 KW: dict[str, Any] = {
     "keys": ["sex", "age", "region", "placesize"],

@@ -14,7 +14,7 @@ import pytest
 
 import discosql as ds
 
-from .helpers.oracle import SDCMICRO, load
+from ..helpers.oracle import SDCMICRO, load
 
 CASES = json.loads((SDCMICRO / "cases.json").read_text())
 # sdcMicro's multi-attribute l-diversity is always 0 (its C++ reads the wrong slots; README,

@@ -19,9 +19,9 @@ from functools import cache
 
 import pytest
 
-from .helpers.compare import close
-from .helpers.oracle import SDCMICRO, SUDA_CASES, number, read_csv
-from .suda_reference import suda_reference
+from ..helpers.compare import close
+from ..helpers.oracle import SDCMICRO, SUDA_CASES, number, read_csv
+from ..suda_reference import suda_reference
 
 
 def parse(text: str) -> int | str | None:

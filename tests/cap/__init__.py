@@ -1,0 +1,1 @@
+"""The tests of the cap family (see docs/testing.md)."""

@@ -1,0 +1,1 @@
+"""The tests of the measure family (see docs/testing.md)."""

@@ -1,0 +1,1 @@
+"""The tests of the report family (see docs/testing.md)."""

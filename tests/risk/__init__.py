@@ -1,0 +1,1 @@
+"""The tests of the risk family (see docs/testing.md)."""

@@ -1,0 +1,1 @@
+"""The tests of the sdc family (see docs/testing.md)."""

@@ -1,0 +1,1 @@
+"""The tests of the suda family (see docs/testing.md)."""

@@ -1,0 +1,1 @@
+"""The tests of the sweep family (see docs/testing.md)."""
