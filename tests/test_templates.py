@@ -14,7 +14,7 @@ import discosql as ds
 from discosql.core import assumptions, dictionaries, plan, stacked, stages
 from discosql.protect import recoding, removal, uniques
 from discosql.protect import sdc as protect
-from discosql.report import sections as report_sections
+from discosql.report.sections import structure as report_sections
 from discosql.risk import frequencies as risk_frequencies
 from discosql.sql import templates
 from discosql.sql.dialects import parsed_placeholders, placeholders

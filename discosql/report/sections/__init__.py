@@ -1,0 +1,42 @@
+"""The sections of the release report (:func:`discosql.report`) as plain data, one module per
+section (numbered and listed in ``report/build.py::SECTIONS``), each rendered by its template
+in ``report/html/sections/``; ``definitions`` holds the measures' definitions and what a
+threshold may name, ``common`` how a measure is shown."""
+
+from __future__ import annotations
+
+from .cap import CAP_RISKS, cap_section
+from .definitions import DEFINITIONS, DIRECTIONS, ORIGINAL_SIDE, RISK_THRESHOLDS
+from .provenance import provenance_section
+from .risk import risk_section
+from .sdc import SWISS_CHEESE, sdc_section
+from .sql import SCRIPT_HEADER, script_section
+from .structure import LEVELS_SHOWN, structure_section
+from .summary import HEADLINE, summary_section
+from .sweep import sweep_section
+from .targets import CHECK_1WAY, CHECK_2WAY, target_section
+from .withheld import withheld_section
+
+__all__ = [
+    "CAP_RISKS",
+    "CHECK_1WAY",
+    "CHECK_2WAY",
+    "DEFINITIONS",
+    "DIRECTIONS",
+    "HEADLINE",
+    "LEVELS_SHOWN",
+    "ORIGINAL_SIDE",
+    "RISK_THRESHOLDS",
+    "SCRIPT_HEADER",
+    "SWISS_CHEESE",
+    "cap_section",
+    "provenance_section",
+    "risk_section",
+    "script_section",
+    "sdc_section",
+    "structure_section",
+    "summary_section",
+    "sweep_section",
+    "target_section",
+    "withheld_section",
+]
