@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -308,3 +309,38 @@ def test_comma_joined_keys_get_a_hint() -> None:
     t = _t(age=["x", "y"], sex=["m", "f"], t=["p", "q"])
     with pytest.raises(ds.SchemaError, match=re.escape("give a list: ['age', 'sex']")):
         ds.disclosure(t, t, keys="age,sex", target="t")
+
+
+SD = Path(__file__).resolve().parents[1] / "discosql" / "data"
+MISSPELLED = [
+    ("disclosure", lambda o, s: ds.disclosure(o, s, keys=["sex", "agee"], target="depress")),
+    ("summary", lambda o, s: ds.disclosure_summary(o, s, keys=["sex"], targets=["depres"])),
+    ("sweep", lambda o, s: ds.key_sweep(o, s, keys=["sex", "agee"], targets=["depress"])),
+    ("uniques", lambda o, s: ds.replicated_uniques(o, s, keys=["sex", "agee"])),
+    ("sdc", lambda o, s: ds.sdc(o, s, keys=["sex", "agee"], rm_replicated_uniques=True)),
+    ("risk", lambda o, s: ds.risk(o, ["sex", "agee"])),
+    ("risk weight", lambda o, s: ds.risk(o, ["sex"], weight="marital")),
+    ("ldiversity", lambda o, s: ds.ldiversity(o, ["sex"], ["depres"])),
+    ("suda", lambda o, s: ds.suda(o, ["sex", "agee"])),
+]
+
+
+@pytest.mark.parametrize("call", [c for _, c in MISSPELLED], ids=[n for n, _ in MISSPELLED])
+def test_a_misspelled_column_fails_before_any_row_is_counted(
+    call: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every capability checks the columns its arguments name on the schemas alone: no
+    statement runs on the data (the row counts of registration are the first)."""
+    from discosql.engines.base import Engine
+
+    stages: list[str] = []
+    query = Engine.query
+
+    def spy(self: Engine, sql: str, params: dict[str, Any], stage: str, **kw: Any) -> Any:
+        stages.append(stage)
+        return query(self, sql, params, stage, **kw)
+
+    monkeypatch.setattr(Engine, "query", spy)
+    with pytest.raises(ds.InputError, match=r"not a column|must be numeric"):
+        call(str(SD / "sd2011.parquet"), str(SD / "syn_1.parquet"))
+    assert "register" not in stages, stages

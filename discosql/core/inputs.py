@@ -89,6 +89,30 @@ def opened(
             yield register_inputs(eng, original, synthetic, check)
 
 
+def named_columns(
+    roles: dict[str, str], numeric: Sequence[str] = ()
+) -> Callable[[list[Registered]], None]:
+    """A ``check`` for :func:`opened`: every column the arguments name (``roles``: column ->
+    its role, "key", "target", ...) is in every data set with a usable type, and the
+    ``numeric`` ones are numbers, from the schemas alone: a misspelled column fails before
+    any row is counted. (Kinds that clash between data sets are checked once the rows are
+    counted: an empty data set's types may be unusable.)"""
+
+    def check(regs: list[Registered]) -> None:
+        _, problems = column_kinds(regs, roles)
+        for col in numeric:
+            for reg in regs:
+                if col in reg.kinds and reg.kinds[col] not in ("integer", "float", "null"):
+                    problems.append(
+                        f"{roles[col]} {col!r} in the {reg.source.label} data has type "
+                        f"{reg.columns[col]}; it must be numeric"
+                    )
+        if problems:
+            raise InputError(problems)
+
+    return check
+
+
 def register_inputs(
     engine: Engine,
     original: Any,

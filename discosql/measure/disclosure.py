@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.inputs import opened
+from ..core.inputs import named_columns, opened
 from ..core.results import DisclosureResult
 from ..core.spec import build_spec
 from ..core.stages import run
@@ -98,5 +98,6 @@ def disclosure(
         thresh_1way=thresh_1way,
         thresh_2way=thresh_2way,
     )
-    with opened(engine, threads, original, synthetic) as inputs:
+    named = named_columns(dict.fromkeys(spec.keys, "key") | {spec.target: "target"})
+    with opened(engine, threads, original, synthetic, check=named) as inputs:
         return run(inputs, spec)

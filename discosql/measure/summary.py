@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, opened
+from ..core.inputs import Inputs, named_columns, opened
 from ..core.plan import plan
 from ..core.results import ATTRIB_MEASURES, IDENT_MEASURES, AsData, DisclosureResult, json_rows
 from ..core.spec import DisclosureSpec, build_spec
@@ -262,8 +262,9 @@ def disclosure_summary(
         progress: called as ``progress(i, n, target)`` before each target.
         Other arguments: as :func:`discosql.disclosure`, the same for every target.
     """
-    check_arguments(keys, targets, ident_meas, attrib_meas)  # before any data is read
-    with opened(engine, threads, original, synthetic) as inputs:
+    key_list, target_list = check_arguments(keys, targets, ident_meas, attrib_meas)
+    roles = _names(key_list, "key") | _names(target_list, "target")
+    with opened(engine, threads, original, synthetic, check=named_columns(roles)) as inputs:
         return summary_on(
             inputs,
             keys,
@@ -332,6 +333,13 @@ def check_arguments(
     if problems:
         raise InputError(problems)
     return keys, targets
+
+
+def _names(given: Any, role: str) -> dict[str, str]:
+    """The column names among ``given`` (a list, checked in full once the data are read)."""
+    if not isinstance(given, Sequence) or isinstance(given, str):
+        return {}
+    return {name: role for name in given if isinstance(name, str)}
 
 
 def mean(values: Sequence[float]) -> float:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, column_kinds, opened, with_syntheses
+from ..core.inputs import Inputs, column_kinds, named_columns, opened, with_syntheses
 from ..core.output import Destination, destination
 from ..core.results import AsData, json_rows
 from ..core.spec import DisclosureSpec, column_names
@@ -222,7 +222,9 @@ def sdc(
     )
     prot.warn()
     check = partial(dest.check_tables, overwrite=overwrite)
-    with opened(engine, threads, original, synthetic, prepare=check) as inputs:
+    roles = dict.fromkeys(prot.keys or [], "key") | {r.name: "recode_vars" for r in prot.recodes}
+    named = named_columns(roles)
+    with opened(engine, threads, original, synthetic, prepare=check, check=named) as inputs:
         return _run(inputs, prot, dest, measure)
 
 

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from ..core.assumptions import GUARD, create_guard
 from ..core.dictionaries import build_dictionary, key_fits, key_radices, pack_keys
-from ..core.inputs import DataSet, Inputs, column_kinds, opened
+from ..core.inputs import DataSet, Inputs, column_kinds, named_columns, opened
 from ..core.plan import Coding, Column, as_text
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
@@ -93,7 +93,8 @@ def replicated_uniques(
     names = None if keys is None else column_names("keys", keys, problems)
     if problems:
         raise InputError(problems)
-    with opened(engine, threads, original, synthetic) as inputs:
+    named = named_columns(dict.fromkeys(names or [], "key"))
+    with opened(engine, threads, original, synthetic, check=named) as inputs:
         if names is None:
             names = list(inputs.sources[0].columns)
         _, problems = column_kinds(inputs.sources, dict.fromkeys(names, "key"))

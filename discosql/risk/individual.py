@@ -12,7 +12,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, opened
+from ..core.inputs import Inputs, named_columns, opened
 from ..core.output import Destination
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
 from ..core.results import AsData, json_rows
@@ -219,7 +219,10 @@ def risk(
     names, w, h, a, m = check_arguments(keys, weight, household, alpha, max_global_risk)
     dest = fq.records_destination(out, out_table, overwrite, "risk_records")
     check = partial(dest.check_tables, overwrite=overwrite)
-    with opened(engine, threads, data, prepare=check) as inputs:
+    roles = dict.fromkeys(names, "key") | ({w: "weight"} if w else {})
+    roles |= {h: "household"} if h else {}
+    named = named_columns(roles, [w] if w else [])
+    with opened(engine, threads, data, prepare=check, check=named) as inputs:
         return risk_on(inputs, names, w, h, a, m, dest)
 
 

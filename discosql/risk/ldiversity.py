@@ -11,7 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, opened
+from ..core.inputs import Inputs, named_columns, opened
 from ..core.output import Destination
 from ..core.outputcheck import OutputCheck
 from ..core.results import AsData, json_rows
@@ -128,7 +128,8 @@ def ldiversity(
     names, sens, c = check_arguments(keys, sensitive, l_recurs_c)
     dest = fq.records_destination(out, out_table, overwrite, "ldiversity_records")
     check = partial(dest.check_tables, overwrite=overwrite)
-    with opened(engine, threads, data, prepare=check) as inputs:
+    named = named_columns(dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive"))
+    with opened(engine, threads, data, prepare=check, check=named) as inputs:
         return ldiversity_on(inputs, names, sens, c, dest)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, opened, source_ctx
+from ..core.inputs import Inputs, named_columns, opened, source_ctx
 from ..core.output import Destination
 from ..core.results import AsData, json_rows
 from ..engines.base import Engine, Registered
@@ -158,7 +158,8 @@ def suda(
     names, f, original, largest = check_arguments(keys, dis_fraction, original_scores, max_size)
     dest = fq.records_destination(out, out_table, overwrite, "suda_records")
     check = partial(dest.check_tables, overwrite=overwrite)
-    with opened(engine, threads, data, prepare=check) as inputs:
+    named = named_columns(dict.fromkeys(names, "key"))
+    with opened(engine, threads, data, prepare=check, check=named) as inputs:
         return suda_on(inputs, names, f, original, largest, dest)
 
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, opened
+from ..core.inputs import Inputs, named_columns, opened
 from ..core.plan import Column, Plan, plan
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
@@ -235,8 +235,9 @@ def key_sweep(
         A :class:`KeySweep`. Each row equals ``disclosure(original, synthetic, keys=subset,
         target=t, ...)`` with the options restricted to the subset.
     """
-    check_arguments(keys, targets, sizes, fixed_keys, options)  # before any data is read
-    with opened(engine, threads, original, synthetic) as inputs:
+    key_list, _, _, target_list = check_arguments(keys, targets, sizes, fixed_keys, options)
+    roles = dict.fromkeys(key_list, "key") | dict.fromkeys(target_list or [], "target")
+    with opened(engine, threads, original, synthetic, check=named_columns(roles)) as inputs:
         return sweep_on(
             inputs, keys, targets, sizes=sizes, fixed_keys=fixed_keys, progress=progress, **options
         )
