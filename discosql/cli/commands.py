@@ -366,7 +366,7 @@ def _live_records(args: argparse.Namespace) -> tuple[bool, str | None]:
     return per_record, str(args.out) if wanted and args.out is not None else None
 
 
-def suda_command(args: argparse.Namespace) -> None:
+def suda_command(args: argparse.Namespace, progress: Progress) -> None:
     """The DIS-SUDA table, MSU sizes and contributions (table, json), or the per-record table
     (csv, parquet: with --out streamed to FILE; --out-table: a table, the summary printed)."""
     from ..risk.suda import check_arguments, suda
@@ -388,6 +388,7 @@ def suda_command(args: argparse.Namespace) -> None:
         out=out,
         out_table=args.out_table,
         overwrite=args.overwrite,
+        progress=progress.stage,
     )
     if streamed:
         return

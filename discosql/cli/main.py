@@ -211,13 +211,14 @@ def _run(args: argparse.Namespace, progress: Progress) -> None:
         commands.sweep_command(args, progress)
     elif args.command == "report":
         commands.report_command(args, progress)
+    elif args.command == "suda":
+        commands.suda_command(args, progress)
     else:
         runs = {
             "sql": commands.sql_command,
             "uniques": commands.uniques_command,
             "sdc": commands.sdc_command,
             "risk": commands.risk_command,
-            "suda": commands.suda_command,
         }
         runs[args.command](args)
 

@@ -34,7 +34,11 @@ class Progress:
         print(f"discosql: working ({self.current or 'reading the data'}) ...", file=sys.stderr)
 
     def step(self, i: int, n: int, target: str) -> None:
-        self.current = f"target {i + 1}/{n}: {target}"
+        self.stage(i, n, target, "target")
+
+    def stage(self, i: int, n: int, what: str, kind: str = "step") -> None:
+        """Step ``i`` of ``n`` starts (said once the run has taken a couple of seconds)."""
+        self.current = f"{kind} {i + 1}/{n}: {what}"
         if time.monotonic() - self.start > self.delay:
             print(f"discosql: {self.current}", file=sys.stderr)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ..core.results import ATTRIB_MEASURES, IDENT_MEASURES, TABLE_NAMES
 from ..sql.dialects import DEFAULT, DIALECTS, ORDERED_DIALECTS
@@ -277,8 +277,16 @@ def _add_target_options(d: argparse.ArgumentParser) -> None:
     )
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors are one line that says where the help is (the
+    whole usage of a subcommand is 10 to 15 lines before the one that matters)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (usage: {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="discosql",
         description="Disclosure risk of synthetic data (synthpop's measures), computed in SQL.",
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -38,6 +39,8 @@ RESULT_SCHEMAS = {
     "msu_counts": pa.schema([("size", pa.int64()), ("records", pa.int64())]),
     "dis_table": pa.schema([("interval", pa.string()), ("records", pa.int64())]),
 }
+# called as progress(i, n, what) before each step of a long run
+Progress = Callable[[int, int, str], None]
 MAX_SUBSETS = 4095  # 12 keys; more need max_size (docs/suda.md: the cost per subset)
 
 
@@ -143,6 +146,7 @@ def suda(
     out: Any = None,
     out_table: str | None = None,
     overwrite: bool = False,
+    progress: Progress | None = None,
 ) -> SudaResult:
     """SUDA2 special uniques: each record's minimal sample uniques (MSUs) on ``keys``, scored.
 
@@ -153,14 +157,15 @@ def suda(
     for s_r > 0, with f = ``dis_fraction`` (0: 0.5), P the records in pairs identical on all
     keys, Q = 1 + (8 - M) / 20, A = sum of s^-Q over the records with a score. ``max_size``:
     MSUs up to that many keys (default: all). ``out``, ``out_table``, ``overwrite``: as
-    :func:`discosql.risk` (the default table is suda_records).
+    :func:`discosql.risk` (the default table is suda_records). ``progress``: called as
+    ``progress(i, n, what)`` before the MSUs of each size are searched (the CLI prints it).
     """
     names, f, original, largest = check_arguments(keys, dis_fraction, original_scores, max_size)
     dest = fq.records_destination(out, out_table, overwrite, "suda_records")
     check = partial(dest.check_tables, overwrite=overwrite)
     named = named_columns(dict.fromkeys(names, "key"))
     with opened(engine, threads, data, prepare=check, check=named) as inputs:
-        return suda_on(inputs, names, f, original, largest, dest)
+        return suda_on(inputs, names, f, original, largest, dest, progress)
 
 
 def default_max_size(n_keys: int) -> int:
@@ -179,12 +184,13 @@ def suda_on(
     original: bool,
     largest: int,
     dest: Destination | None = None,
+    progress: Progress | None = None,
 ) -> SudaResult:
     """:func:`suda` on the first data set of the run's ``inputs`` (checked arguments; the
     report's original), the per-record table returned or written to ``dest``."""
     dest = dest or Destination()
     eng, reg = inputs.engine, inputs.sources[0]
-    tables, records = run_suda(eng, reg, names, f, original, largest, dest)
+    tables, records = run_suda(eng, reg, names, f, original, largest, dest, progress=progress)
     attributes, levels, msu_counts, dis_table = tables
     return SudaResult(
         records=records,
@@ -209,6 +215,7 @@ def run_suda(
     largest: int,
     dest: Destination,
     radices: list[int] | None = None,
+    progress: Progress | None = None,
 ) -> tuple[tuple[pa.Table, ...], pa.Table | None]:
     """The statements of :func:`suda` on ``eng``: (attributes, levels, msu_counts, dis_table)
     and the per-record table (None when written to ``dest``). ``radices``: the q packing
@@ -223,7 +230,7 @@ def run_suda(
         cells.params["dis_fraction"] = dis_fraction or 0.5
         cells.params["q"] = 1 + (8 - m) / 20
         cells.create(SUDA_CELLS, "suda/cells.sql.j2", records=fq.RECORDS)
-        msus = _search(cells, sizes)
+        msus = _search(cells, sizes, progress)
         cells.create(SCORES, "suda/scores.sql.j2", msus=msus, sizes=sizes)
         cells.create(DIS, "suda/dis.sql.j2", scores=SCORES, cells=SUDA_CELLS)
         kinds = source_ctx([reg])[0].kinds
@@ -250,12 +257,15 @@ def run_suda(
     return tables, records
 
 
-def _search(cells: fq.KeyCells, sizes: list[int]) -> list[str]:
+def _search(cells: fq.KeyCells, sizes: list[int], progress: Progress | None) -> list[str]:
     """The MSUs of each size, level by level (suda/uniques inside suda/msus): the names of
     their tables, one per size."""
     positions = [k.pos for k in cells.keys]
     tables: list[str] = []
-    for size in sizes:
+    for i, size in enumerate(sizes):
+        if progress is not None:
+            n = math.comb(len(positions), size)
+            progress(i, len(sizes), f"MSUs of {size} key(s), {n} subset(s)")
         subsets = [
             {"mask": sum(2**i for i in s), "keys": list(s)}
             for s in itertools.combinations(positions, size)

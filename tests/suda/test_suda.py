@@ -196,3 +196,17 @@ def test_cli_suda(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         err = capsys.readouterr().err
         assert message in err
         assert "Traceback" not in err
+
+
+def test_suda_says_each_msu_size_it_searches() -> None:
+    """progress(i, n, what) before the MSUs of each size (the CLI prints it on a long run)."""
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[2] / "discosql" / "data" / "sd2011.parquet"
+    calls: list[tuple[int, int, str]] = []
+    ds.suda(str(data), ["sex", "age", "region"], progress=lambda i, n, w: calls.append((i, n, w)))
+    assert calls == [
+        (0, 3, "MSUs of 1 key(s), 3 subset(s)"),
+        (1, 3, "MSUs of 2 key(s), 3 subset(s)"),
+        (2, 3, "MSUs of 3 key(s), 1 subset(s)"),
+    ]
