@@ -427,3 +427,39 @@ def test_column_kinds_from_each_engines_type_names(
     from discosql.sql.types import column_kind
 
     assert column_kind(native, dialect) == kind
+
+
+def test_a_users_duckdb_connection(tmp_path: Path) -> None:
+    """engine=<a DuckDB connection>: names are its tables (schema-qualified too), the numbers
+    are the embedded engine's, and the connection is left as it was: open, its settings and
+    its own temporary table kept, no discosql object in it."""
+    keys, targets = ["sex", "age", "region"], ["depress", "marital"]
+    bundled = Path(ds.__file__).parent / "data"
+    orig, syn = str(bundled / "sd2011.parquet"), str(bundled / "syn_1.parquet")
+    con = duckdb.connect(str(tmp_path / "survey.duckdb"))
+    con.execute("CREATE TABLE persons AS SELECT * FROM read_parquet($p)", {"p": orig})
+    con.execute("CREATE SCHEMA syn")
+    con.execute("CREATE TABLE syn.s1 AS SELECT * FROM read_parquet($p)", {"p": syn})
+    con.execute("CREATE TEMP TABLE mine AS SELECT 1 AS x")
+    threads = con.execute("SELECT current_setting('threads')").fetchone()
+    got = ds.disclosure_summary("persons", "syn.s1", keys, targets, engine=con)
+    ref = ds.disclosure_summary(orig, syn, keys, targets)
+    assert got.table.equals(ref.table)
+    risk, risk_ref = ds.risk("persons", keys, engine=con), ds.risk(orig, keys)
+    assert str(risk.summary.to_pylist()) == str(risk_ref.summary.to_pylist())  # NaN as text
+    assert risk.records is not None
+    assert risk.records.equals(risk_ref.records)  # in the table's own row order
+    suda = ds.suda("persons", keys, engine=con)
+    assert suda.dis_table.equals(ds.suda(orig, keys).dis_table)
+    with pytest.raises(ds.InputError, match="cannot read the data"):
+        ds.risk("nobody", keys, engine=con)
+    with pytest.raises(ds.InputError, match="does not reconfigure a DuckDB connection"):
+        ds.risk("persons", keys, engine=con, threads=2)
+    left = con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE table_name LIKE '%disco%' "
+        "UNION ALL SELECT view_name FROM duckdb_views() WHERE view_name LIKE '%disco%'"
+    ).fetchall()
+    assert left == []
+    assert con.execute("SELECT x FROM mine").fetchall() == [(1,)]
+    assert con.execute("SELECT current_setting('threads')").fetchone() == threads
+    con.close()

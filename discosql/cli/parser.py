@@ -658,7 +658,8 @@ def _add_report(sub: Any) -> None:
         "--threshold",
         action="append",
         metavar="MEASURE=PERCENT",
-        help="the board's own policy, e.g. repU=1 (repeatable)",
+        help="the board's own policy, e.g. repU=1 (repeatable; with --risk also "
+        "global_risk_pct=...)",
     )
     r.add_argument(
         "--mode",

@@ -78,12 +78,20 @@ class DuckDBEngine(Engine):
         threads: int | None = None,
         memory_limit: str | None = None,
         temp_directory: str | None = None,
+        connection: duckdb.DuckDBPyConnection | None = None,
     ) -> None:
         super().__init__()
         # a connection of its own (temporary tables and registered data are the connection's)
         # to an in-memory database shared by the calls with the same settings: opening and
-        # closing a database takes 20 ms, a tenth of a small disclosure()
-        self.con = _database(threads, memory_limit, temp_directory).cursor()
+        # closing a database takes 20 ms, a tenth of a small disclosure(). Given the user's
+        # connection: a cursor of it, a connection of discosql's own to the same database
+        # (its tables and attached catalogs), whose temporary tables and registrations go
+        # when it closes; the user's connection is never closed nor reconfigured.
+        self.given = connection is not None
+        database = connection if connection is not None else None
+        if database is None:
+            database = _database(threads, memory_limit, temp_directory)
+        self.con = database.cursor()
         self._tag = next(_TAGS)  # attached databases are the database's: named per engine
         self._attached: list[str] = []
 
@@ -95,6 +103,9 @@ class DuckDBEngine(Engine):
             self.con.close()
 
     def classify(self, obj: Any, label: str) -> Source:
+        if self.given and isinstance(obj, str) and _table_name(obj):
+            # in the user's database a name is its table or view ("db.schema.table")
+            return Source("db_table", obj, label, named_table=True)
         return classify(obj, label)
 
     def _is_engine_error(self, e: Exception) -> bool:
@@ -141,7 +152,10 @@ class DuckDBEngine(Engine):
 
     def output_table(self, name: str, database: str | None) -> str:
         """A table of the DuckDB database file ``database``, attached for writing (created if
-        missing): the engine's own database is in memory and ends with the call."""
+        missing): the engine's own database is in memory and ends with the call. Run in the
+        user's connection, a table of its database (``name`` may be "schema.table")."""
+        if database is None and self.given:
+            return ".".join(ident(p) for p in name.split("."))
         if database is None:
             raise InputError(NO_DATABASE)
         alias = f"__disco_out_{self._tag}"
@@ -156,6 +170,15 @@ class DuckDBEngine(Engine):
 
     def has_table(self, name: str, database: str | None) -> bool:
         """Read without attaching (which would create the file)."""
+        if database is None and self.given:  # a table or view of the user's database
+            *schema, table = name.split(".")
+            sql = (
+                "SELECT count(*) AS n FROM (SELECT schema_name, table_name AS t FROM "
+                "duckdb_tables() UNION ALL SELECT schema_name, view_name FROM duckdb_views()) "
+                "WHERE t = $t AND schema_name = coalesce($s, current_schema())"
+            )
+            found = self.query(sql, {"t": table, "s": schema[-1] if schema else None}, "out")
+            return bool(found.column(0)[0].as_py())
         if database is None:
             raise InputError(NO_DATABASE)
         if not Path(database).exists():
@@ -297,6 +320,8 @@ class DuckDBEngine(Engine):
                 self._attached.append(db)
             parts = [db] + ([obj.schema] if obj.schema else []) + [obj.table]
             return Registered(source, ".".join(ident(p) for p in parts))
+        if kind == "db_table":
+            return Registered(source, ".".join(ident(p) for p in obj.split(".")))
         if kind in ("arrow", "pandas"):
             self.con.register(name, obj)
             return Registered(source, ident(name))
@@ -374,6 +399,17 @@ def _check_unique_names(obj: Any, label: str) -> None:
             raise InputError(
                 f"{label}: columns {twice!r} appear more than once; column names must be unique"
             )
+
+
+def _table_name(text: str) -> bool:
+    """Whether ``text`` reads as a table name rather than a file: no path separator, no glob,
+    no file suffix, and no such file."""
+    lower = text.lower()
+    return not (
+        any(ch in text for ch in "/\\*?[")
+        or lower.endswith(PARQUET_SUFFIXES + CSV_SUFFIXES)
+        or Path(text).exists()
+    )
 
 
 def classify(obj: Any, label: str) -> Source:

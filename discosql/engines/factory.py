@@ -32,9 +32,12 @@ class DuckDBSpec(EngineSpec):
     threads: int | None = None
     memory_limit: str | None = None
     temp_directory: str | None = None
+    connection: Any = None  # the user's own DuckDB connection: run in its database
 
     def open(self) -> Engine:
-        return DuckDBEngine(self.threads, self.memory_limit, self.temp_directory)
+        return DuckDBEngine(
+            self.threads, self.memory_limit, self.temp_directory, connection=self.connection
+        )
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,11 @@ def open_engine(engine: Any = None, threads: Any = None) -> Engine:
                 f"threads: applies to the embedded DuckDB engine only, got threads={threads!r} "
                 f"with engine={engine!r}; set the threads of that engine itself"
             )
+        if spec.connection is not None:
+            raise InputError(
+                f"threads: discosql does not reconfigure a DuckDB connection it is given, got "
+                f"threads={threads!r}; run SET threads = {threads!r} on it yourself"
+            )
         if spec.threads is None:
             spec = DuckDBSpec(threads, spec.memory_limit, spec.temp_directory)
     return spec.open()
@@ -160,13 +168,16 @@ def engine_spec(engine: Any) -> EngineSpec:
         return sqlite(engine[len("sqlite:///") :])
     if type(engine).__name__ == "SparkSession":
         return spark(engine)
+    if type(engine).__name__ == "DuckDBPyConnection":
+        return DuckDBSpec(connection=engine)
     if isinstance(engine, Engine):
         raise InputError(
             "engine: give 'duckdb', a PostgreSQL DSN, ds.postgres(dsn), a SparkSession or "
             "ds.spark(session), not an engine object"
         )
     raise InputError(
-        f"engine: {engine!r} is not an engine; allowed: 'duckdb' (default), a PostgreSQL DSN "
+        f"engine: {engine!r} is not an engine; allowed: 'duckdb' (default), a DuckDB "
+        "connection (duckdb.connect(...)), a PostgreSQL DSN "
         "('postgresql://user@host:port/db'), ds.postgres(dsn), a SparkSession or "
         "ds.spark(session), 'sqlite:///file.db' or ds.sqlite(file)"
     )
