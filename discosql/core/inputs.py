@@ -102,13 +102,13 @@ def named_columns(
         _, problems = column_kinds(regs, roles)
         for col in numeric:
             for reg in regs:
-                if col in reg.kinds and reg.kinds[col] not in ("integer", "float", "null"):
+                if col in reg.kinds and reg.kinds[col] not in ("integer", "float"):
                     problems.append(
                         f"{roles[col]} {col!r} in the {reg.source.label} data has type "
-                        f"{reg.columns[col]}; it must be numeric"
+                        f"{reg.columns[col]}; a {roles[col]} must be numeric"
                     )
         if problems:
-            raise InputError(problems)
+            raise SchemaError(problems)
 
     return check
 
