@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -174,3 +175,32 @@ def test_atomic_paths_are_all_or_nothing(tmp_path: Path) -> None:
     write_text(tmp_path / "c.txt", "ünïcode")
     assert (tmp_path / "c.txt").read_text(encoding="utf-8") == "ünïcode"
     assert sorted(os.listdir(tmp_path)) == ["a.csv", "b.parquet", "c.txt"]
+
+
+def test_each_run_stages_its_output_under_a_name_of_its_own(tmp_path: Path) -> None:
+    """Two runs writing the same output table in one database stage it under different
+    names (the staging table lives in the user's schema), and leave no staging table."""
+    import duckdb
+
+    from discosql.engines.duckdb import DuckDBEngine
+
+    con = duckdb.connect(str(tmp_path / "shared.duckdb"))
+    created: list[str] = []
+    engines = [DuckDBEngine(connection=con), DuckDBEngine(connection=con)]
+    assert engines[0].run_id != engines[1].run_id
+    for i, eng in enumerate(engines):
+        run = eng._execute
+
+        def spy(sql: str, params: dict[str, Any], run: Any = run) -> None:
+            if sql.startswith("CREATE TABLE"):
+                created.append(sql.split()[2])
+            run(sql, params)
+
+        eng._execute = spy  # type: ignore[method-assign]
+        assert eng.write_table("out", None, f"SELECT {i} AS x", {}, "test") == 1
+        eng.close()
+    assert len(set(created)) == 2, created
+    assert con.execute("SELECT x FROM out").fetchall() == [(1,)]
+    tables = con.execute("SELECT table_name FROM duckdb_tables()").fetchall()
+    assert tables == [("out",)]
+    con.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -75,7 +76,8 @@ class Work:
             self.engine.drop_table(self.tables.pop(-1 if self.newest_first else 0))
 
 
-# an output table is made under its name + STAGING, then renamed (Engine.write_table)
+# an output table is made under its name + STAGING (+ the run's token on a live engine), then
+# renamed (Engine.write_table)
 STAGING = "__discosql_staging"
 
 
@@ -101,6 +103,9 @@ class Engine:
 
     def __init__(self) -> None:
         self._n = 0
+        # this run's own token: the staging table of an output, which lives in the user's
+        # schema, is named per run, so two runs writing there at once never share one
+        self.run_id = secrets.token_hex(4)
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
@@ -256,7 +261,7 @@ class Engine:
         reader sees the old table or the new one, never part of one; on failure the staging
         table is dropped and an existing table stays as it was."""
         table = self.output_table(name, database)
-        staging = self.output_table(name + STAGING, database)
+        staging = self.output_table(f"{name}{STAGING}_{self.run_id}", database)
         query, used = self.translate(sql, params)
 
         def run() -> int:
