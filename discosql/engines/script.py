@@ -159,7 +159,7 @@ class ScriptEngine(Engine):
         if self.facts.work_tables == "hash":
             temp = ""  # the # in the name says it
         elif self.facts.work_tables == "table":
-            # Spark and DataFusion have no temporary tables. Spark's temporary views are
+            # Spark, Trino and DataFusion have no temporary tables. Spark's temporary views are
             # recomputed at every use, and CACHE TABLE keeps each stage's whole plan: later
             # stages re-plan ever larger trees until the driver runs out of memory (5,000
             # records, 2 GB driver). A work table cuts the lineage; one left by an interrupted

@@ -91,7 +91,9 @@ FACTS = {
         ),
         Dialect("bigquery", "bigquery", rename="unqualified"),
         Dialect("snowflake", "snowflake", int_div="exact_multiple"),
-        Dialect("trino", "trino", int_div="native"),
+        # Trino (and Athena) have no temporary tables (trinodb/trino #5686): plain work
+        # tables in the current schema, dropped at the end
+        Dialect("trino", "trino", int_div="native", work_tables="table"),
         Dialect("tsql", "tsql", int_div="native", work_tables="hash", rename="unqualified"),
         # Apache DataFusion's SQL (which sqlglot does not know) follows PostgreSQL's: integer
         # `/`, `||`, DOUBLE PRECISION; isnan() is its own

@@ -20,6 +20,7 @@ import sqlglot
 
 import discosql as ds
 from discosql.core.results import RESULT_TABLES as REGISTERED
+from discosql.sql.dialects import facts
 
 from .. import engine_data
 from ..helpers.compare import assert_value
@@ -207,8 +208,9 @@ def test_golden_export_parses_and_is_portable(dialect: str) -> None:
     statements = [s for s in sqlglot.parse(script, read=dialect) if s is not None]
     # 5 level dictionaries (4 keys, the target), the export guard and 2 cell tables (stages 040
     # and 045: 040 reads the cells of stage 030 once, inlined), created and dropped; 6 results;
-    # Spark's work tables are real tables, so each is also dropped before it is created
-    drops = 2 if dialect in ("spark", "databricks") else 1
+    # Spark's and Trino's work tables are real tables, so each is also dropped before it is
+    # created
+    drops = 2 if facts(dialect).work_tables == "table" else 1
     assert len(statements) == (1 + drops) * (5 + 1 + 2) + 6
     assert_portable(script, dialect)
     tables = {(t.db, t.name) for st in statements for t in st.find_all(sqlglot.exp.Table)}

@@ -1,4 +1,4 @@
-CREATE TEMPORARY TABLE "__disco_guard" AS
+CREATE TABLE "__disco_guard" AS
 SELECT
   CAST(CASE
     WHEN c_0.bad > 0
@@ -381,3 +381,5 @@ CROSS JOIN (
   WHERE
     level = 'MALE'
 ) AS "c_9";
+
+DROP TABLE IF EXISTS "__disco_cells";

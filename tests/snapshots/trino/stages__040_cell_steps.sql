@@ -1,4 +1,4 @@
-CREATE TEMPORARY TABLE "__disco_cells" AS
+CREATE TABLE "__disco_cells" AS
 WITH "__disco_cells_base" AS (
   /* stages/030_cells.sql.j2: the (j, q, t) cells of this target */
   SELECT
@@ -153,3 +153,5 @@ SELECT
   d_keep,
   s_keep
 FROM kept;
+
+DROP TABLE IF EXISTS "__disco_qcells";

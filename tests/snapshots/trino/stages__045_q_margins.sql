@@ -1,4 +1,4 @@
-CREATE TEMPORARY TABLE "__disco_qcells" AS
+CREATE TABLE "__disco_qcells" AS
 SELECT
   j,
   "q_0",
