@@ -42,13 +42,14 @@ class DuckDBSpec(EngineSpec):
 
 @dataclass(frozen=True)
 class PostgresSpec(EngineSpec):
-    dsn: str
+    dsn: str | None
     schema: str | None = None
+    connection: Any = None  # the user's own psycopg connection
 
     def open(self) -> Engine:
         from .postgres import PostgresEngine
 
-        return PostgresEngine(self.dsn, self.schema)
+        return PostgresEngine(self.dsn, self.schema, self.connection)
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,10 @@ def engine_spec(engine: Any) -> EngineSpec:
         return spark(engine)
     if type(engine).__name__ == "DuckDBPyConnection":
         return DuckDBSpec(connection=engine)
+    if (type(engine).__module__ or "").startswith("psycopg") and type(engine).__name__ == (
+        "Connection"
+    ):
+        return PostgresSpec(None, connection=engine)
     if isinstance(engine, Engine):
         raise InputError(
             "engine: give 'duckdb', a PostgreSQL DSN, ds.postgres(dsn), a SparkSession or "
@@ -177,7 +182,7 @@ def engine_spec(engine: Any) -> EngineSpec:
         )
     raise InputError(
         f"engine: {engine!r} is not an engine; allowed: 'duckdb' (default), a DuckDB "
-        "connection (duckdb.connect(...)), a PostgreSQL DSN "
+        "connection (duckdb.connect(...)), a PostgreSQL DSN or psycopg connection "
         "('postgresql://user@host:port/db'), ds.postgres(dsn), a SparkSession or "
         "ds.spark(session), 'sqlite:///file.db' or ds.sqlite(file)"
     )

@@ -38,19 +38,34 @@ class PostgresEngine(Engine):
     name = "PostgreSQL"
     position_order = "ctid"  # row positions: physical order: a table's rows have no other
 
-    def __init__(self, dsn: str, schema: str | None = None) -> None:
+    def __init__(self, dsn: str | None, schema: str | None = None, connection: Any = None) -> None:
         super().__init__()
         import psycopg
 
         self._psycopg = psycopg
+        self.schema = schema
+        # the user's own connection: used as it is (never closed, its settings untouched);
+        # discosql's temporary tables are dropped before the call returns
+        self.given = connection is not None
+        if connection is not None:
+            if not connection.autocommit:
+                raise InputError(
+                    "engine: the psycopg connection is not in autocommit mode, and discosql "
+                    "does not change yours (its statements would run in your transaction); "
+                    "give psycopg.connect(..., autocommit=True)"
+                )
+            self.con = connection
+            return
         try:
-            self.con = psycopg.connect(dsn, autocommit=True, cursor_factory=psycopg.ClientCursor)
+            self.con = psycopg.connect(
+                dsn or "", autocommit=True, cursor_factory=psycopg.ClientCursor
+            )
         except psycopg.Error as e:
             raise InputError(f"engine: cannot connect to PostgreSQL ({e})".strip()) from e
-        self.schema = schema
 
     def close(self) -> None:
-        self.con.close()
+        if not self.given:
+            self.con.close()
 
     def classify(self, obj: Any, label: str) -> Source:
         if isinstance(obj, str) and obj:

@@ -550,3 +550,25 @@ def test_work_tables_are_dropped_however_the_block_ends() -> None:
                 for name in ("x", "y", "z"):
                     work.hold(name)
         assert dropped == order
+
+
+def test_a_users_psycopg_connection(pg: str, summary_ref: ds.DisclosureSummary) -> None:
+    """engine=<a psycopg connection>: DuckDB's numbers, and the connection as it was given:
+    open, its settings kept, no temporary table of discosql's left in its session; a
+    connection in a transaction (not autocommit) is refused, not changed."""
+    import psycopg
+
+    con = psycopg.connect(pg, autocommit=True)
+    con.execute("SET application_name = 'analyst'")
+    got = ds.disclosure_summary("sd2011", SUMMARY_SYN, engine=con, **SUMMARY_KW)
+    _assert_same_summary(got, summary_ref)
+    ds.risk("sd2011", ["sex", "age"], engine=con)
+    left = con.execute(
+        "SELECT count(*) FROM pg_class WHERE relnamespace = pg_my_temp_schema()"
+    ).fetchone()
+    assert left == (0,)
+    assert not con.closed
+    assert con.execute("SHOW application_name").fetchone() == ("analyst",)
+    con.close()
+    with psycopg.connect(pg) as in_transaction, pytest.raises(ds.InputError, match="autocommit"):
+        ds.risk("sd2011", ["sex"], engine=in_transaction)
