@@ -463,3 +463,30 @@ def test_a_users_duckdb_connection(tmp_path: Path) -> None:
     assert con.execute("SELECT x FROM mine").fetchall() == [(1,)]
     assert con.execute("SELECT current_setting('threads')").fetchone() == threads
     con.close()
+
+
+def test_a_users_sqlite3_connection(tmp_path: Path) -> None:
+    """engine=<a sqlite3 connection>: the embedded engine's numbers, the connection left
+    open with no temporary table; one with a transaction open is refused, not ended."""
+    import sqlite3
+
+    from . import engine_data
+
+    bundled = Path(ds.__file__).parent / "data"
+    tables = {n: pq.read_table(bundled / f"{n}.parquet") for n in ("sd2011", "syn_1")}
+    con = sqlite3.connect(engine_data.write_sqlite(tmp_path / "survey.db", tables))
+    keys = ["sex", "age", "region"]
+    got = ds.disclosure("sd2011", "syn_1", keys=keys, target="depress", engine=con)
+    ref = ds.disclosure(tables["sd2011"], tables["syn_1"], keys=keys, target="depress")
+    for name in ("ident", "attrib", "allcaps"):  # SQLite sums doubles: to 1e-12
+        for a, b in zip(
+            getattr(got, name).to_pylist(), getattr(ref, name).to_pylist(), strict=True
+        ):
+            assert a.keys() == b.keys()
+            assert all(math.isclose(a[k], b[k], rel_tol=1e-12) for k in a), (name, a, b)
+    assert con.execute("SELECT count(*) FROM sqlite_temp_master").fetchone() == (0,)
+    con.execute("BEGIN")
+    with pytest.raises(ds.InputError, match="transaction open"):
+        ds.risk("sd2011", keys, engine=con)
+    con.rollback()
+    con.close()

@@ -64,12 +64,13 @@ class SparkSpec(EngineSpec):
 
 @dataclass(frozen=True)
 class SQLiteSpec(EngineSpec):
-    database: str
+    database: str | None
+    connection: Any = None  # the user's own sqlite3 connection
 
     def open(self) -> Engine:
         from .sqlite import SQLiteEngine
 
-        return SQLiteEngine(self.database)
+        return SQLiteEngine(self.database, self.connection)
 
 
 def check_threads(threads: Any, where: str = "") -> None:
@@ -171,6 +172,8 @@ def engine_spec(engine: Any) -> EngineSpec:
         return spark(engine)
     if type(engine).__name__ == "DuckDBPyConnection":
         return DuckDBSpec(connection=engine)
+    if type(engine).__module__ == "sqlite3" and type(engine).__name__ == "Connection":
+        return SQLiteSpec(None, connection=engine)
     if (type(engine).__module__ or "").startswith("psycopg") and type(engine).__name__ == (
         "Connection"
     ):
@@ -184,5 +187,5 @@ def engine_spec(engine: Any) -> EngineSpec:
         f"engine: {engine!r} is not an engine; allowed: 'duckdb' (default), a DuckDB "
         "connection (duckdb.connect(...)), a PostgreSQL DSN or psycopg connection "
         "('postgresql://user@host:port/db'), ds.postgres(dsn), a SparkSession or "
-        "ds.spark(session), 'sqlite:///file.db' or ds.sqlite(file)"
+        "ds.spark(session), 'sqlite:///file.db', ds.sqlite(file) or a sqlite3 connection"
     )

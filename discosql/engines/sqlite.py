@@ -43,8 +43,20 @@ class SQLiteEngine(Engine):
     name = "SQLite"
     position_order = "rowid"  # row positions: insertion order
 
-    def __init__(self, database: str) -> None:
+    def __init__(self, database: str | None, connection: sqlite3.Connection | None = None) -> None:
         super().__init__()
+        # the user's own connection: used as it is (never closed); discosql's temporary tables
+        # (in SQLite's temp database) are dropped before the call returns
+        self.given = connection is not None
+        if connection is not None:
+            if connection.in_transaction:
+                raise InputError(
+                    "engine: the sqlite3 connection has a transaction open; commit or roll it "
+                    "back first (discosql does not end yours)"
+                )
+            self.con = connection
+            return
+        database = database or ":memory:"
         if database != ":memory:" and not Path(database).is_file():
             raise InputError(f"engine: SQLite database file {database!r} does not exist")
         uri = Path(database).resolve().as_uri() + "?mode=ro" if database != ":memory:" else None
@@ -52,7 +64,8 @@ class SQLiteEngine(Engine):
         self.con = sqlite3.connect(uri or database, uri=uri is not None)
 
     def close(self) -> None:
-        self.con.close()
+        if not self.given:
+            self.con.close()
 
     def classify(self, obj: Any, label: str) -> Source:
         if isinstance(obj, str) and obj:
