@@ -16,12 +16,12 @@ import pyarrow as pa
 
 from ..core.assumptions import GUARD, create_guard
 from ..core.dictionaries import build_dictionary, key_fits, key_radices, pack_keys
-from ..core.inputs import DataSet, column_kinds, source_ctx
+from ..core.inputs import DataSet, named_columns, source_ctx
 from ..core.output import DATABASE_SUFFIXES, Destination, destination, write_stream
 from ..core.plan import Column
 from ..core.spec import column_names
 from ..engines.base import Engine, Registered, Work
-from ..errors import InputError, SchemaError
+from ..errors import InputError
 from ..sql.dialects import facts
 from ..sql.templates import ident, render
 
@@ -72,15 +72,7 @@ def check_fraction(
 def check_columns(reg: Registered, roles: dict[str, str], numeric: Sequence[str]) -> None:
     """Every column exists with a usable type; ``numeric`` columns hold numbers (read off the
     schema: this runs before the rows are counted too)."""
-    _, problems = column_kinds([reg], roles)
-    for col in numeric:
-        if col in reg.columns and reg.kinds[col] not in ("integer", "float"):
-            problems.append(
-                f"{roles[col]} {col!r} in the {reg.source.label} data has type "
-                f"{reg.columns[col]}; a weight must be numeric"
-            )
-    if problems:
-        raise SchemaError(problems)
+    named_columns(roles, numeric)([reg])
 
 
 def check_weights(cells: KeyCells, weight: str) -> None:
