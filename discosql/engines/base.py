@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 import secrets
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -76,6 +77,12 @@ class Work:
             self.engine.drop_table(self.tables.pop(-1 if self.newest_first else 0))
 
 
+# discosql's own relations: work tables, registered inputs (user columns may not start so)
+WORK_PREFIX = "__disco_"
+# what a statement's text is scanned as when work tables are renamed: a string, a quoted
+# identifier or a comment (only a quoted identifier can be renamed)
+_TOKENS = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|--[^\n]*|/\*.*?\*/", re.DOTALL)
+
 # an output table is made under its name + STAGING (+ the run's token on a live engine), then
 # renamed (Engine.write_table)
 STAGING = "__discosql_staging"
@@ -103,9 +110,10 @@ class Engine:
 
     def __init__(self) -> None:
         self._n = 0
-        # this run's own token: the staging table of an output, which lives in the user's
-        # schema, is named per run, so two runs writing there at once never share one
+        # this run's own token: its work tables, views and output staging tables are named
+        # with it (:meth:`own`), so two runs in one schema or session never share one
         self.run_id = secrets.token_hex(4)
+        self._own: dict[str, str] = {}  # a work table's quoted name -> this run's, quoted
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
@@ -164,7 +172,7 @@ class Engine:
         return regs
 
     def _registered(self, source: Source, i: int) -> Registered:
-        reg = self._register(source, f"__disco_src_{i}", f"src_{i}")
+        reg = self._register(source, self.own(f"{WORK_PREFIX}src_{i}"), f"src_{i}")
         reg.columns = self._columns(reg)
         reg.kinds = {n: column_kind(t, self.dialect) for n, t in reg.columns.items()}
         return reg
@@ -175,6 +183,26 @@ class Engine:
     def _columns(self, reg: Registered) -> dict[str, str]:
         """The data set's columns in order, each with its type as this engine names it."""
         raise NotImplementedError
+
+    # -- this run's names -----------------------------------------------------------------
+    def own(self, name: str) -> str:
+        """The name the work table ``name`` (``__disco_x``) has in this run:
+        ``__disco_<run_id>_x``. Statements keep writing ``__disco_x``; :meth:`translate`
+        renames it in their text (quoted identifiers only, never a string or a comment)."""
+        if not name.startswith(WORK_PREFIX) or name.startswith(self._prefix()):
+            return name
+        physical = self._prefix() + name[len(WORK_PREFIX) :]
+        self._own[ident(name)] = ident(physical)
+        return physical
+
+    def _prefix(self) -> str:
+        return f"{WORK_PREFIX}{self.run_id}_"
+
+    def owned(self, sql: str) -> str:
+        """``sql`` with each work table this run has named (:meth:`own`) under its run name."""
+        if not self._own or f'"{WORK_PREFIX}' not in sql:
+            return sql
+        return _TOKENS.sub(lambda m: self._own.get(m.group(0), m.group(0)), sql)
 
     # -- running SQL ----------------------------------------------------------------------
     def execute(self, sql: str, params: dict[str, Any], stage: str) -> None:
@@ -212,10 +240,12 @@ class Engine:
 
     def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
         """Materialise the query ``sql`` as the temporary relation ``name`` (replacing it)."""
+        self.own(name)
         self.drop_table(name)
         self.execute(f"CREATE TEMP TABLE {ident(name)} AS\n{sql}", params, stage)
 
     def drop_table(self, name: str) -> None:
+        self.own(name)
         self.execute(f"DROP TABLE IF EXISTS {ident(name)}", {}, "cleanup")
 
     @contextlib.contextmanager
@@ -307,6 +337,7 @@ class Engine:
 
     def translate(self, sql: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """The statement in this engine's dialect and the parameters it uses."""
+        sql = self.owned(sql)
         names = placeholders(sql)
         used = {k: v for k, v in params.items() if k in names}
         if is_template_dialect(self.dialect):

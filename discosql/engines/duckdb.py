@@ -122,6 +122,7 @@ class DuckDBEngine(Engine):
 
     def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
         """One statement, not a DROP and a CREATE (a small disclosure() makes seven tables)."""
+        self.own(name)
         self.execute(f"CREATE OR REPLACE TEMP TABLE {ident(name)} AS\n{sql}", params, stage)
 
     def _query(self, sql: str, params: dict[str, Any]) -> pa.Table:

@@ -127,6 +127,7 @@ class PostgresEngine(Engine):
         quoted identifier or a string, so a column name could end its identifier and add SQL.
         A statement run without parameters is sent as it is: no ``%`` is interpreted.
         """
+        sql = self.owned(sql)  # before the values are written into it
         names = placeholders(sql)
         return inline_params(sql, {k: v for k, v in params.items() if k in names}, self.dialect), {}
 

@@ -75,16 +75,18 @@ class SparkEngine(Engine):
         return module.startswith(("pyspark", "py4j"))
 
     def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
+        view = self.own(name)
+
         def run() -> None:
             df = self.spark.sql(*self.translate(sql, params))
-            df.localCheckpoint(eager=True).createOrReplaceTempView(name)
+            df.localCheckpoint(eager=True).createOrReplaceTempView(view)
 
         self._guarded(stage, run)
-        if name not in self._views:
-            self._views.append(name)
+        if view not in self._views:
+            self._views.append(view)
 
     def drop_table(self, name: str) -> None:
-        self.spark.catalog.dropTempView(name)
+        self.spark.catalog.dropTempView(self.own(name))
 
     def output_table(self, name: str, database: str | None) -> str:
         """``name`` or ``database.name`` in the session's catalog, quoted for Spark."""

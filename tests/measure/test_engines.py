@@ -520,8 +520,11 @@ def test_work_tables_are_dropped_however_the_block_ends() -> None:
     from discosql.engines import open_engine
 
     def tables(eng: Any) -> list[str]:
+        """discosql's work tables by the names the code gives them (each is this run's)."""
         sql = "SELECT table_name AS t FROM duckdb_tables() ORDER BY table_name"
-        return [r["t"] for r in eng.query(sql, {}, "test").to_pylist()]
+        names = [r["t"] for r in eng.query(sql, {}, "test").to_pylist()]
+        assert all(n.startswith(f"__disco_{eng.run_id}_") for n in names), names
+        return [n.replace(f"_{eng.run_id}_", "_", 1) for n in names]
 
     def fail_midway(eng: Any) -> None:
         with eng.work() as work:
@@ -572,3 +575,26 @@ def test_a_users_psycopg_connection(pg: str, summary_ref: ds.DisclosureSummary) 
     con.close()
     with psycopg.connect(pg) as in_transaction, pytest.raises(ds.InputError, match="autocommit"):
         ds.risk("sd2011", ["sex"], engine=in_transaction)
+
+
+def test_each_run_names_its_own_work_tables() -> None:
+    """Engine.own / owned: a work table's quoted name is renamed with the run's token in a
+    statement's text; a string, a comment or a user's identifier that contains the same
+    characters is not (a column named ``a"__disco_cells`` is quoted as ``"a""__disco_cells"``)."""
+    from discosql.engines import open_engine
+
+    with open_engine(None) as a, open_engine(None) as b:
+        assert a.run_id != b.run_id
+        assert a.own("__disco_cells") == f"__disco_{a.run_id}_cells"
+        assert a.own(a.own("__disco_cells")) == a.own("__disco_cells")  # idempotent
+        assert a.own("persons") == "persons"  # only discosql's own relations
+        sql = (
+            'SELECT "__disco_cells".n, \'"__disco_cells"\' AS "a""__disco_cells" '
+            '-- "__disco_cells"\nFROM "__disco_cells" /* "__disco_cells" */ JOIN "__disco_other"'
+        )
+        mine = f'"__disco_{a.run_id}_cells"'
+        assert a.owned(sql) == (
+            f"SELECT {mine}.n, '\"__disco_cells\"' AS \"a\"\"__disco_cells\" "
+            f'-- "__disco_cells"\nFROM {mine} /* "__disco_cells" */ JOIN "__disco_other"'
+        )
+        assert b.owned(sql) == sql  # b has named no work table
