@@ -347,3 +347,28 @@ def test_the_same_bits_whatever_the_threads() -> None:
     suda = [ds.suda(data, ["a", "b", "c"], threads=t).records for t in (2, 1)]
     assert suda[0] is not None
     assert suda[0].equals(suda[1])
+
+
+def test_the_riskiest_cells_are_chosen_in_one_order(tmp_path: Path) -> None:
+    """Many cells tie at the highest risk: the riskiest are the first by risk, records, then
+    each key's level in byte order, on every engine and thread count; not whichever the
+    engine's LIMIT happened to meet first. (A missing key matches every level here, so no
+    cell with one ties.)"""
+    from .. import engine_data
+
+    names = ["é", "Z", "a", "b", "B", "ab", "a b", "'x", "10", "9", "Missing?"]
+    table = pa.table(
+        {
+            "k0": [n for n in names for _ in range(3)],
+            "k1": [str(i) for _ in names for i in range(3)],
+        }
+    )  # 33 cells of one record each: all at risk 1
+    want = [(n, str(i)) for n in sorted(names, key=str.encode) for i in range(3)][:10]
+    db = engine_data.write_sqlite(tmp_path / "ties.db", {"t": table})
+    for engine, data in (
+        (ds.duckdb(threads=1), table),
+        (ds.duckdb(threads=2), table),
+        (ds.sqlite(db), "t"),
+    ):
+        got = ds.risk(data, ["k0", "k1"], engine=engine).riskiest.to_pylist()
+        assert [(r["k0"], r["k1"]) for r in got] == want
