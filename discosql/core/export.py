@@ -25,7 +25,7 @@ SCRIPT_FILE_KINDS = ("parquet", "csv")
 
 def script_text(script: ScriptEngine) -> str:
     """The statements a script engine wrote, as the script's text."""
-    return "\n\n".join(script.parts) + "\n"
+    return script.text()
 
 
 def reads(sources: Sequence[Registered]) -> str:

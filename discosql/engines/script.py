@@ -13,9 +13,12 @@ from sqlglot import exp
 from ..errors import EngineError
 from ..sql.dialects import ORDERED_DIALECTS, facts, inline_params
 from ..sql.templates import ident, template_dir
-from .base import STAGING, Engine, Registered
+from .base import STAGING, WORK_PREFIX, Engine, Registered
 
 INPUT = "__disco_input"  # a CSV file parsed once by a duckdb script (record positions)
+# the first table a script with work tables in the user's schema makes, and its last drop:
+# while it exists another run of the same script stops at once
+LOCK = "__disco_run"
 
 
 class ScriptEngine(Engine):
@@ -34,6 +37,10 @@ class ScriptEngine(Engine):
         self.inline_cells = self.facts.reads_files
         self.parts: list[str] = []
         self.made: list[str] = []  # work tables of positioned(), dropped by drop_made()
+        # Spark, Trino and DataFusion have no temporary tables: the work tables are tables of
+        # the current schema, named with this export's token (Engine.own), behind a lock
+        self.shared = self.facts.work_tables == "table"
+        self.locked = False
 
     def comment(self, text: str) -> None:
         self.parts.append("\n".join(f"-- {line}".rstrip() for line in text.splitlines()))
@@ -45,15 +52,53 @@ class ScriptEngine(Engine):
         self.parts.append(query.sql(self.facts.writer) + ";")
 
     def execute(self, sql: str, params: dict[str, Any], stage: str) -> None:
+        if self.shared and not self.locked:
+            self._lock()
         self.comment(_template_header(stage))
         self._statement(sql, params)
 
     def _statement(self, sql: str, params: dict[str, Any], file_format: str | None = None) -> None:
+        if self.shared:
+            if not self.locked:
+                self._lock()
+            sql = self.owned(sql)
         if self.facts.work_tables == "hash":
             # SQL Server's temporary tables are the ones named #...; discosql's own relations
             # are the only quoted identifiers that start with __disco_ (user columns may not).
             sql = sql.replace('"__disco_', '"#__disco_')
         self.parts.append(inline_params(sql, params, self.dialect, file_format) + ";")
+
+    def _lock(self) -> None:
+        """The script's first statement: a table named with the export's token, which another
+        run of the same script (or one that stopped midway) already holds: the run stops
+        before it reads or writes anything."""
+        self.locked = True
+        self.own(LOCK)
+        self.comment(
+            "lock: the run stops here ('already exists') while another run of this script is\n"
+            "under way, or after one stopped midway (its tables: see the header)"
+        )
+        self._statement(f"CREATE TABLE {ident(LOCK)} AS SELECT 1 AS running", {})
+
+    def text(self) -> str:
+        """The script: its statements, and where work tables are tables of the user's schema,
+        the lock released at the end and the statements that clear a stopped run's tables
+        after the header."""
+        parts = list(self.parts)
+        if self.shared and self.locked:
+            lock = self.owned(ident(LOCK))
+            names = [q for q in self._own.values() if q != lock] + [lock]  # the lock last
+            drops = [inline_params(f"DROP TABLE IF EXISTS {q}", {}, self.dialect) for q in names]
+            parts.append(drops[-1] + ";")
+            note = [
+                f"Work tables: tables of the current schema named {WORK_PREFIX}{self.run_id}_*,",
+                "this export's own, dropped at the end. If the script stopped midway (an",
+                "error, a data check, Ctrl-C) they stay, and the next run stops at its first",
+                "statement; once no run is under way, clear them with:",
+                *(f"  {d};" for d in drops),
+            ]
+            parts.insert(1, "\n".join(f"-- {line}" for line in note))
+        return "\n\n".join(parts) + "\n"
 
     def query(
         self,
@@ -92,7 +137,8 @@ class ScriptEngine(Engine):
         if database is not None:
             raise EngineError("a script writes tables in the database it runs on")
         table = self.output_table(name, None)
-        staging = self.output_table(name + STAGING, None)
+        # named per export: two scripts writing one output never share a staging table
+        staging = self.output_table(f"{name}{STAGING}_{self.run_id}", None)
         self.comment(_template_header(stage))
         if self.facts.rename is None:  # DataFusion: its tables live in the session only
             if self.overwrite:
@@ -158,17 +204,20 @@ class ScriptEngine(Engine):
         temp = "TEMP "
         if self.facts.work_tables == "hash":
             temp = ""  # the # in the name says it
-        elif self.facts.work_tables == "table":
+        elif self.shared:
             # Spark, Trino and DataFusion have no temporary tables. Spark's temporary views are
             # recomputed at every use, and CACHE TABLE keeps each stage's whole plan: later
             # stages re-plan ever larger trees until the driver runs out of memory (5,000
-            # records, 2 GB driver). A work table cuts the lineage; one left by an interrupted
-            # run is dropped first.
+            # records, 2 GB driver). A work table cuts the lineage; it is named for this
+            # export and never dropped first (a table of that name is another run's: the
+            # lock stops a second run before it gets here)
             temp = ""
-            self.drop_table(name)
+            self.own(name)
         self.execute(f"CREATE {temp}TABLE {ident(name)} AS\n{sql}", params, stage)
 
     def drop_table(self, name: str) -> None:
+        if self.shared:
+            self.own(name)
         self._statement(f"DROP TABLE IF EXISTS {ident(name)}", {})
 
 

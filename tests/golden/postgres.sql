@@ -7,8 +7,8 @@
 -- Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,
 -- check_1way, check_2way (percentages 0-100, as synthpop); with several targets a
 -- one-row table (target) names each target before its tables. Work tables start with
--- __disco_ (temporary; on Spark, Trino and DataFusion, tables of the current schema,
--- dropped at the end).
+-- __disco_ (temporary; on Spark, Trino and DataFusion, tables of the current schema
+-- named for this export, dropped at the end).
 -- Decisions that needed the data were made at export time (below, per target). The
 -- script checks them before it counts (stage 015) and stops, naming the column, when
 -- the data it runs on no longer fit them: re-export then. In a shell that goes on after

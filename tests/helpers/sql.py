@@ -44,3 +44,13 @@ def assert_portable(script: str, dialect: str) -> list[Any]:
     for construct, pattern in DOCUMENTED_LIMITS.get(dialect, {}).items():
         assert not re.search(pattern, body, re.IGNORECASE), f"{construct} in {dialect}"
     return statements
+
+
+# an export's own token in its work tables' and staging tables' names (random per export)
+_TOKEN = re.compile(r"(__disco_|__discosql_staging_)[0-9a-f]{8}(_?)")
+
+
+def untokened(script: str) -> str:
+    """``script`` with its export's token taken out of the names (``__disco_<token>_cells``
+    -> ``__disco_cells``), so that two exports of the same call compare equal."""
+    return _TOKEN.sub(lambda m: m.group(1).rstrip("_") + (m.group(2) and "_"), script)

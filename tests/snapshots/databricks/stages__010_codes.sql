@@ -77,5 +77,3 @@ SELECT
     )
   END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
-
-DROP TABLE IF EXISTS `__disco_levels_k1`;

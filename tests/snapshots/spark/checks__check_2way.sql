@@ -223,3 +223,5 @@ DROP TABLE IF EXISTS `__disco_levels_k3`;
 DROP TABLE IF EXISTS `__disco_levels_t0`;
 
 DROP TABLE IF EXISTS `__disco_guard`;
+
+DROP TABLE IF EXISTS `__disco_run`;

@@ -357,5 +357,3 @@ CROSS JOIN (
   WHERE
     level = 'MALE'
 ) AS `c_9`;
-
-DROP TABLE IF EXISTS `__disco_cells`;

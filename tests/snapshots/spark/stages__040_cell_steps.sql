@@ -153,5 +153,3 @@ SELECT
   d_keep,
   s_keep
 FROM kept;
-
-DROP TABLE IF EXISTS `__disco_qcells`;

@@ -74,5 +74,3 @@ SELECT
     ELSE DENSE_RANK() OVER (PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END ORDER BY level)
   END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
-
-DROP TABLE IF EXISTS "__disco_levels_k1";

@@ -381,5 +381,3 @@ CROSS JOIN (
   WHERE
     level = 'MALE'
 ) AS "c_9";
-
-DROP TABLE IF EXISTS "__disco_cells";
