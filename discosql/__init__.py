@@ -2,8 +2,8 @@
 
 from .core.results import DisclosureResult
 from .engines.duckdb import duckdb_table
+from .engines.factory import dbapi, postgres, spark, sqlite
 from .engines.factory import duckdb_engine as duckdb
-from .engines.factory import postgres, spark, sqlite
 from .errors import (
     DiscoSQLError,
     DiscoSQLWarning,
@@ -66,6 +66,7 @@ __all__ = [
     "categorical_cap",
     "categorical_generalized_cap",
     "categorical_zero_cap",
+    "dbapi",
     "disclosure",
     "disclosure_protection",
     "disclosure_summary",

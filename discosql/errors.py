@@ -47,6 +47,11 @@ class DiscoSQLWarning(UserWarning):
 
 
 def did_you_mean(name: str, choices: Sequence[str]) -> str:
-    """'; did you mean X?' for the closest of ``choices``, or ''."""
+    """'; did you mean X?' for the closest of ``choices``, or ''. A name that differs only in
+    case is named first (Snowflake stores unquoted names in upper case, PostgreSQL in lower
+    case: a column created without quotes is ``SEX`` there)."""
+    same = [c for c in choices if c.casefold() == name.casefold()]
+    if same:
+        return f"; did you mean {same[0]!r}? (names are matched with their case)"
     close = difflib.get_close_matches(name, list(choices), n=1)
     return f"; did you mean {close[0]!r}?" if close else ""

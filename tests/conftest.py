@@ -38,8 +38,13 @@ settings.register_profile("dev", max_examples=60, deadline=None)
 settings.register_profile("ci", max_examples=500, deadline=None)
 settings.load_profile("dev")
 
-# marker -> the session fixture that starts its engine
-ENGINE_MARKERS = {"postgres": "pg_dsn", "spark": "spark", "browser": "chromium"}
+# marker -> the session fixtures that start its engines
+ENGINE_MARKERS = {
+    "postgres": ("pg_dsn",),
+    "spark": ("spark", "spark_connect"),
+    "browser": ("chromium",),
+    "snowflake": ("fakesnow",),
+}
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
@@ -53,25 +58,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         case = callspec.params.get("engine_case") if callspec is not None else None
         if isinstance(case, EngineCase) and case.server:  # @on_engines: started by engine_case
             fixtures.add(case.server)
-        for marker, fixture in ENGINE_MARKERS.items():
-            if fixture in fixtures:
+        for marker, started_by in ENGINE_MARKERS.items():
+            if fixtures & set(started_by):
                 item.add_marker(getattr(pytest.mark, marker))
             elif item.get_closest_marker(marker) is not None:
                 wrong.append(
-                    f"{item.nodeid}: marked {marker} but does not use the {fixture} fixture"
+                    f"{item.nodeid}: marked {marker} but uses none of the fixtures {started_by}"
                 )
     if wrong:
         raise pytest.UsageError("\n".join(wrong))
 
 
 @pytest.fixture
-def engine_case(request: pytest.FixtureRequest, tmp_path: Path) -> Loaded:
-    """The engine of an ``@on_engines`` test (tests/helpers/engines.py), its server started."""
+def engine_case(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Loaded]:
+    """The engine of an ``@on_engines`` test (tests/helpers/engines.py), its server started;
+    a user's connection it opened is checked and closed after the test."""
     from .helpers.engines import Loaded
 
     case = request.param
     server = request.getfixturevalue(case.server) if case.server else None
-    return Loaded(case, server, tmp_path)
+    loaded = Loaded(case, server, tmp_path)
+    yield loaded
+    loaded.close()
 
 
 @pytest.fixture(scope="session")
@@ -96,6 +104,24 @@ def spark() -> Iterator[Any]:
     session = servers.spark_session()
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def fakesnow() -> Iterator[None]:
+    """fakesnow's Snowflake emulator patched into snowflake.connector (its own environment:
+    fakesnow pins another sqlglot; .ci/run)."""
+    import fakesnow
+
+    with fakesnow.patch():
+        yield
+
+
+@pytest.fixture(scope="session")
+def spark_connect() -> Iterator[Any]:
+    """A Spark Connect session on a local Connect server (the way Databricks serverless and
+    SQL warehouses are reached)."""
+    with servers.spark_connect_session() as session:
+        yield session
 
 
 @pytest.fixture

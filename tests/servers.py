@@ -14,6 +14,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -116,3 +117,60 @@ def spark_session() -> Any:
         .config("spark.sql.warehouse.dir", tempfile.mkdtemp(prefix="discosql-spark-"))
         .getOrCreate()
     )
+
+
+@contextlib.contextmanager
+def spark_connect_session() -> Iterator[Any]:
+    """Start a local Spark Connect server (pyspark's own jars: SparkConnectServer, local[2])
+    on a free loopback port; yield a remote session to it; stop both."""
+    import pyspark
+    from pyspark.sql.connect.session import SparkSession  # beside the tests' classic session
+
+    home = Path(pyspark.__file__).parent
+    port = _free_port()
+    root = Path(tempfile.mkdtemp(prefix="discosql-spark-connect-"))
+    conf = {
+        "spark.connect.grpc.binding.address": "127.0.0.1",
+        "spark.connect.grpc.binding.port": str(port),
+        "spark.ui.enabled": "false",
+        "spark.sql.shuffle.partitions": "2",
+        "spark.driver.memory": "2g",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.warehouse.dir": str(root / "warehouse"),
+    }
+    command = [
+        str(home / "bin" / "spark-submit"),
+        "--class",
+        "org.apache.spark.sql.connect.service.SparkConnectServer",
+        "--master",
+        "local[2]",
+        *(arg for k, v in conf.items() for arg in ("--conf", f"{k}={v}")),
+    ]
+    log = (root / "server.log").open("w")
+    env = dict(os.environ, SPARK_HOME=str(home))
+    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
+    try:
+        for _ in range(240):  # up to 2 minutes on a busy machine
+            if server.poll() is not None:
+                raise RuntimeError(
+                    f"Spark Connect server exited: {(root / 'server.log').read_text()[-2000:]}"
+                )
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.5)
+        else:
+            raise RuntimeError("Spark Connect server did not start within 2 minutes")
+        session = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+        try:
+            yield session
+        finally:
+            session.stop()
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+        shutil.rmtree(root, ignore_errors=True)

@@ -30,6 +30,7 @@ class Destination:
     tables: tuple[str, ...] = ()
     database: str | None = None
     preview: bool = False  # a dry run: the records kept are counted, nothing is written
+    discard: bool = False  # the per-record table is not wanted (a report reads the measures)
 
     @property
     def written(self) -> tuple[str, ...]:

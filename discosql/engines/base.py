@@ -114,10 +114,20 @@ class Engine:
         # with it (:meth:`own`), so two runs in one schema or session never share one
         self.run_id = secrets.token_hex(4)
         self._own: dict[str, str] = {}  # a work table's quoted name -> this run's, quoted
+        self._made: dict[str, None] = {}  # work tables made and not dropped, oldest first
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
         """Release what this engine opened (never the user's own connection or session)."""
+
+    def drop_leftovers(self) -> None:
+        """Drop every work table this engine made and nothing dropped (a family that keeps its
+        tables until its engine closes; a user's connection outlives the engine), newest
+        first. An engine error here (a connection already broken) leaves the first error
+        to be reported."""
+        for name in reversed(list(self._made)):
+            with contextlib.suppress(EngineError):
+                self.drop_table(name)
 
     def __enter__(self) -> Engine:
         return self
@@ -241,11 +251,19 @@ class Engine:
     def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
         """Materialise the query ``sql`` as the temporary relation ``name`` (replacing it)."""
         self.own(name)
-        self.drop_table(name)
-        self.execute(f"CREATE TEMP TABLE {ident(name)} AS\n{sql}", params, stage)
+        self._made[name] = None
+        self._create_table(name, sql, params, stage)
 
     def drop_table(self, name: str) -> None:
         self.own(name)
+        self._made.pop(name, None)
+        self._drop_table(name)
+
+    def _create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
+        self._drop_table(name)
+        self.execute(f"CREATE TEMP TABLE {ident(name)} AS\n{sql}", params, stage)
+
+    def _drop_table(self, name: str) -> None:
         self.execute(f"DROP TABLE IF EXISTS {ident(name)}", {}, "cleanup")
 
     @contextlib.contextmanager
@@ -324,6 +342,9 @@ class Engine:
 
     # what orders a table's records as stored (SQLite rowid, PostgreSQL ctid, ...)
     position_order: str | None = None
+    # whether the engine's tables keep an order of their records, so that a per-record table
+    # can say which record each row is (Snowflake, BigQuery, Trino: no)
+    record_order: bool = True
 
     def positioned(self, reg: Registered) -> str:
         """A relation over the data set ``reg`` with its columns and ``__disco_pos``: each

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
-from ..sql.dialects import is_template_dialect
+from ..sql.dialects import FACTS, is_template_dialect, unknown
 from .base import Engine
 from .duckdb import DuckDBEngine
 
@@ -55,11 +55,13 @@ class PostgresSpec(EngineSpec):
 @dataclass(frozen=True)
 class SparkSpec(EngineSpec):
     session: Any
+    materialize: str = "checkpoint"
+    schema: str | None = None
 
     def open(self) -> Engine:
         from .spark import SparkEngine
 
-        return SparkEngine(self.session)
+        return SparkEngine(self.session, self.materialize, self.schema)
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,18 @@ class SQLiteSpec(EngineSpec):
         from .sqlite import SQLiteEngine
 
         return SQLiteEngine(self.database, self.connection)
+
+
+@dataclass(frozen=True)
+class DBAPISpec(EngineSpec):
+    connection: Any  # the user's own DB-API connection
+    dialect: str
+    schema: str | None = None
+
+    def open(self) -> Engine:
+        from .dbapi import DBAPIEngine
+
+        return DBAPIEngine(self.connection, self.dialect, self.schema)
 
 
 def check_threads(threads: Any, where: str = "") -> None:
@@ -123,15 +137,57 @@ def postgres(dsn: str, schema: str | None = None) -> PostgresSpec:
     return PostgresSpec(dsn, schema)
 
 
-def spark(session: Any) -> SparkSpec:
-    """Run as Spark SQL in ``session`` (a ``pyspark.sql.SparkSession``).
+def spark(session: Any, materialize: str = "checkpoint", schema: str | None = None) -> SparkSpec:
+    """Run as Spark SQL in ``session`` (a ``pyspark.sql.SparkSession``, classic or Spark
+    Connect).
 
     Data sets are then table or view names of the session's catalog, Parquet paths or
-    directories, or Spark DataFrames. discosql creates only temporary views.
+    directories, or Spark DataFrames. Each stage is materialised with ``localCheckpoint()`` as
+    a temporary view (``materialize="checkpoint"``), or, where checkpoints are not available
+    (Databricks serverless), as a Parquet table of ``schema`` (default: the current schema)
+    named for the run (``materialize="table"``); both are dropped before the call returns.
     """
     if type(session).__name__ != "SparkSession":
         raise InputError(f"spark: give a pyspark.sql.SparkSession, got {type(session).__name__}")
-    return SparkSpec(session)
+    if materialize not in ("checkpoint", "table"):
+        raise InputError(f"spark: materialize must be 'checkpoint' or 'table', got {materialize!r}")
+    if schema is not None and (not isinstance(schema, str) or not schema):
+        raise InputError(f"spark: schema must be a schema name, got {schema!r}")
+    if schema is not None and materialize != "table":
+        raise InputError("spark: schema= is where materialize='table' puts its tables; give both")
+    return SparkSpec(session, materialize, schema)
+
+
+def dbapi(connection: Any, dialect: str | None = None, schema: str | None = None) -> DBAPISpec:
+    """Run inside the user's own PEP 249 (DB-API) connection, whose SQL is ``dialect``:
+    ``engine=ds.dbapi(snowflake.connector.connect(...), dialect="snowflake")``.
+
+    Data sets are then table or view names there. An ADBC connection names its dialect
+    (``dialect`` may be left out). Work tables are temporary where the dialect has temporary
+    tables, else tables of ``schema`` (default: the current schema), named for the run and
+    dropped before the call returns. The connection must be in autocommit mode; discosql
+    never closes, commits or reconfigures it.
+    """
+    from .dbapi import adbc_dialect, is_adbc
+
+    if not hasattr(connection, "cursor"):
+        raise InputError(
+            f"dbapi: give a PEP 249 connection (with .cursor()), got {type(connection).__name__}"
+        )
+    given = dialect
+    if given is None:
+        if not is_adbc(connection):
+            raise InputError(
+                f"dbapi: give dialect= for a {type(connection).__name__} connection (one of "
+                f"{sorted(FACTS)}); only ADBC connections name their own"
+            )
+        given = adbc_dialect(connection)
+    if problem := unknown(given, tuple(FACTS)):
+        raise InputError(f"dbapi: {problem}")
+    dialect = str(given)
+    if schema is not None and (not isinstance(schema, str) or not schema):
+        raise InputError(f"dbapi: schema must be a schema name, got {schema!r}")
+    return DBAPISpec(connection, dialect, schema)
 
 
 def open_engine(engine: Any = None, threads: Any = None) -> Engine:
@@ -170,6 +226,8 @@ def engine_spec(engine: Any) -> EngineSpec:
         return sqlite(engine[len("sqlite:///") :])
     if type(engine).__name__ == "SparkSession":
         return spark(engine)
+    if any(c.__module__.startswith("adbc_driver") for c in type(engine).__mro__):
+        return dbapi(engine)
     if type(engine).__name__ == "DuckDBPyConnection":
         return DuckDBSpec(connection=engine)
     if type(engine).__module__ == "sqlite3" and type(engine).__name__ == "Connection":
@@ -187,5 +245,6 @@ def engine_spec(engine: Any) -> EngineSpec:
         f"engine: {engine!r} is not an engine; allowed: 'duckdb' (default), a DuckDB "
         "connection (duckdb.connect(...)), a PostgreSQL DSN or psycopg connection "
         "('postgresql://user@host:port/db'), ds.postgres(dsn), a SparkSession or "
-        "ds.spark(session), 'sqlite:///file.db', ds.sqlite(file) or a sqlite3 connection"
+        "ds.spark(session), 'sqlite:///file.db', ds.sqlite(file), a sqlite3 or ADBC connection, "
+        "or ds.dbapi(connection, dialect=...) for any DB-API connection"
     )

@@ -64,7 +64,9 @@ class PostgresEngine(Engine):
             raise InputError(f"engine: cannot connect to PostgreSQL ({e})".strip()) from e
 
     def close(self) -> None:
-        if not self.given:
+        if self.given:  # the session goes on: its temporary tables would stay
+            self.drop_leftovers()
+        else:
             self.con.close()
 
     def classify(self, obj: Any, label: str) -> Source:

@@ -85,6 +85,13 @@ class ScriptEngine(Engine):
         the lock released at the end and the statements that clear a stopped run's tables
         after the header."""
         parts = list(self.parts)
+        if not self.facts.executed:
+            parts.insert(
+                1,
+                f"-- {self.dialect}: discosql's tests parse and lint scripts in this dialect but "
+                "have never run one\n-- on the system (docs/engines.md); run it on a copy of "
+                "the data first.",
+            )
         if self.shared and self.locked:
             lock = self.owned(ident(LOCK))
             names = [q for q in self._own.values() if q != lock] + [lock]  # the lock last

@@ -1,9 +1,13 @@
-"""Spark: the SQL runs as Spark SQL in the user's SparkSession; results come back as Arrow.
+"""Spark: the SQL runs as Spark SQL in the user's SparkSession (classic, or Spark Connect: a
+Databricks cluster, SQL warehouse or serverless notebook); results come back as Arrow.
 
 Statements are transpiled by sqlglot to Spark SQL with ``:name`` parameter markers and bound
 through ``SparkSession.sql(args=...)``. Spark has no temporary tables: a stage's result is
-materialised with ``localCheckpoint()`` (so later stages do not recompute it) and registered as
-a temporary view. discosql never changes the session's configuration.
+materialised (so later stages do not recompute it) with ``localCheckpoint()`` and registered as
+a temporary view, or, with ``materialize="table"`` (Databricks serverless, which has no
+checkpoints), written as a Parquet table of ``schema`` (default: the current one) named for the
+run; every one is dropped before the call returns. discosql never changes the session's
+configuration.
 """
 
 from __future__ import annotations
@@ -29,12 +33,28 @@ class SparkEngine(Engine):
     position_order = "monotonically_increasing_id()"
     table_format = " USING parquet"  # a managed Parquet table: no Hive support needed
 
-    def __init__(self, session: Any) -> None:
+    def __init__(
+        self, session: Any, materialize: str = "checkpoint", schema: str | None = None
+    ) -> None:
         super().__init__()
         self.spark = session
+        self.materialize = materialize
+        self.schema = schema
         self._views: list[str] = []
 
+    def own(self, name: str) -> str:
+        physical = super().own(name)
+        if physical != name and self.materialize == "table" and self.schema:
+            self._own[ident(name)] = f"{ident(self.schema)}.{ident(physical)}"
+        return physical
+
+    def _table(self, name: str) -> str:
+        """The work table ``name`` of this run (materialize="table"), quoted for Spark."""
+        parts = [*([self.schema] if self.schema else []), self.own(name)]
+        return ".".join(exp.to_identifier(p, quoted=True).sql("spark") for p in parts)
+
     def close(self) -> None:
+        self.drop_leftovers()  # tables of the user's schema (materialize="table")
         for view in self._views:
             self.spark.catalog.dropTempView(view)
         self._views.clear()
@@ -74,7 +94,13 @@ class SparkEngine(Engine):
         module = type(e).__module__ or ""
         return module.startswith(("pyspark", "py4j"))
 
-    def create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
+    def _create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
+        if self.materialize == "table":  # a Parquet table; no view, no checkpoint
+            self._drop_table(name)
+            query, used = self.translate(sql, params)
+            create = f"CREATE TABLE {self._table(name)}{self.table_format} AS\n{query}"
+            self._guarded(stage, lambda: self._execute(create, used))
+            return
         view = self.own(name)
 
         def run() -> None:
@@ -85,7 +111,11 @@ class SparkEngine(Engine):
         if view not in self._views:
             self._views.append(view)
 
-    def drop_table(self, name: str) -> None:
+    def _drop_table(self, name: str) -> None:
+        if self.materialize == "table":
+            drop = f"DROP TABLE IF EXISTS {self._table(name)}"
+            self._guarded("cleanup", lambda: self._execute(drop, {}))
+            return
         self.spark.catalog.dropTempView(self.own(name))
 
     def output_table(self, name: str, database: str | None) -> str:

@@ -64,7 +64,9 @@ class SQLiteEngine(Engine):
         self.con = sqlite3.connect(uri or database, uri=uri is not None)
 
     def close(self) -> None:
-        if not self.given:
+        if self.given:  # the session goes on: its temporary tables would stay
+            self.drop_leftovers()
+        else:
             self.con.close()
 
     def classify(self, obj: Any, label: str) -> Source:

@@ -409,7 +409,9 @@ def _protect(
     not add up to the records given; the tables returned are then empty."""
     engine = inputs.engine
     script = engine.exporting
-    recoded_inputs, columns, counted = recode_inputs(inputs, prot.recodes, positions=not script)
+    # records in input order where the engine keeps one (a script's order is the engine's)
+    ordered = not script and engine.record_order
+    recoded_inputs, columns, counted = recode_inputs(inputs, prot.recodes, positions=ordered)
     recoded = RECODED_SCHEMA.empty_table()
     if prot.recodes:  # counted on the syntheses as given
         template = "sdc/recode_counts.sql.j2"
@@ -418,7 +420,7 @@ def _protect(
         counts = engine.query(sql, params, template)
         if not script:  # a script's counts are read where it runs
             recoded = conform(counts.select(RECODED_SCHEMA.names), RECODED_SCHEMA, template)
-    kept = _kept(recoded_inputs, columns, prot.rename, ordered=not script)
+    kept = _kept(recoded_inputs, columns, prot.rename, ordered=ordered)
     steps = removal.remove(
         recoded_inputs, names, prot.uniques, list(prot.disclosive), kept, decided
     )

@@ -4,6 +4,7 @@ records), with NA one category of its own in every key (synthpop's intent; READM
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -17,7 +18,7 @@ from ..core.plan import Coding, Column, as_text
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
 from ..engines.base import Engine, Work
-from ..errors import InputError, SchemaError
+from ..errors import DiscoSQLWarning, InputError, SchemaError
 from ..sql.templates import render
 
 CELLS = "__disco_ucells"
@@ -58,19 +59,24 @@ class ReplicatedUniques(AsData):
     """
 
     table: pa.Table
-    flags: pa.Table
+    flags: pa.Table | None  # None where the engine's tables keep no record order
     keys: tuple[str, ...]
 
     def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
         title = f"replicated_uniques(): keys {', '.join(self.keys)}"
-        return title, [("", self.table)], [f"{self.flags.num_rows} flagged synthetic records"]
+        flagged = (
+            f"{self.flags.num_rows} flagged synthetic records"
+            if self.flags is not None
+            else "no per-record flags: the engine's tables keep no record order"
+        )
+        return title, [("", self.table)], [flagged]
 
     def to_dict(self) -> dict[str, Any]:
         """keys, ``table`` and ``flags`` rows as plain data (NaN is None)."""
         return {
             "keys": list(self.keys),
             "table": json_rows(self.table),
-            "flags": json_rows(self.flags),
+            "flags": None if self.flags is None else json_rows(self.flags),
         }
 
 
@@ -163,9 +169,11 @@ def count_uniques(
     params: dict[str, Any],
     names: list[str],
     text: dict[str, bool],
-) -> tuple[pa.Table, pa.Table]:
+) -> tuple[pa.Table, pa.Table | None]:
     """The res_tab and the flags over ``sources`` (original first); ``positioned`` are the same
-    data sets whose relations also carry ``__disco_pos`` (the syntheses')."""
+    data sets whose relations also carry ``__disco_pos`` (the syntheses'). No flags (None, with
+    a warning) where the engine's tables keep no record order: a row could not say which
+    record it flags."""
     with engine.work() as work:
         coding = unique_cells(work, sources, params, names, text)
         params = {**params, **coding.params}
@@ -182,5 +190,14 @@ def count_uniques(
         sql = render(template, engine.dialect, syntheses=syntheses, **ctx)
         table = engine.query(sql, params, template, schema=RU_SCHEMA)
         template = "uniques/flags.sql.j2"
+        if not engine.record_order:
+            warnings.warn(
+                DiscoSQLWarning(
+                    f"{template}: no per-record flags: {engine.name} tables keep no record "
+                    "order, so a row cannot say which record it is; the table is complete"
+                ),
+                stacklevel=2,
+            )
+            return table, None
         sql = render(template, engine.dialect, sources=positioned, positions=True, **ctx)
         return table, engine.query(sql, params, template, schema=FLAGS_SCHEMA)

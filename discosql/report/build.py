@@ -27,6 +27,7 @@ import pyarrow as pa
 
 from ..core.files import atomic_paths
 from ..core.inputs import Inputs, opened
+from ..core.output import Destination
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, Exact, Numbers, OutputCheck
 from ..core.results import AsData
 from ..core.view import render_html, table_rows
@@ -351,10 +352,11 @@ def _original_risk(
     many keys as MAX_SUBSETS subsets allow)."""
     original = Inputs(inputs.engine, inputs.sources[:1])
     step("risk of the original data")
-    measured = risk_on(original, keys, weight, None, 1.0, 0.01)
+    unwanted = Destination(discard=True)  # the report shows no per-record table
+    measured = risk_on(original, keys, weight, None, 1.0, 0.01, unwanted)
     step("special uniques of the original data (SUDA2)")
     largest = min(len(keys), default_max_size(len(keys)))
-    return measured, suda_on(original, keys, 0.01, True, largest)
+    return measured, suda_on(original, keys, 0.01, True, largest, dest=unwanted)
 
 
 def _risk_wanted(risk: Any, weight: Any, keys: list[str]) -> bool:

@@ -8,7 +8,8 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-from collections.abc import Iterator, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,7 @@ from ..core.output import DATABASE_SUFFIXES, Destination, destination, write_str
 from ..core.plan import Column
 from ..core.spec import column_names
 from ..engines.base import Engine, Registered, Work
-from ..errors import InputError
+from ..errors import DiscoSQLWarning, InputError
 from ..sql.dialects import facts
 from ..sql.templates import ident, render
 
@@ -115,6 +116,23 @@ def records_destination(out: Any, out_table: Any, overwrite: bool, default: str)
     if problems:
         raise InputError(problems)
     return dest
+
+
+def destination_check(dest: Destination, overwrite: bool) -> Callable[[Engine], None]:
+    """The check of ``dest`` once the engine is open, before any data is read: its tables
+    (``Destination.check_tables``), and that the engine keeps a record order, without which a
+    per-record table cannot say which record each row is."""
+
+    def check(engine: Engine) -> None:
+        if (dest.files or dest.tables) and not engine.record_order:
+            raise InputError(
+                f"out/out_table: {engine.name} tables keep no record order, so a per-record "
+                "table cannot say which record each row is; leave out= and out_table= out "
+                "(the measures are complete)"
+            )
+        dest.check_tables(engine, overwrite=overwrite)
+
+    return check
 
 
 @dataclass
@@ -237,8 +255,20 @@ def key_cells(
 def deliver(cells: KeyCells, dest: Destination, sql: str, stage: str) -> pa.Table | None:
     """A per-record query's result: returned, streamed to ``dest``'s file or made as its
     table (complete or absent; None is returned then). An exported script writes its file
-    itself (DuckDB's COPY)."""
+    itself (DuckDB's COPY). Not run where ``dest`` discards it, nor where the engine's tables
+    keep no record order (a warning says so)."""
     engine, params = cells.engine, cells.params
+    if dest.discard:
+        return None
+    if not engine.record_order:  # a destination was refused before (destination_check)
+        warnings.warn(
+            DiscoSQLWarning(
+                f"{stage}: no per-record table: {engine.name} tables keep no record order, "
+                "so a row cannot say which record it is; the measures are complete"
+            ),
+            stacklevel=2,
+        )
+        return None
     if dest.files and cells.exported:
         engine.copy_to(sql, params, dest.files[0], stage)
         return None

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import pyarrow as pa
@@ -218,7 +217,7 @@ def risk(
     """
     names, w, h, a, m = check_arguments(keys, weight, household, alpha, max_global_risk)
     dest = fq.records_destination(out, out_table, overwrite, "risk_records")
-    check = partial(dest.check_tables, overwrite=overwrite)
+    check = fq.destination_check(dest, overwrite)
     roles = dict.fromkeys(names, "key") | ({w: "weight"} if w else {})
     roles |= {h: "household"} if h else {}
     named = named_columns(roles, [w] if w else [])

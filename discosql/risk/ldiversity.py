@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import pyarrow as pa
@@ -127,7 +126,7 @@ def ldiversity(
     """
     names, sens, c = check_arguments(keys, sensitive, l_recurs_c)
     dest = fq.records_destination(out, out_table, overwrite, "ldiversity_records")
-    check = partial(dest.check_tables, overwrite=overwrite)
+    check = fq.destination_check(dest, overwrite)
     named = named_columns(dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive"))
     with opened(engine, threads, data, prepare=check, check=named) as inputs:
         return ldiversity_on(inputs, names, sens, c, dest)

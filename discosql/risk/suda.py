@@ -14,7 +14,6 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import pyarrow as pa
@@ -162,7 +161,7 @@ def suda(
     """
     names, f, original, largest = check_arguments(keys, dis_fraction, original_scores, max_size)
     dest = fq.records_destination(out, out_table, overwrite, "suda_records")
-    check = partial(dest.check_tables, overwrite=overwrite)
+    check = fq.destination_check(dest, overwrite)
     named = named_columns(dict.fromkeys(names, "key"))
     with opened(engine, threads, data, prepare=check, check=named) as inputs:
         return suda_on(inputs, names, f, original, largest, dest, progress)

@@ -34,6 +34,14 @@ class Dialect:
     ``table_format``: what a CREATE TABLE is given (Spark's USING PARQUET).
     ``reads_files``: a script reads its inputs from files and writes files with COPY.
     ``exported``: an exported script can be written in it (``to_sql``, ``--dialect``).
+    ``column_types``: how a connection of the dialect tells a table's column types:
+    "described" (what a query's result description says), "declared" (SQLite: the declared
+    types, PRAGMA table_info; values may differ) or "snowflake_codes" (Snowflake's type codes).
+    ``executed``: discosql's tests run its exported scripts on the system (or an emulator);
+    False: they are parsed and linted only, and the script and ``--dialect`` say so.
+    ``quote_all``: every identifier is written quoted: the dialect folds unquoted names to
+    upper case (Snowflake), and the result columns must reach Python as the templates name
+    them (``n``, not ``N``).
     """
 
     name: str
@@ -48,6 +56,9 @@ class Dialect:
     table_format: str | None = None
     reads_files: bool = False
     exported: bool = True
+    column_types: str = "described"
+    executed: bool = True
+    quote_all: bool = False
 
 
 SPARK_ORDER = "monotonically_increasing_id()"
@@ -84,17 +95,31 @@ FACTS = {
         Dialect(
             "databricks",
             "databricks",
+            executed=False,
             grouping_sets=True,
             position_order=SPARK_ORDER,
             work_tables="table",
             table_format="parquet",
         ),
-        Dialect("bigquery", "bigquery", rename="unqualified"),
-        Dialect("snowflake", "snowflake", int_div="exact_multiple"),
+        Dialect("bigquery", "bigquery", rename="unqualified", executed=False),
+        Dialect(
+            "snowflake",
+            "snowflake",
+            int_div="exact_multiple",
+            column_types="snowflake_codes",
+            quote_all=True,
+        ),
         # Trino (and Athena) have no temporary tables (trinodb/trino #5686): plain work
         # tables in the current schema, dropped at the end
-        Dialect("trino", "trino", int_div="native", work_tables="table"),
-        Dialect("tsql", "tsql", int_div="native", work_tables="hash", rename="unqualified"),
+        Dialect("trino", "trino", int_div="native", work_tables="table", executed=False),
+        Dialect(
+            "tsql",
+            "tsql",
+            int_div="native",
+            work_tables="hash",
+            rename="unqualified",
+            executed=False,
+        ),
         # Apache DataFusion's SQL (which sqlglot does not know) follows PostgreSQL's: integer
         # `/`, `||`, DOUBLE PRECISION; isnan() is its own
         Dialect(
@@ -105,12 +130,21 @@ FACTS = {
             work_tables="table",
             rename=None,
         ),
-        Dialect("sqlite", "sqlite", int_div="native", exported=False),
+        Dialect(
+            "sqlite",
+            "sqlite",
+            int_div="native",
+            position_order="rowid",
+            exported=False,
+            column_types="declared",
+        ),
     )
 }
 
 # The dialects an exported script can be written in (to_sql, `discosql sql --dialect`).
 DIALECTS = tuple(name for name, d in FACTS.items() if d.exported)
+# ... those no test has executed (parsed and linted only)
+UNEXECUTED = tuple(n for n in DIALECTS if not FACTS[n].executed)
 # ... and those whose tables keep a record order (a per-record table can give positions)
 ORDERED_DIALECTS = tuple(n for n in DIALECTS if FACTS[n].position_order is not None)
 DEFAULT = "duckdb"  # the dialect of the templates and of the embedded engine
@@ -237,7 +271,8 @@ def literal(value: Any) -> exp.Expr:
 @functools.lru_cache(maxsize=512)
 def transpile(sql: str, dialect: str) -> str:
     """DuckDB-dialect SQL in ``dialect`` (cached: the same statement recurs across targets)."""
-    return ";\n".join(t.sql(writer(dialect)) for t in _trees(sql, dialect))
+    d = facts(dialect)
+    return ";\n".join(t.sql(d.writer, identify=d.quote_all) for t in _trees(sql, dialect))
 
 
 def inline_params(
@@ -263,5 +298,9 @@ def inline_params(
         return node
 
     # transform() copies the cached tree; the copy is ours, so the generator need not copy it
-    out = [t.transform(replace).sql(writer(dialect), copy=False, pretty=True) for t in trees]
+    d = facts(dialect)
+    out = [
+        t.transform(replace).sql(d.writer, copy=False, pretty=True, identify=d.quote_all)
+        for t in trees
+    ]
     return ";\n".join(out)

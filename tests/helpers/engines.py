@@ -15,8 +15,9 @@ their server through its session fixture; a new engine is one more entry in ``CA
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,73 @@ def _spark(tables: Tables, server: Any, tmp_path: Path) -> Engine:
     return ds.spark(server), engine_data.write_parquet(tmp_path, tables)
 
 
+# The user's own connections (engine=<connection>): opened by the loader, closed by the
+# engine_case fixture after the test, which first checks that discosql left nothing in them.
+
+
+def _duckdb_connection(tables: Tables, server: Any, tmp_path: Path) -> Engine:
+    import duckdb
+
+    con = duckdb.connect(str(tmp_path / "analyst.duckdb"))
+    for name, table in tables.items():
+        con.register("incoming", table)
+        con.execute(f"CREATE OR REPLACE TABLE {engine_data.quoted(name)} AS FROM incoming")
+        con.unregister("incoming")
+    return con, {n: n for n in tables}
+
+
+def _adbc_sqlite(tables: Tables, server: Any, tmp_path: Path) -> Engine:
+    import adbc_driver_sqlite.dbapi
+
+    db = engine_data.write_sqlite(tmp_path / "tables.db", tables)
+    return adbc_driver_sqlite.dbapi.connect(db, autocommit=True), {n: n for n in tables}
+
+
+def _adbc_postgres(tables: Tables, server: Any, tmp_path: Path) -> Engine:
+    import adbc_driver_postgresql.dbapi
+
+    engine_data.load_postgres(server, tables)
+    con = adbc_driver_postgresql.dbapi.connect(server, autocommit=True)
+    return con, {n: n for n in tables}
+
+
+# what lists every relation of a user's connection, by engine case
+RELATIONS = {
+    "duckdb_connection": "SELECT table_name FROM duckdb_tables() UNION ALL "
+    "SELECT view_name FROM duckdb_views()",
+    "adbc_sqlite": "SELECT name FROM sqlite_temp_master UNION ALL SELECT name FROM sqlite_master",
+    "adbc_postgres": "SELECT relname FROM pg_class",
+    "snowflake": "SELECT table_name FROM information_schema.tables",  # fakesnow's
+}
+
+
+def _snowflake(tables: Tables, server: Any, tmp_path: Path) -> Engine:
+    """fakesnow's Snowflake (its own environment, .ci/run; ``server`` is fakesnow's patch).
+    Each table is named as Snowflake stores an unquoted name (``SD2011``: discosql finds it as
+    ``"sd2011"``), its columns keep their quoted lower-case names. The tables are written
+    into fakesnow's DuckDB database directly (its write_pandas upper-cases every column and
+    goes through pandas, where an integer column with NULLs becomes floats)."""
+    import snowflake.connector
+
+    database = "db_" + "".join(c for c in tmp_path.name if c.isalnum())
+    con = snowflake.connector.connect(database=database, schema="survey")
+    duck = con._duck_conn
+    for name, table in tables.items():
+        duck.register("incoming", table)
+        duck.execute(f'CREATE TABLE {database}.survey."{name.upper()}" AS SELECT * FROM incoming')
+        duck.unregister("incoming")
+    return ds.dbapi(con, dialect="snowflake"), {n: n for n in tables}
+
+
+def _left_behind(engine: Any, case: str) -> list[str]:
+    """discosql's objects (``__disco*``) still in a user's connection after a call."""
+    cur = engine.cursor()
+    cur.execute(RELATIONS[case])
+    names = [r[0] for r in cur.fetchall()]
+    cur.close()
+    return [n for n in names if n.startswith("__disco")]
+
+
 @dataclass(frozen=True)
 class EngineCase:
     """An engine the tests run on. ``loader``: puts tables into it; ``server``: the session
@@ -63,6 +131,16 @@ class EngineCase:
     marker: str | None = None
     keeps_row_order: bool = True
     has_nan: bool = True
+    connection: bool = False  # engine= is the user's own connection (checked, then closed)
+    # the engine's tables keep a record order: per-record tables are given (else a warning)
+    record_order: bool = True
+
+    def per_record(self) -> Any:
+        """Where a per-record table is asked for: nothing, or (no record order) the warning
+        that says there is none."""
+        if self.record_order:
+            return contextlib.nullcontext()
+        return pytest.warns(ds.DiscoSQLWarning, match="keep no record order")
 
     def param(self) -> Any:
         marks = [getattr(pytest.mark, self.marker)] if self.marker else []
@@ -76,6 +154,26 @@ CASES = {
         EngineCase("sqlite", _sqlite, has_nan=False),
         EngineCase("postgres", _postgres, "pg_dsn", "postgres", keeps_row_order=False),
         EngineCase("spark", _spark, "spark", "spark"),
+        EngineCase("spark_connect", _spark, "spark_connect", "spark"),
+        EngineCase("duckdb_connection", _duckdb_connection, connection=True),
+        EngineCase(
+            "snowflake",
+            _snowflake,
+            "fakesnow",
+            "snowflake",
+            keeps_row_order=False,
+            connection=True,
+            record_order=False,
+        ),
+        EngineCase("adbc_sqlite", _adbc_sqlite, has_nan=False, connection=True),
+        EngineCase(
+            "adbc_postgres",
+            _adbc_postgres,
+            "pg_dsn",
+            "postgres",
+            keeps_row_order=False,
+            connection=True,
+        ),
     )
 }
 
@@ -88,10 +186,27 @@ class Loaded:
     server: Any
     tmp_path: Path
 
+    opened: list[Any] = field(default_factory=list)
+
     def load(self, tables: Tables) -> Engine:
         """The ``engine=`` argument and how it names each table (a table name, a Parquet
         path, or the Arrow table itself on DuckDB)."""
-        return self.case.loader(tables, self.server, self.tmp_path)
+        engine, names = self.case.loader(tables, self.server, self.tmp_path)
+        if self.case.connection:  # the connection itself, or ds.dbapi(connection)
+            self.opened.append(getattr(engine, "connection", engine))
+        return engine, names
+
+    def close(self) -> None:
+        """After the test: each connection given is still open, holds no object of
+        discosql's, and is closed."""
+        while self.opened:
+            con = self.opened.pop()
+            try:
+                assert _left_behind(con, self.case.name) == [], (
+                    f"{self.case.name}: left in the connection"
+                )
+            finally:
+                con.close()
 
 
 def on_engines(*names: str, exclude: tuple[str, ...] = ()) -> pytest.MarkDecorator:

@@ -20,6 +20,7 @@ import discosql as ds
 from discosql.core.results import RESULT_TABLES
 
 from .. import engine_data, oracle
+from ..helpers.compare import assert_value
 from ..helpers.engines import Loaded, on_engines
 from ..helpers.oracle import CALLS, call_kwargs, replay
 
@@ -391,7 +392,7 @@ def _float_levels(original: Any, engine: Any) -> list[str]:
     return sorted(rec.column("x").to_pylist())
 
 
-@on_engines(exclude=("sqlite",))  # SQLite: no NaN (tested in test_risk_engines.py)
+@on_engines(exclude=("sqlite", "adbc_sqlite"))  # SQLite: no NaN (test_risk_engines.py)
 def test_float_level_names(engine_case: Loaded, floats: tuple[Any, str]) -> None:
     engine, names = engine_case.load({"floats": floats[0]})
     assert _float_levels(names["floats"], engine) == FLOAT_LEVELS
@@ -594,7 +595,34 @@ def test_each_run_names_its_own_work_tables() -> None:
         )
         mine = f'"__disco_{a.run_id}_cells"'
         assert a.owned(sql) == (
-            f"SELECT {mine}.n, '\"__disco_cells\"' AS \"a\"\"__disco_cells\" "
+            f'SELECT {mine}.n, \'"__disco_cells"\' AS "a""__disco_cells" '
             f'-- "__disco_cells"\nFROM {mine} /* "__disco_cells" */ JOIN "__disco_other"'
         )
         assert b.owned(sql) == sql  # b has named no work table
+
+
+def test_spark_stages_as_tables(
+    spark: Any, parquet: dict[str, str], summary_ref: ds.DisclosureSummary
+) -> None:
+    """ds.spark(materialize="table", schema=...) (Databricks serverless has no checkpoints):
+    DuckDB's numbers, every stage a Parquet table of that schema named for the run, none left
+    after the call; a per-record result too (risk's records)."""
+    spark.sql("CREATE DATABASE IF NOT EXISTS discosql_work")
+    engine = ds.spark(spark, materialize="table", schema="discosql_work")
+    syn = [parquet[s] for s in SUMMARY_SYN]
+    got = ds.disclosure_summary(parquet["sd2011"], syn, engine=engine, **SUMMARY_KW)
+    _assert_same_summary(got, summary_ref)
+    risk = ds.risk(parquet["sd2011"], ["sex", "age", "region"], engine=engine)
+    want = ds.risk(parquet["sd2011"], ["sex", "age", "region"])
+    for got_rows, want_rows in ((risk.summary, want.summary), (risk.records, want.records)):
+        assert got_rows.num_rows == want_rows.num_rows
+        for g, w in zip(got_rows.to_pylist(), want_rows.to_pylist(), strict=True):
+            for col in w:
+                assert_value(g[col], w[col], col)
+    for where in ("discosql_work", "default"):
+        left = [r.tableName for r in spark.sql(f"SHOW TABLES IN {where}").collect()]
+        assert [t for t in left if t.startswith("__disco")] == []
+    with pytest.raises(ds.InputError, match="materialize"):
+        ds.spark(spark, materialize="cache")
+    with pytest.raises(ds.InputError, match="schema"):
+        ds.spark(spark, schema="discosql_work")

@@ -17,6 +17,7 @@ import discosql as ds
 from discosql.protect.sdc import sdc
 
 from .. import oracle
+from ..helpers.engines import Loaded, on_engines
 
 SDC = oracle.ORACLE / "sdc"
 ALL = json.loads((SDC / "cases.json").read_text())
@@ -178,27 +179,12 @@ def _duckdb_result() -> tuple[Any, ...]:
     return _engine_result(None, names)
 
 
-def test_sdc_on_sqlite(tmp_path: Any) -> None:
+@on_engines(exclude=("duckdb",))
+def test_sdc_on_every_engine(engine_case: Loaded) -> None:
     from .. import engine_data
 
-    db = engine_data.write_sqlite(tmp_path / "sdc.db", engine_data.oracle_tables())
-    names = {n: n for n in ("sd2011", "syn_1", "syn_2")}
-    assert _engine_result(ds.sqlite(db), names) == _duckdb_result()
-
-
-def test_sdc_on_postgres(pg_dsn: str) -> None:
-    from .. import engine_data
-
-    engine_data.load_postgres(pg_dsn, engine_data.oracle_tables())
-    names = {n: n for n in ("sd2011", "syn_1", "syn_2")}
-    assert _engine_result(pg_dsn, names) == _duckdb_result()
-
-
-def test_sdc_on_spark(spark: Any, tmp_path: Any) -> None:
-    from .. import engine_data
-
-    paths = engine_data.write_parquet(tmp_path, engine_data.oracle_tables())
-    assert _engine_result(ds.spark(spark), paths) == _duckdb_result()
+    engine, names = engine_case.load(engine_data.oracle_tables())
+    assert _engine_result(engine, names) == _duckdb_result()
 
 
 def test_sdc_writes_files(tmp_path: Any) -> None:

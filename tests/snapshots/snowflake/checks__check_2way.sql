@@ -1,21 +1,21 @@
-WITH key_target AS (
+WITH "key_target" AS (
   SELECT
-    j,
-    key_pos,
-    key_level,
-    t,
-    SUM(n) AS key_target_total,
-    SUM(SUM(n)) OVER (PARTITION BY j, key_pos, key_level) AS key_total
+    "j",
+    "key_pos",
+    "key_level",
+    "t",
+    SUM("n") AS "key_target_total",
+    SUM(SUM("n")) OVER (PARTITION BY "j", "key_pos", "key_level") AS "key_total"
   FROM (
     SELECT
-      c.j,
-      k.key_pos,
-      CASE k.key_pos
+      "c"."j",
+      "k"."key_pos",
+      CASE "k"."key_pos"
         WHEN 0
         THEN (
           CAST((
             CAST((
-              CAST(c."q_0" AS BIGINT) - CAST(c."q_0" AS BIGINT) % CAST(1 AS BIGINT)
+              CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(1 AS BIGINT)
             ) / CAST(1 AS BIGINT) AS BIGINT)
           ) AS BIGINT) % CAST(3 AS BIGINT)
         )
@@ -23,7 +23,7 @@ WITH key_target AS (
         THEN (
           CAST((
             CAST((
-              CAST(c."q_0" AS BIGINT) - CAST(c."q_0" AS BIGINT) % CAST(3 AS BIGINT)
+              CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(3 AS BIGINT)
             ) / CAST(3 AS BIGINT) AS BIGINT)
           ) AS BIGINT) % CAST(80 AS BIGINT)
         )
@@ -31,7 +31,7 @@ WITH key_target AS (
         THEN (
           CAST((
             CAST((
-              CAST(c."q_0" AS BIGINT) - CAST(c."q_0" AS BIGINT) % CAST(240 AS BIGINT)
+              CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(240 AS BIGINT)
             ) / CAST(240 AS BIGINT) AS BIGINT)
           ) AS BIGINT) % CAST(17 AS BIGINT)
         )
@@ -39,52 +39,52 @@ WITH key_target AS (
         THEN (
           CAST((
             CAST((
-              CAST(c."q_0" AS BIGINT) - CAST(c."q_0" AS BIGINT) % CAST(4080 AS BIGINT)
+              CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(4080 AS BIGINT)
             ) / CAST(4080 AS BIGINT) AS BIGINT)
           ) AS BIGINT) % CAST(7 AS BIGINT)
         )
-      END AS key_level,
-      c.t AS t,
-      c.d AS n
-    FROM "__disco_cells" AS c
+      END AS "key_level",
+      "c"."t" AS "t",
+      "c"."d" AS "n"
+    FROM "__disco_cells" AS "c"
     CROSS JOIN (
       SELECT
-        0 AS key_pos
+        0 AS "key_pos"
       UNION ALL
       SELECT
-        1 AS key_pos
+        1 AS "key_pos"
       UNION ALL
       SELECT
-        2 AS key_pos
+        2 AS "key_pos"
       UNION ALL
       SELECT
-        3 AS key_pos
-    ) AS k
+        3 AS "key_pos"
+    ) AS "k"
     WHERE
-      c.d > 0
-  ) AS by_key
+      "c"."d" > 0
+  ) AS "by_key"
   GROUP BY
-    j,
-    key_pos,
-    key_level,
-    t
-), big AS (
+    "j",
+    "key_pos",
+    "key_level",
+    "t"
+), "big" AS (
   SELECT
-    j,
-    key_pos,
-    key_level,
-    t,
-    SUM(n) AS npairs
+    "j",
+    "key_pos",
+    "key_level",
+    "t",
+    SUM("n") AS "npairs"
   FROM (
     SELECT
-      c.j,
-      k.key_pos,
-      CASE k.key_pos
+      "c"."j",
+      "k"."key_pos",
+      CASE "k"."key_pos"
         WHEN 0
         THEN (
           CAST((
             CAST((
-              CAST(c."q_0" AS BIGINT) - CAST(c."q_0" AS BIGINT) % CAST(1 AS BIGINT)
+              CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(1 AS BIGINT)
             ) / CAST(1 AS BIGINT) AS BIGINT)
           ) AS BIGINT) % CAST(3 AS BIGINT)
         )
@@ -92,7 +92,7 @@ WITH key_target AS (
         THEN (
           CAST((
             CAST((
-              CAST(c."q_0" AS BIGINT) - CAST(c."q_0" AS BIGINT) % CAST(3 AS BIGINT)
+              CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(3 AS BIGINT)
             ) / CAST(3 AS BIGINT) AS BIGINT)
           ) AS BIGINT) % CAST(80 AS BIGINT)
         )
@@ -100,7 +100,7 @@ WITH key_target AS (
         THEN (
           CAST((
             CAST((
-              CAST(c."q_0" AS BIGINT) - CAST(c."q_0" AS BIGINT) % CAST(240 AS BIGINT)
+              CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(240 AS BIGINT)
             ) / CAST(240 AS BIGINT) AS BIGINT)
           ) AS BIGINT) % CAST(17 AS BIGINT)
         )
@@ -108,78 +108,81 @@ WITH key_target AS (
         THEN (
           CAST((
             CAST((
-              CAST(c."q_0" AS BIGINT) - CAST(c."q_0" AS BIGINT) % CAST(4080 AS BIGINT)
+              CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(4080 AS BIGINT)
             ) / CAST(4080 AS BIGINT) AS BIGINT)
           ) AS BIGINT) % CAST(7 AS BIGINT)
         )
-      END AS key_level,
-      c.syn_t AS t,
-      c.syn_d_keep AS n
-    FROM "__disco_qcells" AS c
+      END AS "key_level",
+      "c"."syn_t" AS "t",
+      "c"."syn_d_keep" AS "n"
+    FROM "__disco_qcells" AS "c"
     CROSS JOIN (
       SELECT
-        0 AS key_pos
+        0 AS "key_pos"
       UNION ALL
       SELECT
-        1 AS key_pos
+        1 AS "key_pos"
       UNION ALL
       SELECT
-        2 AS key_pos
+        2 AS "key_pos"
       UNION ALL
       SELECT
-        3 AS key_pos
-    ) AS k
+        3 AS "key_pos"
+    ) AS "k"
     WHERE
-      c.s_levels = 1 AND c.syn_d_keep > CAST('4.0' AS DOUBLE)
-  ) AS by_key
+      "c"."s_levels" = 1 AND "c"."syn_d_keep" > CAST('4.0' AS DOUBLE)
+  ) AS "by_key"
   GROUP BY
-    j,
-    key_pos,
-    key_level,
-    t
-), pairs AS (
+    "j",
+    "key_pos",
+    "key_level",
+    "t"
+), "pairs" AS (
   SELECT
-    b.j,
-    b.key_pos,
-    b.key_level,
-    b.t,
-    b.npairs,
-    kt.key_target_total,
-    kt.key_total
-  FROM big AS b
-  INNER JOIN key_target AS kt
-    ON kt.j = b.j AND kt.key_pos = b.key_pos AND kt.key_level = b.key_level AND kt.t = b.t
-), key_names AS (
+    "b"."j",
+    "b"."key_pos",
+    "b"."key_level",
+    "b"."t",
+    "b"."npairs",
+    "kt"."key_target_total",
+    "kt"."key_total"
+  FROM "big" AS "b"
+  INNER JOIN "key_target" AS "kt"
+    ON "kt"."j" = "b"."j"
+    AND "kt"."key_pos" = "b"."key_pos"
+    AND "kt"."key_level" = "b"."key_level"
+    AND "kt"."t" = "b"."t"
+), "key_names" AS (
   SELECT DISTINCT
-    0 AS key_pos,
-    code,
-    level
+    0 AS "key_pos",
+    "code",
+    "level"
   FROM "__disco_levels_k0"
   UNION ALL
   SELECT DISTINCT
-    1 AS key_pos,
-    code,
-    level
+    1 AS "key_pos",
+    "code",
+    "level"
   FROM "__disco_levels_k1"
   UNION ALL
   SELECT DISTINCT
-    2 AS key_pos,
-    code,
-    level
+    2 AS "key_pos",
+    "code",
+    "level"
   FROM "__disco_levels_k2"
   UNION ALL
   SELECT DISTINCT
-    3 AS key_pos,
-    code,
-    level
+    3 AS "key_pos",
+    "code",
+    "level"
   FROM "__disco_levels_k3"
-), flagged AS (
+), "flagged" AS (
   SELECT
-    p.j AS synthesis,
-    p.key_pos,
-    nt.level || '|' || kn.level AS target_key_levs,
-    CAST(p.npairs AS BIGINT) AS npairs,
-    CASE p.key_pos
+    "p"."j" AS "synthesis",
+    "p"."key_pos",
+    "nt"."level" || '|' || "kn"."level" AS "target_key_levs",
+    CAST("p"."npairs" AS BIGINT) AS "npairs",
+    CASE "p"."key_pos"
       WHEN 0
       THEN 'sex'
       WHEN 1
@@ -189,40 +192,40 @@ WITH key_target AS (
       WHEN 3
       THEN 'placesize'
     END AS "key",
-    CAST(p.key_target_total AS BIGINT) AS key_target_total,
-    CAST(p.key_total AS BIGINT) AS key_total,
+    CAST("p"."key_target_total" AS BIGINT) AS "key_target_total",
+    CAST("p"."key_total" AS BIGINT) AS "key_total",
     CASE
-      WHEN p.key_total = 0
+      WHEN "p"."key_total" = 0
       THEN CAST('NaN' AS DOUBLE)
-      ELSE 100 * CAST(p.key_target_total AS DOUBLE) / CAST(p.key_total AS DOUBLE)
+      ELSE 100 * CAST("p"."key_target_total" AS DOUBLE) / CAST("p"."key_total" AS DOUBLE)
     END AS "PctTargetKeyLevel"
-  FROM pairs AS p
+  FROM "pairs" AS "p"
   INNER JOIN (
     SELECT DISTINCT
-      code,
-      level
+      "code",
+      "level"
     FROM "__disco_levels_t0"
-  ) AS nt
-    ON nt.code = p.t
-  INNER JOIN key_names AS kn
-    ON kn.key_pos = p.key_pos AND kn.code = p.key_level
+  ) AS "nt"
+    ON "nt"."code" = "p"."t"
+  INNER JOIN "key_names" AS "kn"
+    ON "kn"."key_pos" = "p"."key_pos" AND "kn"."code" = "p"."key_level"
   WHERE
-    100 * CAST(p.key_target_total AS DOUBLE) / CAST(p.key_total AS DOUBLE) > CAST('80.0' AS DOUBLE)
+    100 * CAST("p"."key_target_total" AS DOUBLE) / CAST("p"."key_total" AS DOUBLE) > CAST('80.0' AS DOUBLE)
 )
 SELECT
-  synthesis,
-  target_key_levs,
-  npairs,
+  "synthesis",
+  "target_key_levs",
+  "npairs",
   "key",
-  key_target_total,
-  key_total,
+  "key_target_total",
+  "key_total",
   "PctTargetKeyLevel"
-FROM flagged
+FROM "flagged"
 ORDER BY
-  synthesis,
-  npairs DESC NULLS LAST,
-  key_pos,
-  target_key_levs;
+  "synthesis",
+  "npairs" DESC NULLS LAST,
+  "key_pos",
+  "target_key_levs";
 
 DROP TABLE IF EXISTS "__disco_cells";
 

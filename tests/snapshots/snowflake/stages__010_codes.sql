@@ -1,76 +1,76 @@
 CREATE TEMPORARY TABLE "__disco_levels_k0" AS
-WITH named AS (
+WITH "named" AS (
   SELECT
-    v,
-    COALESCE(CAST("__disco_x" AS VARCHAR), 'Missing') AS level
+    "v",
+    COALESCE(CAST("__disco_x" AS VARCHAR), 'Missing') AS "level"
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
     /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
-      "sex" AS v,
+      "sex" AS "v",
       MIN("sex") AS "__disco_x"
-    FROM "survey"."sd2011" AS __disco_s
+    FROM "survey"."sd2011" AS "__disco_s"
     WHERE
       NOT "sex" IS NULL
     GROUP BY
       "sex"
-  ) AS raw_0
+  ) AS "raw_0"
   UNION ALL
   SELECT
-    v,
-    COALESCE(CAST("__disco_x" AS VARCHAR), 'Missing') AS level
+    "v",
+    COALESCE(CAST("__disco_x" AS VARCHAR), 'Missing') AS "level"
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
     /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
-      "sex" AS v,
+      "sex" AS "v",
       MIN("sex") AS "__disco_x"
-    FROM "survey"."syn_1" AS __disco_s
+    FROM "survey"."syn_1" AS "__disco_s"
     WHERE
       NOT "sex" IS NULL
     GROUP BY
       "sex"
-  ) AS raw_1
+  ) AS "raw_1"
   UNION ALL
   SELECT
-    v,
-    COALESCE(CAST("__disco_x" AS VARCHAR), 'Missing') AS level
+    "v",
+    COALESCE(CAST("__disco_x" AS VARCHAR), 'Missing') AS "level"
   FROM (
     /* grouped by exactly what the records stage compares (so every raw value matches one */
     /* row); values in one group (e.g. 0.0 and -0.0) share a level, any one names it */
     /* (a boolean group is one value: PostgreSQL has no min(boolean)) */
     SELECT
-      "sex" AS v,
+      "sex" AS "v",
       MIN("sex") AS "__disco_x"
-    FROM "survey"."syn_2" AS __disco_s
+    FROM "survey"."syn_2" AS "__disco_s"
     WHERE
       NOT "sex" IS NULL
     GROUP BY
       "sex"
-  ) AS raw_2
+  ) AS "raw_2"
   UNION ALL
   SELECT
-    NULL AS v,
-    'Missing' AS level
-), one_per_value AS (
+    NULL AS "v",
+    'Missing' AS "level"
+), "one_per_value" AS (
   /* the same value may come from several data sets (as 0.0 in one, -0.0 in another); */
   /* this grouping is the only deduplication (the data sets are stacked by UNION ALL: a */
   /* DuckDB grouping costs about 1 ms even on a few rows, a fifth of a small dictionary) */
   SELECT
-    v,
-    MIN(level) AS level
-  FROM named
+    "v",
+    MIN("level") AS "level"
+  FROM "named"
   GROUP BY
-    v
+    "v"
 )
 SELECT
-  v,
-  level,
+  "v",
+  "level",
   CAST(CASE
-    WHEN level = 'Missing'
+    WHEN "level" = 'Missing'
     THEN 0
-    ELSE DENSE_RANK() OVER (PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END ORDER BY level)
-  END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
-FROM one_per_value;
+    ELSE DENSE_RANK() OVER (PARTITION BY CASE WHEN "level" = 'Missing' THEN 1 ELSE 0 END ORDER BY "level")
+  END AS BIGINT) AS "code" /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
+FROM "one_per_value";
