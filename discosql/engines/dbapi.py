@@ -108,7 +108,7 @@ class DBAPIEngine(Engine):
         name (Snowflake: upper case; PostgreSQL: lower case)."""
         parts = source.obj.split(".")
         if len(parts) == 1 and self.schema:
-            parts = [self.schema, *parts]
+            parts = [*self.schema.split("."), *parts]
         tried: list[str] = []
         error: BaseException | None = None
         for candidate in (parts, [_normalized(p, self.dialect) for p in parts]):
@@ -170,7 +170,9 @@ class DBAPIEngine(Engine):
         physical = super().own(name)
         if physical != name and self.facts.work_tables != "temp":
             # a table of the schema given, or the current one; SQL Server's #temporary
-            where = [self.schema] if self.schema and self.facts.work_tables == "table" else []
+            # schema: "scratch" or "catalog.scratch"
+            shared = self.schema and self.facts.work_tables == "table"
+            where = self.schema.split(".") if shared and self.schema else []
             leaf = f"#{physical}" if self.facts.work_tables == "hash" else physical
             self._own[ident(name)] = ".".join(ident(p) for p in [*where, leaf])
         return physical
@@ -181,7 +183,8 @@ class DBAPIEngine(Engine):
             raise InputError("out: a DuckDB database file needs the DuckDB engine")
         if self.facts.rename is None:
             raise InputError(f"out_table: {self.dialect} cannot rename a table; write files")
-        parts = name.split(".") if "." in name else [*([self.schema] if self.schema else []), name]
+        where = self.schema.split(".") if self.schema else []
+        parts = name.split(".") if "." in name else [*where, name]
         return ".".join(exp.to_identifier(p, quoted=True).sql(self.facts.writer) for p in parts)
 
     def has_table(self, name: str, database: str | None) -> bool:

@@ -45,12 +45,14 @@ class SparkEngine(Engine):
     def own(self, name: str) -> str:
         physical = super().own(name)
         if physical != name and self.materialize == "table" and self.schema:
-            self._own[ident(name)] = f"{ident(self.schema)}.{ident(physical)}"
+            # schema: "scratch" or "catalog.scratch"
+            parts = [*self.schema.split("."), physical]
+            self._own[ident(name)] = ".".join(ident(p) for p in parts)
         return physical
 
     def _table(self, name: str) -> str:
         """The work table ``name`` of this run (materialize="table"), quoted for Spark."""
-        parts = [*([self.schema] if self.schema else []), self.own(name)]
+        parts = [*(self.schema.split(".") if self.schema else []), self.own(name)]
         return ".".join(exp.to_identifier(p, quoted=True).sql("spark") for p in parts)
 
     def close(self) -> None:

@@ -41,3 +41,20 @@ def assert_value(u: Any, v: Any, where: str, rel: float = 1e-12) -> None:
     else:
         same = u == v
     assert same, f"{where}: {u!r} != {v!r}"
+
+
+def assert_script_tables(tables: list[Any], ref: Any) -> None:
+    """The tables an exported disclosure() script printed, in order, are ``ref``'s (a
+    DisclosureResult): the same columns and rows, values by :func:`assert_value` (a driver's
+    Decimal read as a float)."""
+    from discosql.core.results import RESULT_TABLES
+
+    assert len(tables) == len(RESULT_TABLES)
+    for spec, got in zip(RESULT_TABLES, tables, strict=True):
+        want = getattr(ref, spec.name)
+        assert got.column_names == want.column_names, spec.name
+        assert got.num_rows == want.num_rows, spec.name
+        for g, w in zip(got.to_pylist(), want.to_pylist(), strict=True):
+            for col in w:
+                value = float(g[col]) if type(g[col]).__name__ == "Decimal" else g[col]
+                assert_value(value, w[col], f"{spec.name}.{col}")

@@ -66,6 +66,20 @@ def _duckdb_connection(tables: Tables, server: Any, tmp_path: Path) -> Engine:
     return con, {n: n for n in tables}
 
 
+def _sqlite3_connection(tables: Tables, server: Any, tmp_path: Path) -> Engine:
+    import sqlite3
+
+    db = engine_data.write_sqlite(tmp_path / "tables.db", tables)
+    return sqlite3.connect(db), {n: n for n in tables}
+
+
+def _psycopg_connection(tables: Tables, server: Any, tmp_path: Path) -> Engine:
+    import psycopg
+
+    engine_data.load_postgres(server, tables)
+    return psycopg.connect(server, autocommit=True), {n: n for n in tables}
+
+
 def _adbc_sqlite(tables: Tables, server: Any, tmp_path: Path) -> Engine:
     import adbc_driver_sqlite.dbapi
 
@@ -87,6 +101,9 @@ RELATIONS = {
     "SELECT view_name FROM duckdb_views()",
     "adbc_sqlite": "SELECT name FROM sqlite_temp_master UNION ALL SELECT name FROM sqlite_master",
     "adbc_postgres": "SELECT relname FROM pg_class",
+    "sqlite3_connection": "SELECT name FROM sqlite_temp_master UNION ALL "
+    "SELECT name FROM sqlite_master",
+    "psycopg_connection": "SELECT relname FROM pg_class",
     "snowflake": "SELECT table_name FROM information_schema.tables",  # fakesnow's
 }
 
@@ -165,7 +182,16 @@ CASES = {
             connection=True,
             record_order=False,
         ),
+        EngineCase("sqlite3_connection", _sqlite3_connection, has_nan=False, connection=True),
         EngineCase("adbc_sqlite", _adbc_sqlite, has_nan=False, connection=True),
+        EngineCase(
+            "psycopg_connection",
+            _psycopg_connection,
+            "pg_dsn",
+            "postgres",
+            keeps_row_order=False,
+            connection=True,
+        ),
         EngineCase(
             "adbc_postgres",
             _adbc_postgres,

@@ -392,7 +392,9 @@ def _float_levels(original: Any, engine: Any) -> list[str]:
     return sorted(rec.column("x").to_pylist())
 
 
-@on_engines(exclude=("sqlite", "adbc_sqlite"))  # SQLite: no NaN (test_risk_engines.py)
+@on_engines(
+    exclude=("sqlite", "sqlite3_connection", "adbc_sqlite")
+)  # SQLite: no NaN (test_risk_engines.py)
 def test_float_level_names(engine_case: Loaded, floats: tuple[Any, str]) -> None:
     engine, names = engine_case.load({"floats": floats[0]})
     assert _float_levels(names["floats"], engine) == FLOAT_LEVELS

@@ -20,10 +20,9 @@ import pytest
 import sqlglot
 
 import discosql as ds
-from discosql.core.results import RESULT_TABLES
 
 from .. import engine_data
-from ..helpers.compare import assert_value
+from ..helpers.compare import assert_script_tables
 
 KW: dict[str, Any] = {"keys": ["sex", "age", "region"], "target": "depress"}
 # a run: the statements of one script, one at a time; each query's rows as a table
@@ -74,14 +73,7 @@ def _interleave(runs: list[Run]) -> list[list[pa.Table] | BaseException]:
 
 def _check(tables: list[pa.Table] | BaseException, ref: ds.DisclosureResult) -> None:
     assert isinstance(tables, list), f"the run stopped: {tables}"
-    assert len(tables) == len(RESULT_TABLES)
-    for spec, got in zip(RESULT_TABLES, tables, strict=True):
-        want = getattr(ref, spec.name)
-        assert got.column_names == want.column_names, spec.name
-        assert got.num_rows == want.num_rows, spec.name
-        for g, w in zip(got.to_pylist(), want.to_pylist(), strict=True):
-            for col in w:
-                assert_value(g[col], w[col], f"{spec.name}.{col}")
+    assert_script_tables(tables, ref)
 
 
 def _plain(v: Any) -> Any:
