@@ -84,6 +84,9 @@ class DBAPIEngine(Engine):
         self.position_order = "rowid" if order == "" else order
         self.record_order = order is not None
         self._errors = _error_classes(connection)
+        # a relation's description, read once when its name is looked up (_register) and
+        # used for its column types (_columns)
+        self._described: dict[str, list[tuple[Any, ...]]] = {}
         if _autocommit(connection) is False:
             raise InputError(
                 f"engine: the {type(connection).__name__} connection is not in autocommit "
@@ -117,7 +120,7 @@ class DBAPIEngine(Engine):
                 continue
             tried.append(sql)
             try:
-                self._describe(sql)
+                self._described[sql] = self._describe(sql)
             except Exception as e:
                 if not self._is_engine_error(e):
                     raise
@@ -146,7 +149,7 @@ class DBAPIEngine(Engine):
             return {str(r[1]): _affinity(str(r[2] or "")) for r in rows}
         module = self._module()
         codes = SNOWFLAKE_TYPES if self.facts.column_types == "snowflake_codes" else {}
-        return {str(d[0]): _type_name(d, module, codes) for d in self._describe(reg.sql)}
+        return {str(d[0]): _type_name(d, module, codes) for d in self._described.pop(reg.sql)}
 
     def _module(self) -> Any:
         """The driver's module with PEP 249's type objects (``NUMBER``, ``STRING``, ...)."""
