@@ -120,3 +120,15 @@ def run_spark_script(spark: Any, script: str) -> list[list[dict[str, Any]]]:
         if isinstance(statement, sqlglot.exp.Query):
             results.append(df.toArrow().to_pylist())
     return results
+
+
+def write_fakesnow(con: Any, database: str, tables: dict[str, pa.Table]) -> None:
+    """Tables in fakesnow's schema ``database``.survey, each named as Snowflake stores an
+    unquoted name (``SD2011``), its columns keeping their quoted lower-case names. Written into
+    fakesnow's DuckDB database directly: its write_pandas upper-cases every column and goes
+    through pandas, where an integer column with NULLs becomes floats."""
+    duck = con._duck_conn
+    for name, table in tables.items():
+        duck.register("incoming", table)
+        duck.execute(f'CREATE TABLE {database}.survey."{name.upper()}" AS SELECT * FROM incoming')
+        duck.unregister("incoming")

@@ -109,20 +109,13 @@ RELATIONS = {
 
 
 def _snowflake(tables: Tables, server: Any, tmp_path: Path) -> Engine:
-    """fakesnow's Snowflake (its own environment, .ci/run; ``server`` is fakesnow's patch).
-    Each table is named as Snowflake stores an unquoted name (``SD2011``: discosql finds it as
-    ``"sd2011"``), its columns keep their quoted lower-case names. The tables are written
-    into fakesnow's DuckDB database directly (its write_pandas upper-cases every column and
-    goes through pandas, where an integer column with NULLs becomes floats)."""
+    """fakesnow's Snowflake (its own environment, .ci/run; ``server`` is fakesnow's patch),
+    the tables written by engine_data.write_fakesnow (``"sd2011"`` finds ``SD2011``)."""
     import snowflake.connector
 
     database = "db_" + "".join(c for c in tmp_path.name if c.isalnum())
     con = snowflake.connector.connect(database=database, schema="survey")
-    duck = con._duck_conn
-    for name, table in tables.items():
-        duck.register("incoming", table)
-        duck.execute(f'CREATE TABLE {database}.survey."{name.upper()}" AS SELECT * FROM incoming')
-        duck.unregister("incoming")
+    engine_data.write_fakesnow(con, database, tables)
     return ds.dbapi(con, dialect="snowflake"), {n: n for n in tables}
 
 

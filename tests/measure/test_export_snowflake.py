@@ -12,6 +12,7 @@ import sqlglot
 
 import discosql as ds
 
+from .. import engine_data
 from ..helpers.compare import assert_script_tables
 
 KW: dict[str, Any] = {
@@ -32,11 +33,7 @@ def test_snowflake_runs_its_export(fakesnow: None) -> None:
     data = Path(ds.__file__).parent / "data"
     tables = {n: pq.read_table(data / f"{n}.parquet") for n in ("sd2011", "syn_1", "syn_2")}
     con = snowflake.connector.connect(database="exported", schema="survey")
-    duck = con._duck_conn  # tables as the loader of tests/helpers/engines.py writes them
-    for name, table in tables.items():
-        duck.register("incoming", table)
-        duck.execute(f'CREATE TABLE exported.survey."{name.upper()}" AS SELECT * FROM incoming')
-        duck.unregister("incoming")
+    engine_data.write_fakesnow(con, "exported", tables)
     names = {"original": "SD2011", "synthetic": ["SYN_1", "SYN_2"]}
     syn = [tables["syn_1"], tables["syn_2"]]
     script = ds.to_sql(tables["sd2011"], syn, dialect="snowflake", tables=names, **KW)
