@@ -55,6 +55,7 @@ KWARGS: dict[str, Any] = {
     "exclude_targetlevs": ["%(name_t)s"],
     "thresh_1way": (1, 50),
     "thresh_2way": (1, 50),
+    "tau": (0.5, 1),
 }
 TABLES = tuple(t.name for t in RESULT_TABLES)
 

@@ -57,7 +57,7 @@ RESULT_TABLES = (
     ResultTable(
         "allcaps",
         "measures/cap.sql.j2",
-        _measures("baseCAPd", "CAPd", "CAPs", "DCAP", "TCAP"),
+        _measures("baseCAPd", "CAPd", "CAPs", "DCAP", "TCAP", "TCAP_little"),
         "allCAPs",
     ),
     ResultTable(
@@ -89,17 +89,33 @@ RESULT_TABLES = (
             ("PctTargetKeyLevel", _F),
         ),
     ),
+    ResultTable("disco_curve", "measures/disco_curve.sql.j2", _schema(("ps", _F), ("DiSCO", _F))),
+    ResultTable("disco_tau", "measures/disco_tau.sql.j2", _schema(("tau", _F), ("DiSCO", _F))),
 )
 BY_TEMPLATE = {t.template: t for t in RESULT_TABLES}
 # synthpop's measure groups: group name -> measure names
 GROUPS = {t.group: t.measures for t in RESULT_TABLES if t.group}
+
+
+def computed_tables(spec: DisclosureSpec) -> tuple[ResultTable, ...]:
+    """The result tables a disclosure() with ``spec`` computes, in order (and its script
+    prints): disco_tau only where some tau is asked (else it is empty)."""
+    return tuple(t for t in RESULT_TABLES if t.name != "disco_tau" or spec.tau)
+
+
 # what the CLI's --table and the tests can ask for: the long form and every table
 TABLE_NAMES = ("measures", *(t.name for t in RESULT_TABLES))
 
 # disclosure_summary's identity measure (ident_meas) -> its column; UiSiO is synthpop's spelling
 IDENT_MEASURES = {"repU": "repU", "UiOiS": "UiOiS", "UiSiO": "UiOiS"}
 # disclosure_summary's attribute measure of the synthetic data -> its counterpart for the original
-ATTRIB_MEASURES = {"DiSCO": "Dorig", "DiSDiO": "Dorig", "DCAP": "CAPd", "TCAP": "CAPd"}
+ATTRIB_MEASURES = {
+    "DiSCO": "Dorig",
+    "DiSDiO": "Dorig",
+    "DCAP": "CAPd",
+    "TCAP": "CAPd",
+    "TCAP_little": "CAPd",
+}
 
 MEASURES_SCHEMA = pa.schema(
     [
@@ -175,6 +191,10 @@ class DisclosureResult(AsData):
     * ``exclusions``: synthesis, table, reason, count (synthpop's ``Nexclusions``)
     * ``check_1way``: rows only for syntheses where the check fired
     * ``check_2way``: the flagged (target level | key level) pairs per synthesis
+    * ``disco_curve``: synthesis, ps, DiSCO: DiSCO(tau) = 100 sum(d'_tq : ps_tq >= tau) / Nd
+      at tau = each distinct probability of correct attribution ps_tq = s_tq / s.q among the
+      original records (DiSCO(1) = DiSCO; without exclusions its area is DCAP)
+    * ``disco_tau``: synthesis, tau, DiSCO at the certainties ``tau`` asked (empty if none)
 
     Row order: by synthesis; ``measures`` then by group (ident, attrib, allCAPs) and measure
     in the order above; ``exclusions`` by table and exclusion step as synthpop lists them;
@@ -192,6 +212,8 @@ class DisclosureResult(AsData):
     exclusions: pa.Table
     check_1way: pa.Table
     check_2way: pa.Table
+    disco_curve: pa.Table
+    disco_tau: pa.Table
     groupings: dict[str, Grouping] = field(default_factory=dict)
     n_original: int = 0
 

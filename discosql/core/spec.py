@@ -43,6 +43,8 @@ class DisclosureSpec:
     cont_na: Mapping[str, tuple[float, ...]] | None = None
     thresh_1way: tuple[float, float] = (50.0, 90.0)
     thresh_2way: tuple[float, float] = (4.0, 80.0)
+    # the certainties of the DiSCO(tau) table, as asked (disco_tau; the curve is always there)
+    tau: tuple[float, ...] = ()
 
 
 def level_name(value: Any) -> str | None:
@@ -256,6 +258,32 @@ def _check_thresh(value: Any, what: str, problems: list[str]) -> tuple[float, fl
     return (0.0, 0.0)
 
 
+def check_tau(tau: Any, problems: list[str]) -> tuple[float, ...]:
+    """The certainties of DiSCO(tau): None (none), one number or a list of distinct numbers
+    in [0, 1], kept in the order given."""
+    if tau is None:
+        return ()
+    values = _as_list(tau)
+    bad = [
+        v
+        for v in values
+        if isinstance(v, bool)
+        or not isinstance(v, numbers.Real)
+        or not math.isfinite(float(v))
+        or not 0 <= float(v) <= 1
+    ]
+    if bad or not values:
+        problems.append(
+            f"tau: expected a probability or a list of them, each in [0, 1], got {tau!r}"
+        )
+        return ()
+    floats = tuple(float(v) for v in values)
+    dups = sorted({v for v in floats if floats.count(v) > 1})
+    if dups:
+        problems.append(f"tau: {dups!r} given more than once; give each certainty once")
+    return floats
+
+
 def build_spec(
     keys: Any,
     target: Any,
@@ -273,6 +301,7 @@ def build_spec(
     cont_na: Any = None,
     thresh_1way: Any = (50, 90),
     thresh_2way: Any = (4, 80),
+    tau: Any = None,
 ) -> DisclosureSpec:
     """Check every argument that does not need the data; one InputError lists all problems."""
     problems: list[str] = []  # every check appends here, in the order of the arguments
@@ -300,6 +329,7 @@ def build_spec(
         cont_na=_check_cont_na(cont_na, problems),
         thresh_1way=_check_thresh(thresh_1way, "thresh_1way", problems),
         thresh_2way=_check_thresh(thresh_2way, "thresh_2way", problems),
+        tau=check_tau(tau, problems),
     )
     if problems:
         raise InputError(problems)

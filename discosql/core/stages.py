@@ -36,7 +36,7 @@ from .dictionaries import (
 )
 from .inputs import DataSet, Inputs
 from .plan import Column, Plan, plan
-from .results import RESULT_TABLES, DisclosureResult, conform_result
+from .results import RESULT_TABLES, DisclosureResult, computed_tables, conform_result
 from .spec import DisclosureSpec
 
 BASE_CELLS = "__disco_cells_base"
@@ -366,6 +366,10 @@ def measure_tables(
     for i, kc in enumerate(cells.keys):
         check_params[f"key_name_{i}"] = kc.name
         key_names.append(replace(kc, name_param=f"key_name_{i}"))
+    taus = []
+    for i, tau in enumerate(spec.tau):
+        check_params[f"disco_tau_{i}"] = tau
+        taus.append(f"disco_tau_{i}")
 
     def measure(template: str) -> pa.Table:
         sql = render(
@@ -376,6 +380,8 @@ def measure_tables(
             steps=steps,
             keys=key_names,
             target=cells.target,
+            qcols=cells.qcols,
+            taus=taus,
             tid=tid,
         )
         return engine.query(sql, check_params, template, small=True)
@@ -392,10 +398,15 @@ def measure_tables(
             t = by_name[name]
             columns = ["tid", *t.schema.names] if tid else t.schema.names
             tables[name] = conformed(t.template, rows.select(columns))
+    computed = {t.name for t in computed_tables(spec)}
     for name in names:
         if name not in tables:
             t = by_name[name]
-            tables[name] = conformed(t.template, measure(t.template))
+            if name in computed:
+                tables[name] = conformed(t.template, measure(t.template))
+            else:  # not asked for: empty (with tid too: the caller splits it by target)
+                schema = pa.schema([("tid", pa.int32()), *t.schema]) if tid else t.schema
+                tables[name] = schema.empty_table()
     return {name: tables[name] for name in names}
 
 

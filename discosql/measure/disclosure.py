@@ -29,6 +29,7 @@ def disclosure(
     cont_na: dict[str, Any] | None = None,
     thresh_1way: tuple[float, float] = (50, 90),
     thresh_2way: tuple[float, float] = (4, 80),
+    tau: float | list[float] | None = None,
     threads: int | None = None,
     engine: Any = None,
 ) -> DisclosureResult:
@@ -45,7 +46,12 @@ def disclosure(
       DiSDiO = DiSCO cells that are also disclosive in the original; max_denom / mean_denom =
       max / mean of d_tq over DiSCO cells;
     * baseCAPd = sum_t (d_t./Nd)^2, CAPd = sum d_tq^2/d.q / Nd, CAPs = sum s_tq^2/s.q / Ns,
-      DCAP = sum d_tq s_tq/s.q / Nd, TCAP = DiSCO / iS.
+      DCAP = sum d_tq s_tq/s.q / Nd, TCAP = DiSCO / iS (synthpop's code; its vignette's
+      TCAP_alt), TCAP_little = DiSCO / DiS (Little et al.; the vignette's TCAP from 1.9-3);
+    * DiSCO(tau) = sum(d_tq: s_tq / s.q >= tau)/Nd, the share of original records whose
+      probability of correct attribution reaches tau (``disco_curve``: at every distinct
+      probability; ``disco_tau``: at the ``tau`` asked). DiSCO(1) = DiSCO; without
+      exclusions the area under the curve is DCAP.
 
     Args:
         original: the confidential data: a path or glob to Parquet/CSV files, a pyarrow Table or
@@ -68,6 +74,8 @@ def disclosure(
             with ``keys``.
         cont_na: ``{column: [codes]}`` special numeric values kept as their own level when grouping.
         thresh_1way, thresh_2way: thresholds (count, percent) of the two checks.
+        tau: a certainty or a list of them, each in [0, 1]: DiSCO(tau) at each
+            (``disco_tau``, in the order given); the curve ``disco_curve`` is always computed.
         threads: DuckDB threads (default: all cores).
         engine: where the SQL runs: None or ``"duckdb"`` (embedded DuckDB, the default), a
             PostgreSQL DSN or ``ds.postgres(dsn)`` (data sets are then table names on that
@@ -76,7 +84,8 @@ def disclosure(
 
     Returns:
         A :class:`DisclosureResult` with Arrow tables ``ident``, ``attrib``, ``allcaps``,
-        ``measures``, ``exclusions``, ``check_1way`` and ``check_2way``.
+        ``measures``, ``exclusions``, ``check_1way``, ``check_2way``, ``disco_curve`` and
+        ``disco_tau``.
 
     Raises:
         InputError: for any bad argument or data, before measures are computed.
@@ -97,6 +106,7 @@ def disclosure(
         cont_na=cont_na,
         thresh_1way=thresh_1way,
         thresh_2way=thresh_2way,
+        tau=tau,
     )
     named = named_columns(dict.fromkeys(spec.keys, "key") | {spec.target: "target"})
     with opened(engine, threads, original, synthetic, check=named) as inputs:

@@ -58,7 +58,8 @@ def to_sql(
 
     Returns:
         The script. Each result table is one SELECT, in the order ident, attrib, allcaps,
-        exclusions, check_1way, check_2way; ``duckdb < script.sql`` prints them.
+        exclusions, check_1way, check_2way, disco_curve, disco_tau (only where ``tau`` is
+        given); ``duckdb < script.sql`` prints them.
     """
     if problem := unknown(dialect):
         raise InputError(problem)
@@ -101,8 +102,9 @@ def _header(plans: list[Plan], inputs: Inputs, sources: list[Registered], dialec
         f"target(s) {', '.join(p.spec.target for p in plans)}; m = {inputs.m}\n"
         f"reads:\n{reads(sources)}\n"
         "Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,\n"
-        "check_1way, check_2way (percentages 0-100, as synthpop); with several targets a\n"
-        "one-row table (target) names each target before its tables. Work tables start with\n"
+        "check_1way, check_2way, disco_curve, and disco_tau where tau was given (percentages\n"
+        "0-100, as synthpop); with several targets a one-row table (target) names each\n"
+        "target before its tables. Work tables start with\n"
         "__disco_ (temporary; on Spark, Trino and DataFusion, tables of the current schema\n"
         "named for this export, dropped at the end).\n"
         "Decisions that needed the data were made at export time (below, per target). The\n"
@@ -142,4 +144,6 @@ def _options(p: Plan) -> str:
     if s.exclusions:
         parts.append(f"exclude={[(e.key, e.keylev, e.targetlev) for e in s.exclusions]}")
     parts.append(f"thresh_1way={s.thresh_1way}, thresh_2way={s.thresh_2way}")
+    if s.tau:
+        parts.append(f"tau={list(s.tau)}")
     return ", ".join(parts)

@@ -147,6 +147,7 @@ def target_specs(
     exclude_ov_denom_lim: bool = False,
     thresh_1way: tuple[float, float] = (50, 90),
     thresh_2way: tuple[float, float] = (4, 80),
+    tau: float | Sequence[float] | None = None,
 ) -> list[DisclosureSpec]:
     """The checked disclosure() spec of each target (None: every synthetic column that is not a
     key), from disclosure_summary's per-target options; one InputError lists every problem."""
@@ -208,6 +209,7 @@ def target_specs(
                     cont_na=cont_na,
                     thresh_1way=thresh_1way,
                     thresh_2way=thresh_2way,
+                    tau=tau,
                 )
             )
         except InputError as e:
@@ -236,6 +238,7 @@ def disclosure_summary(
     exclude_ov_denom_lim: bool = False,
     thresh_1way: tuple[float, float] = (50, 90),
     thresh_2way: tuple[float, float] = (4, 80),
+    tau: float | Sequence[float] | None = None,
     threads: int | None = None,
     engine: Any = None,
     progress: Callable[[int, int, str], None] | None = None,
@@ -253,12 +256,15 @@ def disclosure_summary(
         original, synthetic, keys: as :func:`discosql.disclosure`.
         targets: target columns; None means every synthetic column that is not a key.
         ident_meas: "repU" or "UiOiS", averaged over the syntheses.
-        attrib_meas: "DiSCO", "DiSDiO" (original: Dorig), "DCAP" or "TCAP" (original: CAPd).
+        attrib_meas: "DiSCO", "DiSDiO" (original: Dorig), "DCAP", "TCAP" or "TCAP_little"
+            (original: CAPd).
         not_targetlevs: per target, the level(s) to drop: a dict {target: level(s)} or a list
             aligned with ``targets`` ("" or None: none).
         use_targets_na: one flag, a dict or a list aligned with ``targets``.
         ngroups_targets: one int (for every numeric target), a dict or a list.
         exclude: {target: [(key, key level, target level), ...]}.
+        tau: as :func:`discosql.disclosure`: DiSCO(tau) in each target's ``disco_tau``
+            (every target has its ``disco_curve``).
         progress: called as ``progress(i, n, target)`` before each target.
         Other arguments: as :func:`discosql.disclosure`, the same for every target.
     """
@@ -283,6 +289,7 @@ def disclosure_summary(
             exclude_ov_denom_lim=exclude_ov_denom_lim,
             thresh_1way=thresh_1way,
             thresh_2way=thresh_2way,
+            tau=tau,
         )
 
 

@@ -5,8 +5,9 @@
 --   synthetic 1: "survey"."syn_1"
 --   synthetic 2: "survey"."syn_2"
 -- Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,
--- check_1way, check_2way (percentages 0-100, as synthpop); with several targets a
--- one-row table (target) names each target before its tables. Work tables start with
+-- check_1way, check_2way, disco_curve, and disco_tau where tau was given (percentages
+-- 0-100, as synthpop); with several targets a one-row table (target) names each
+-- target before its tables. Work tables start with
 -- __disco_ (temporary; on Spark, Trino and DataFusion, tables of the current schema
 -- named for this export, dropped at the end).
 -- Decisions that needed the data were made at export time (below, per target). The
@@ -1271,14 +1272,18 @@ ORDER BY
 -- Inputs: the cells (stage 040, for the target margins) and the q margins (stage 045, qcells:
 --         the sums over q of d'^2, s'^2 and d' s', so that each q is one exact term);
 --         pd'_tq = d'_tq / d'.q, ps'_tq = s'_tq / s'.q (0 if the margin is 0).
--- Output: synthesis, baseCAPd, CAPd, CAPs, DCAP, TCAP
+-- Output: synthesis, baseCAPd, CAPd, CAPs, DCAP, TCAP, TCAP_little
 --   baseCAPd = 100 * sum_t (d_t. / Nd)^2        target margins BEFORE exclusions, 'Missing' included
 --   CAPd     = 100 * sum_tq d'_tq * pd'_tq / Nd
 --   CAPs     = 100 * sum_tq s'_tq * ps'_tq / Ns
 --   DCAP     = 100 * sum_tq d'_tq * ps'_tq / Nd
 --   TCAP     = 100 * sum(d' : ps_tq = 1) / sum_{q : s'.q > 0} d'.q   (= DiSCO / iS; NaN if 0/0)
+--   TCAP_little = 100 * sum(d' : ps_tq = 1) / sum_{q : some ps_tq = 1} d'.q
+--              (= DiSCO / DiS: Little et al. 2022, 2025, the vignette's "TCAP" from synthpop
+--              1.9-3; NaN when no q is disclosive in the synthesis, as 0/0)
 -- With tid (stacked targets): one row per target and synthesis, tid first (macros/cells by).
--- synthpop: D:489-502.
+-- synthpop: D:489-502; TCAP_little: vignettes/disclosure.Rnw L504 at 9cc3081 (synthpop's
+--          code prints TCAP, which the vignette calls TCAP_alt).
 
 WITH target_margins AS (
   SELECT
@@ -1318,7 +1323,8 @@ WITH target_margins AS (
       CAST(CASE WHEN sq_keep > 0 THEN CAST(ds_keep AS DOUBLE PRECISION) / sq_keep ELSE 0 END AS DECIMAL(38, 18))
     ) AS DOUBLE PRECISION) AS dcap,
     SUM(CASE WHEN s_levels = 1 THEN syn_d_keep ELSE 0 END) AS disco,
-    SUM(CASE WHEN sq_keep > 0 THEN dq_keep ELSE 0 END) AS tcap_den
+    SUM(CASE WHEN sq_keep > 0 THEN dq_keep ELSE 0 END) AS tcap_den,
+    SUM(CASE WHEN s_levels = 1 THEN dq_keep ELSE 0 END) AS dis
   FROM "__disco_qcells"
   GROUP BY
     j
@@ -1345,7 +1351,12 @@ SELECT
     WHEN cap.tcap_den = 0
     THEN CAST('NaN' AS DOUBLE PRECISION)
     ELSE 100 * CAST(cap.disco AS DOUBLE PRECISION) / CAST(cap.tcap_den AS DOUBLE PRECISION)
-  END AS "TCAP"
+  END AS "TCAP",
+  CASE
+    WHEN cap.dis = 0
+    THEN CAST('NaN' AS DOUBLE PRECISION)
+    ELSE 100 * CAST(cap.disco AS DOUBLE PRECISION) / CAST(cap.dis AS DOUBLE PRECISION)
+  END AS "TCAP_little"
 FROM cap
 INNER JOIN base
   ON base.j = cap.j
@@ -1909,6 +1920,77 @@ ORDER BY
   npairs DESC NULLS LAST,
   key_pos,
   target_key_levs COLLATE "C";
+
+-- measures/disco_curve.sql.j2
+-- DiSCO(tau), the certainty curve: one row per synthesis and distinct probability of correct
+-- attribution ps among the original records, DiSCO at tau = ps (percentages).
+-- Each original record of cell (q, t) is attributed its own target level with probability
+--     ps_tq = s_tq / s.q from the synthesis (0 when s.q = 0: no synthetic record has key q),
+-- and DiSCO(tau) = 100 * sum(d'_tq : ps_tq >= tau) / Nd.
+-- Flags and counts as DiSCO's (measures/attribute): ps from the counts BEFORE exclusions,
+-- the records counted AFTER them (d'), over Nd before them. Hence, always, DiSCO(1) = DiSCO;
+-- and where no exclusion applies (d' = d, s' = s), the area under the curve from 0 to 1,
+-- sum_i (ps_i - ps_(i-1)) * DiSCO(ps_i) with ps_0 = 0, is DCAP (synthpop's DCAP, over Nd,
+-- = the vignette's DCAPorig), a mean of probabilities being the integral of its tail. With
+-- exclusions DCAP uses ps' (after them) and that identity no longer holds.
+-- Rows: the ps of cells with d' > 0 (ps = 0 included when some counted record has it); none
+-- for a synthesis with no counted record. ps is a double, s_tq / s.q correctly rounded, so
+-- tau = 0.8 selects s_tq / s.q = 4 / 5.
+-- Inputs: the cells (stage 040: j, q, t, d, s[, d_keep]) and q margins (stage 045: sq, dq).
+-- Output: synthesis, ps, DiSCO; by synthesis, then ps (with tid: tid first).
+-- synthpop: the measure the vignette announces (vignettes/disclosure.Rnw L161 at 9cc3081:
+--          "a record is considered disclosive if its probability of correct attribution
+--          reaches a threshold tau"); DiSCO D:477-484, DCAP D:493.
+
+WITH probs AS (
+  SELECT
+    c.j,
+    CASE
+      WHEN m.sq > 0
+      THEN CAST(c.s AS DOUBLE PRECISION) / CAST(m.sq AS DOUBLE PRECISION)
+      ELSE 0.0
+    END AS ps,
+    c.d_keep AS dk
+  FROM "__disco_cells" AS c
+  INNER JOIN "__disco_qcells" AS m
+    ON m.j = c.j AND m."q_0" = c."q_0"
+  WHERE
+    c.d_keep > 0
+), steps AS (
+  SELECT
+    j,
+    ps,
+    CAST(SUM(dk) AS BIGINT) AS n
+  FROM probs
+  GROUP BY
+    j,
+    ps
+), totals AS (
+  SELECT
+    j,
+    CAST(SUM(dq) AS BIGINT) AS nd
+  FROM "__disco_qcells"
+  GROUP BY
+    j
+)
+SELECT
+  s.j AS synthesis,
+  s.ps,
+  CASE
+    WHEN t.nd = 0
+    THEN CAST('NaN' AS DOUBLE PRECISION)
+    ELSE 100 * CAST(SUM(s.n) OVER (
+      PARTITION BY s.j
+      ORDER BY s.ps DESC NULLS LAST
+      rows BETWEEN UNBOUNDED preceding AND CURRENT ROW
+    ) AS DOUBLE PRECISION) / CAST(t.nd AS DOUBLE PRECISION)
+  END AS "DiSCO"
+FROM steps AS s
+INNER JOIN totals AS t
+  ON t.j = s.j
+ORDER BY
+  s.j,
+  s.ps;
 
 DROP TABLE IF EXISTS "__disco_cells";
 

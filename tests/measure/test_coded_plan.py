@@ -96,7 +96,10 @@ def test_sd2011_summary_in_every_shape() -> None:
             "exclude_targetlevs": ["SINGLE"],
         },
     }
-    got = shapes(original, synthetic, keys, targets, options_of, ngroups_keys=[0, 5, 0, 0])
+    got = shapes(
+        original, synthetic, keys, targets, options_of, ngroups_keys=[0, 5, 0, 0], tau=[0.5, 1]
+    )
+    assert all(r.disco_tau.num_rows == 2 * 2 for r in got)  # 2 syntheses x 2 certainties
     assert sum(r.check_2way.num_rows for r in got) > 0  # the decoded key levels are compared
     assert sum(r.check_1way.num_rows for r in got) > 0
     for r in got:  # the options took effect where given, and only there
@@ -183,6 +186,7 @@ def scenarios(draw: Any) -> dict[str, Any]:
         "denom_lim": draw(st.integers(1, 3)),
         "thresh_1way": (draw(st.integers(0, 2)), draw(st.sampled_from([0, 50]))),
         "thresh_2way": (draw(st.integers(0, 2)), draw(st.sampled_from([0, 50]))),
+        "tau": draw(st.sampled_from([None, [1], [0.5, 0, 1]])),
     }
     return {
         "original": table(original, kinds),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -41,7 +42,7 @@ def test_measures(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
     expected = oracle.expected_measures()[_expected_key(case_id, target)]
     assert res.m == len(expected)
     got = {(r["synthesis"], r["measure"]): r["value"] for r in res.measures.to_pylist()}
-    assert len(got) == 17 * res.m
+    assert len(got) == 18 * res.m  # synthpop's 17 and TCAP_little (test below)
     bad = [
         (syn, name, got[syn, name], value)
         for syn, values in expected.items()
@@ -49,6 +50,50 @@ def test_measures(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
         if not close(got[syn, name], value)
     ]
     assert not bad, f"{len(bad)} measures differ (synthesis, measure, got, synthpop): {bad[:8]}"
+
+
+@pytest.mark.parametrize(("case_id", "target", "kwargs"), CALLS, ids=IDS)
+def test_tcap_little_is_disco_over_dis(case_id: str, target: str, kwargs: dict[str, Any]) -> None:
+    """The vignette's TCAP (synthpop 1.9-3, Little et al.) = DiSCO / DiS x 100 from synthpop's
+    own DiSCO and DiS; NaN where DiS is 0 (no key cell disclosive in the synthesis)."""
+    res = replay(case_id, target)
+    expected = oracle.expected_measures()[_expected_key(case_id, target)]
+    for syn, values in expected.items():
+        dis, disco = values["DiS"], values["DiSCO"]
+        want = math.nan if dis == 0 else 100 * disco / dis
+        assert close(res.value("TCAP_little", syn), want), (syn, dis, disco)
+
+
+def _area(curve: list[dict[str, Any]]) -> float:
+    """The area under the step function DiSCO(tau) from 0 to 1 (its value at tau in
+    (ps_(i-1), ps_i] is DiSCO(ps_i))."""
+    area, previous = 0.0, 0.0
+    for row in curve:
+        area += (row["ps"] - previous) * row["DiSCO"]
+        previous = row["ps"]
+    return area
+
+
+@pytest.mark.parametrize(("case_id", "target", "kwargs"), CALLS, ids=IDS)
+def test_disco_curve_ends_at_disco_and_has_dcap_as_area(
+    case_id: str, target: str, kwargs: dict[str, Any]
+) -> None:
+    """DiSCO(1) = DiSCO on every case; where synthpop excluded nothing, the area under the
+    DiSCO(tau) curve is synthpop's DCAP (a mean of probabilities is the integral of its tail)."""
+    res = replay(case_id, target)
+    key = _expected_key(case_id, target)
+    expected = oracle.expected_measures()[key]
+    removed = sum(
+        n for (_, _, why), n in oracle.expected_exclusions()[key].items() if why != "remaining"
+    )
+    curve = res.disco_curve.to_pylist()
+    for syn, values in expected.items():
+        own = [r for r in curve if r["synthesis"] == syn]
+        assert [r["ps"] for r in own] == sorted({r["ps"] for r in own})
+        at_one = own[-1]["DiSCO"] if own and own[-1]["ps"] == 1 else 0.0
+        assert close(at_one, values["DiSCO"]), (syn, at_one, values["DiSCO"])
+        if not removed:
+            assert math.isclose(_area(own), values["DCAP"], rel_tol=1e-9, abs_tol=1e-12), syn
 
 
 @pytest.mark.parametrize(("case_id", "target", "kwargs"), CALLS, ids=IDS)

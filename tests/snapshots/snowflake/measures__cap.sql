@@ -36,7 +36,8 @@ WITH "target_margins" AS (
       CAST(CASE WHEN "sq_keep" > 0 THEN CAST("ds_keep" AS DOUBLE) / "sq_keep" ELSE 0 END AS DECIMAL(38, 18))
     ) AS DOUBLE) AS "dcap",
     SUM(CASE WHEN "s_levels" = 1 THEN "syn_d_keep" ELSE 0 END) AS "disco",
-    SUM(CASE WHEN "sq_keep" > 0 THEN "dq_keep" ELSE 0 END) AS "tcap_den"
+    SUM(CASE WHEN "sq_keep" > 0 THEN "dq_keep" ELSE 0 END) AS "tcap_den",
+    SUM(CASE WHEN "s_levels" = 1 THEN "dq_keep" ELSE 0 END) AS "dis"
   FROM "__disco_qcells"
   GROUP BY
     "j"
@@ -63,7 +64,12 @@ SELECT
     WHEN "cap"."tcap_den" = 0
     THEN CAST('NaN' AS DOUBLE)
     ELSE 100 * CAST("cap"."disco" AS DOUBLE) / CAST("cap"."tcap_den" AS DOUBLE)
-  END AS "TCAP"
+  END AS "TCAP",
+  CASE
+    WHEN "cap"."dis" = 0
+    THEN CAST('NaN' AS DOUBLE)
+    ELSE 100 * CAST("cap"."disco" AS DOUBLE) / CAST("cap"."dis" AS DOUBLE)
+  END AS "TCAP_little"
 FROM "cap"
 INNER JOIN "base"
   ON "base"."j" = "cap"."j"

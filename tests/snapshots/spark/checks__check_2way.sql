@@ -207,21 +207,3 @@ ORDER BY
   npairs DESC,
   key_pos NULLS LAST,
   target_key_levs NULLS LAST;
-
-DROP TABLE IF EXISTS `__disco_cells`;
-
-DROP TABLE IF EXISTS `__disco_qcells`;
-
-DROP TABLE IF EXISTS `__disco_levels_k0`;
-
-DROP TABLE IF EXISTS `__disco_levels_k1`;
-
-DROP TABLE IF EXISTS `__disco_levels_k2`;
-
-DROP TABLE IF EXISTS `__disco_levels_k3`;
-
-DROP TABLE IF EXISTS `__disco_levels_t0`;
-
-DROP TABLE IF EXISTS `__disco_guard`;
-
-DROP TABLE IF EXISTS `__disco_run`;

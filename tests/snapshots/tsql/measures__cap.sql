@@ -36,7 +36,8 @@ WITH target_margins AS (
       CAST(CASE WHEN sq_keep > 0 THEN CAST(ds_keep AS FLOAT) / sq_keep ELSE 0 END AS NUMERIC(38, 18))
     ) AS FLOAT) AS dcap,
     SUM(CASE WHEN s_levels = 1 THEN syn_d_keep ELSE 0 END) AS disco,
-    SUM(CASE WHEN sq_keep > 0 THEN dq_keep ELSE 0 END) AS tcap_den
+    SUM(CASE WHEN sq_keep > 0 THEN dq_keep ELSE 0 END) AS tcap_den,
+    SUM(CASE WHEN s_levels = 1 THEN dq_keep ELSE 0 END) AS dis
   FROM [#__disco_qcells]
   GROUP BY
     j
@@ -63,7 +64,12 @@ SELECT
     WHEN cap.tcap_den = 0
     THEN CAST('NaN' AS FLOAT)
     ELSE 100 * CAST(cap.disco AS FLOAT) / CAST(cap.tcap_den AS FLOAT)
-  END AS [TCAP]
+  END AS [TCAP],
+  CASE
+    WHEN cap.dis = 0
+    THEN CAST('NaN' AS FLOAT)
+    ELSE 100 * CAST(cap.disco AS FLOAT) / CAST(cap.dis AS FLOAT)
+  END AS [TCAP_little]
 FROM cap
 INNER JOIN base
   ON base.j = cap.j
