@@ -40,6 +40,7 @@ MEASURES = (
     "CAPs",
     "DCAP",
     "TCAP",
+    "TCAP_little",
 )
 MISSING = "Missing"
 
@@ -105,13 +106,15 @@ def reference_disclosure(
     exclude_targetlevs=None,
     thresh_1way=(50, 90),
     thresh_2way=(4, 80),
+    tau=None,
 ) -> dict:
     """Compute synthpop's disclosure measures, exclusions and checks for each synthesis.
 
     ``original`` is a list of dicts, ``synthetics`` a list of such lists (m syntheses, possibly
     empty). Returns ``{"measures": {j: {measure: float}}, "exclusions": {j: {(table, reason): n}},
     "check_1way": {j: dict | None}, "check_2way": {j: [dict, ...]}, "disco_by_level": {j: {t: n}}}``
-    with syntheses numbered j = 1..m. Division by zero gives NaN.
+    with syntheses numbered j = 1..m, and "disco_curve" {j: {ps: DiSCO(ps)}} and "disco_tau"
+    {j: [DiSCO(tau) for tau in ``tau``]}, counted record by record. Division by zero gives NaN.
     """
     keys = list(keys)
     nkeys = len(keys)
@@ -164,6 +167,8 @@ def reference_disclosure(
         "check_1way": {},
         "check_2way": {},
         "disco_by_level": {},
+        "disco_curve": {},
+        "disco_tau": {},
     }
     for j, synthetic in enumerate(synthetics, start=1):
         s = crosstab(synthetic, keys, target)
@@ -230,7 +235,18 @@ def reference_disclosure(
             "CAPs": pct(caps, ns),
             "DCAP": pct(dcap, nd),
             "TCAP": pct(sum(disco.values()), sum(kd[q] for q in kd if ks[q] > 0)),
+            "TCAP_little": pct(sum(disco.values()), sum(kept["DiS"].values())),
         }
+
+        # DiSCO(tau): each original record whose cell survives the exclusions, with the
+        # probability that the synthesis attributes its own target level (before exclusions)
+        probs = []
+        for r in original:
+            t, q = label(r[target]), tuple(label(r[k]) for k in keys)
+            if (t, q) in kept["original"]:
+                probs.append(s.get((t, q), 0) / s_col[q] if s_col[q] > 0 else 0.0)
+        out["disco_curve"][j] = {p: pct(sum(x >= p for x in probs), nd) for p in set(probs)}
+        out["disco_tau"][j] = [pct(sum(x >= t for x in probs), nd) for t in tau or ()]
 
         # Section 7.1: check_1way.
         levels = {t for t, _q in d} | {t for t, _q in s}

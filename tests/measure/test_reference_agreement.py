@@ -67,7 +67,10 @@ MICRO1 = {
         "CAPs": 100.0,  # 1/1 + 4/2 + 1/1 = 4 -> 4/4
         "DCAP": 60.0,  # sum ps*d: (x,a) 1*2 + (x,b) 0*1 + (y,b) 1*1 + (y,c) 0 = 3 -> 3/5
         "TCAP": 75.0,  # DiSCO 3 / (d.a + d.b = 4)
+        "TCAP_little": 75.0,  # DiSCO 3 / DiS 4
     },
+    # ps of each original record: (a,x) 1, 1; (b,x) 0 (b holds y only); (b,y) 1; (c,y) 0 (no c)
+    "disco_curve": {0.0: 100.0, 1.0: 60.0},
     "remaining": {
         "original": 5,
         "synthetic": 4,
@@ -158,7 +161,10 @@ MICRO2 = {
         "CAPs": 40.0,  # (b,p): (1 + 1)/2 = 1, (b,q): 1 -> 2/5
         "DCAP": 100 / 7,  # D: ps = 1 -> 1/7
         "TCAP": 100.0,  # DiSCO 1 / kd over q with ks > 0 = (b,q) 1
+        "TCAP_little": 100.0,  # DiSCO 1 / DiS 1
     },
+    # only D's record is counted after the exclusions: ps(y | (b,q)) = 1, over Nd 7
+    "disco_curve": {1.0: 100 / 7},
     "remaining": {
         "original": 1,
         "synthetic": 3,
@@ -231,7 +237,11 @@ MICRO3 = {
         "CAPs": 25.0,  # (x,a): 1/1 -> 1/4
         "DCAP": 50.0,  # (x,a): ps 1 * 2 -> 2/4
         "TCAP": 0.0,  # DiSCO 0 / kd(a) 2
+        "TCAP_little": NAN,  # DiSCO 0 / DiS 0
     },
+    # the 2 records of (x,a) remain; ps(x | a) = 1/2 BEFORE the exclusions (a holds x and z):
+    # the curve's area 1/2 * 50 = 25 is not DCAP (50), which takes ps after them
+    "disco_curve": {0.5: 50.0},
     "remaining": {
         "original": 2,
         "synthetic": 1,
@@ -287,6 +297,7 @@ MICRO4_COMMON = {
     "CAPd": 75.0,
     "DCAP": 0.0,
     "TCAP": NAN,
+    "TCAP_little": NAN,
 }
 MICRO4 = {
     "original": rows("kt", (57, True), (57.0, True), (None, "TRUE"), ("Missing", False)),
@@ -332,6 +343,9 @@ def test_reference_micro_case(case):
     )
     for name in MEASURES:
         assert same(res["measures"][1][name], case["measures"][name]), name
+    curve = res["disco_curve"][1]
+    assert sorted(curve) == sorted(case["disco_curve"])
+    assert all(same(curve[p], v) for p, v in case["disco_curve"].items())
     expected = {(tab, r): 0 for tab in TABLES for r in REASONS}
     expected.update({(tab, "remaining"): n for tab, n in case["remaining"].items()})
     expected.update(case["excluded"])
@@ -360,6 +374,7 @@ def test_reference_micro_labels_and_empty_synthesis():
         assert sum(res["exclusions"][j][(tab, "missing target")] for tab in TABLES) == 0
         assert res["check_1way"][j] is None
         assert res["check_2way"][j] == []
+        assert res["disco_curve"][j] == {0.0: 100.0}  # no key shared: every ps is 0
 
 
 def test_label_rule():
@@ -409,7 +424,13 @@ def run_package(sc):
         mp.undo()
 
 
+# certainties of DiSCO(tau) every comparison asks for (2/3: a probability that is not a short
+# decimal; 0: every counted record)
+TAUS = [0.0, 0.25, 0.5, 2 / 3, 1.0]
+
+
 def compare_with_reference(sc):
+    sc = {**sc, "options": {**sc["options"], "tau": TAUS}}
     ref = reference_disclosure(
         sc["original"], sc["synthetics"], sc["keys"], sc["target"], **sc["options"]
     )
@@ -431,6 +452,20 @@ def compare_with_reference(sc):
                 got[j][name],
                 ref["measures"][j][name],
             )
+
+    # DiSCO(tau): the curve at every probability, and at the certainties asked
+    curve: dict = {}
+    for row in res.disco_curve.to_pylist():
+        curve.setdefault(row["synthesis"], {})[row["ps"]] = row["DiSCO"]
+    for j in range(1, m + 1):
+        want = ref["disco_curve"][j]
+        assert sorted(curve.get(j, {})) == sorted(want), j
+        for p, value in want.items():
+            assert same(curve[j][p], value), (j, p, curve[j][p], value)
+    at = [(r["synthesis"], r["tau"], r["DiSCO"]) for r in res.disco_tau.to_pylist()]
+    assert [(j, t) for j, t, _ in at] == [(j, t) for j in range(1, m + 1) for t in TAUS]
+    for j, t, value in at:
+        assert same(value, ref["disco_tau"][j][TAUS.index(t)]), (j, t, value)
 
     # exclusions: exact counts (a row the package leaves out counts as 0)
     excl: dict = {}
