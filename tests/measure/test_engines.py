@@ -207,6 +207,7 @@ SUMMARY_KW: dict[str, Any] = {
     # stacked targets (small data), each with exclusions of its own
     "use_targets_na": {"income": False},
     "exclude": {"depress": [("sex", "MALE", "0")]},
+    "tau": [0.5, 0.8, 1],  # DiSCO(tau), stacked, with a bound value per certainty
 }
 SUMMARY_SYN = ["syn_1", "syn_2"]
 
