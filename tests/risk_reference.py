@@ -1,4 +1,5 @@
-"""Brute-force reference of sdcMicro 5.8.0's ``freqCalc``, ``measure_risk`` and ``ldiversity``.
+"""Brute-force reference of sdcMicro 5.8.0's ``freqCalc``, ``measure_risk`` and ``ldiversity``
+(and of 5.8.2's ``ldiversity`` rule for missing keys).
 
 Pure Python, stdlib only, written from the definitions and from reading sdcMicro's source (GPL-2;
 read, not copied): ``R/freqCalc.r``, ``R/indivRisk.R``, ``R/measure_risk.R``,
@@ -93,6 +94,17 @@ equals anything:
 * Categories of a sensitive variable in a group: equal values; every NA is a category of its own
   of frequency 1 (``pCat->value == value`` is false for NaN, Framework.h:1356, so a new category is
   made each time).
+
+The groups above are ``missing_keys="apart"`` and the categories ``missing_sensitive="distinct"``:
+sdcMicro 5.8.0 (CRAN). sdcMicro 5.8.2 (GitHub sdcTools/sdcMicro cf32510, PR #364; verified against
+its outputs, ``tests/data/sdcmicro-5.8.2``, cases lx01-lx07) compares keys with NA equal to NA
+(``items_match_safe``, src/Measure_Risk.h): ``missing_keys="equal"``, records with the same NA
+pattern and equal other keys are one group; its sensitive values are still compared as doubles
+(``"distinct"``). discosql's own rules, also here: ``missing_sensitive="category"`` (all NA of a
+variable one more category) and ``"ignore"`` (NA left out: the sizes and frequencies count the
+known values only; a group without one gets None in the variable's three columns, and the multi
+columns take only the subgroups with a known value, None when there are none). The defaults are
+discosql's (``"equal"``, ``"category"``); the oracle tests pass the rules they reproduce.
 * ``<var>_Distinct_Ldiversity`` = number of categories; ``<var>_Entropy_Ldiversity`` =
   ``exp(-sum p ln p)``, ``p = freq/group size`` (double, Measure_Risk.h:63-94);
   ``<var>_Recursive_Ldiversity``: frequencies sorted decreasing ``r1 >= ... >= rm``; the smallest
@@ -321,13 +333,22 @@ def _f32(x: float) -> float:
     return struct.unpack("f", struct.pack("f", x))[0]
 
 
-def _categories(values: Sequence[Any]) -> list[int]:
-    """Category frequencies: equal non-missing values together, every missing value alone."""
+def _categories(values: Sequence[Any], missing: str = "distinct") -> list[int]:
+    """Category frequencies: equal non-missing values together; the missing values each alone
+    (``distinct``, sdcMicro), together as one more category (``category``) or left out
+    (``ignore``: the list may be empty)."""
     cnt = Counter(v for v in values if v is not None)
-    return list(cnt.values()) + [1] * sum(1 for v in values if v is None)
+    n_missing = sum(1 for v in values if v is None)
+    if missing == "distinct":
+        return list(cnt.values()) + [1] * n_missing
+    if missing == "category" and n_missing:
+        return [*cnt.values(), n_missing]
+    return list(cnt.values())
 
 
-def _entropy(freqs: Sequence[int]) -> float:
+def _entropy(freqs: Sequence[int]) -> float | None:
+    if not freqs:
+        return None
     size = sum(freqs)
     ent = 0.0
     for fr in freqs:
@@ -336,10 +357,12 @@ def _entropy(freqs: Sequence[int]) -> float:
     return math.exp(-ent)
 
 
-def _recursive(freqs: Sequence[int], c: float) -> int:
-    """Recursive (c, l)-diversity as the C++ computes it, in float."""
+def _recursive(freqs: Sequence[int], c: float) -> int | None:
+    """Recursive (c, l)-diversity as the C++ computes it, in float (None: no category)."""
     r = sorted(freqs, reverse=True)
     m = len(r)
+    if m == 0:
+        return None
     if m <= 1:
         return 1
     s = 0.0
@@ -353,19 +376,27 @@ def _recursive(freqs: Sequence[int], c: float) -> int:
     return j
 
 
-def _multi_intent(sens: list[Key], c: float) -> tuple[float, int]:
+def _multi_intent(sens: list[Key], c: float, missing: str) -> tuple[float | None, int | None]:
+    """The smallest entropy and recursive l-diversity of each variable within the groups equal
+    on the others (missing values equal there); groups without a category (``ignore``) take no
+    part, and with none anywhere both are None."""
     m = len(sens[0])
-    ent, rec = math.inf, None
+    ent: float | None = None
+    rec: int | None = None
     for i in range(m):
         sub: dict[Key, list[Any]] = {}
         for s in sens:
             sub.setdefault(s[:i] + s[i + 1 :], []).append(s[i])
         for vals in sub.values():
-            fr = _categories(vals)
-            ent = min(ent, _entropy(fr))
-            r = _recursive(fr, c)
+            fr = _categories(vals, missing)
+            if not fr:
+                continue
+            e, r = _entropy(fr), _recursive(fr, c)
+            assert e is not None
+            assert r is not None
+            ent = e if ent is None else min(ent, e)
             rec = r if rec is None else min(rec, r)
-    return ent, rec  # type: ignore[return-value]
+    return ent, rec
 
 
 def _r_sort_key(s: Key) -> tuple:
@@ -410,8 +441,8 @@ def _multi_sdcmicro(sens: list[Key], n_keys: int, c: float) -> tuple[float, int]
                 subs.append([])
                 first = rec
             subs[-1].append(rec[i])
-        ents = [_f32(_entropy(_categories(v))) for v in subs]
-        recs = [_recursive(_categories(v), c) for v in subs]
+        ents = [_f32(_entropy(_categories(v)) or 0.0) for v in subs]
+        recs = [_recursive(_categories(v), c) or 0 for v in subs]
         e, r = min(ents), min(recs)
         multi_e = e if multi_e is None else min(e, multi_e)
         multi_r = r if multi_r is None else min(r, multi_r)
@@ -424,10 +455,20 @@ def ldiversity_reference(
     names: Sequence[str] | None = None,
     l_recurs_c: float = 2,
     multi: str = "intent",
-) -> list[dict[str, float]]:
-    """Per record sdcMicro's ldiversity columns (see the module docstring)."""
+    missing_keys: str = "equal",
+    missing_sensitive: str = "category",
+) -> list[dict[str, float | None]]:
+    """Per record sdcMicro's ldiversity columns (see the module docstring); the defaults of
+    the two rules are discosql's, sdcMicro 5.8.0 is ``missing_keys="apart",
+    missing_sensitive="distinct"`` and 5.8.2 ``missing_keys="equal"`` with "distinct"."""
     if multi not in ("intent", "sdcmicro"):
         raise ValueError("multi must be 'intent' or 'sdcmicro'")
+    if missing_keys not in ("equal", "apart"):
+        raise ValueError("missing_keys must be 'equal' or 'apart'")
+    if missing_sensitive not in ("category", "distinct", "ignore"):
+        raise ValueError("missing_sensitive must be 'category', 'distinct' or 'ignore'")
+    if multi == "sdcmicro" and missing_sensitive != "distinct":
+        raise ValueError("multi='sdcmicro' is sdcMicro's rule: missing_sensitive='distinct'")
     keys = [_norm(r) for r in rows]
     sens = [_norm(s) for s in sensitive_rows]
     if len(keys) != len(sens):
@@ -446,20 +487,23 @@ def ldiversity_reference(
 
     groups: dict[Any, list[int]] = {}
     for idx, k in enumerate(keys):
-        gid = ("na", idx) if None in k else ("key", k)  # an NA key: a group of its own
+        # apart: an NA key is a group of its own (5.8.0); equal: NA equals NA (5.8.2)
+        gid = ("na", idx) if None in k and missing_keys == "apart" else ("key", k)
         groups.setdefault(gid, []).append(idx)
 
-    out: list[dict[str, float]] = [{} for _ in keys]
+    out: list[dict[str, float | None]] = [{} for _ in keys]
     for members in groups.values():
         gs = [sens[i] for i in members]
-        res: dict[str, float] = {}
+        res: dict[str, float | None] = {}
         for v, name in enumerate(names):
-            fr = _categories([s[v] for s in gs])
-            res[f"{name}_Distinct_Ldiversity"] = len(fr)
+            fr = _categories([s[v] for s in gs], missing_sensitive)
+            res[f"{name}_Distinct_Ldiversity"] = len(fr) if fr else None
             res[f"{name}_Entropy_Ldiversity"] = _entropy(fr)
             res[f"{name}_Recursive_Ldiversity"] = _recursive(fr, c)
+        me: float | None
+        mr: int | None
         if multi == "intent":
-            me, mr = _multi_intent(gs, c)
+            me, mr = _multi_intent(gs, c, missing_sensitive)
         else:
             got = _multi_sdcmicro(gs, n_keys, c)
             me, mr = (0.0, 0) if got is None else got

@@ -108,6 +108,8 @@ def ldiversity_to_sql(
     sensitive: Any,
     l_recurs_c: float = 2,
     *,
+    missing_keys: str = "equal",
+    missing_sensitive: str = "category",
     dialect: str = "duckdb",
     table: str | None = None,
     out: str | None = None,
@@ -117,21 +119,27 @@ def ldiversity_to_sql(
     threads: int | None = None,
 ) -> str:
     """One SQL script that computes :func:`discosql.ldiversity` where the data live; the
-    arguments as :func:`discosql.risk_to_sql` and :func:`discosql.ldiversity`. The script
-    prints the summary (one row per output column), then the per-record table (or writes
-    it)."""
-    names, sens, c = check_ldiversity(keys, sensitive, l_recurs_c)
+    arguments as :func:`discosql.risk_to_sql` and :func:`discosql.ldiversity` (its rules for
+    missing keys and missing sensitive values too, named in the script's header). The script
+    prints the summary (one row per output column, with its counts of missing values), then
+    the per-record table (or writes it)."""
+    names, sens, c, rule_k, rule_s = check_ldiversity(
+        keys, sensitive, l_recurs_c, missing_keys, missing_sensitive
+    )
     dest = _script_options(dialect, table, out, out_table, overwrite)
     roles = dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive")
     what = Export(
         "ldiversity() (sdcMicro ldiversity)", names, roles, [], dialect, table, overwrite, dest
     )
-    extra = [f"sensitive {', '.join(sens)}; l_recurs_c {c:g}"]
+    extra = [
+        f"sensitive {', '.join(sens)}; l_recurs_c {c:g}",
+        f"missing keys {rule_k}, missing sensitive values {rule_s}",
+    ]
     with _exporting(what, data, engine, threads) as (script, source, radices):
         script.comment(
             what.header(source, radices, extra, "the summary (one row per output column)")
         )
-        run_ldiversity(script, source, names, sens, c, dest, radices)
+        run_ldiversity(script, source, names, sens, c, dest, radices, rule_k, rule_s)
     return script_text(script)
 
 

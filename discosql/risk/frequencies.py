@@ -238,6 +238,7 @@ def key_cells(
             weight=weight,
             household=household,
             sensitive=list(sensitive),
+            nan_sensitive=[s for s in sensitive if reg.kinds.get(s) == "float"],
             guard=guard,
         )
         if weight:  # on the coded records, which hold the weight as a DOUBLE (0.01 s, not a

@@ -1,6 +1,7 @@
 """sdcMicro's ``ldiversity()`` in SQL: how diverse the sensitive values are within each key
 cell (distinct, entropy and recursive (c, l) l-diversity per sensitive variable, and the
-multi-attribute ones), per record. Formulas: ``sql_templates/risk/ldiversity.sql.j2``."""
+multi-attribute ones), per record, with a choice of rule for missing keys and for missing
+sensitive values. Formulas: ``sql_templates/risk/ldiversity.sql.j2``."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from ..core.outputcheck import OutputCheck
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
 from ..engines.base import Engine, Registered
-from ..errors import InputError
+from ..errors import InputError, did_you_mean
 from ..sql.templates import ident
 from . import frequencies as fq
 
@@ -29,8 +30,24 @@ SUMMARY_SCHEMA = pa.schema(
         ("mean", pa.float64()),
         ("max", pa.float64()),
         ("records_l1", pa.int64()),
+        ("missing", pa.int64()),
+        ("records_no_l", pa.int64()),
     ]
 )
+# how a missing key value compares: "equal" (NA equals NA: sdcMicro 5.8.2) or "apart" (a
+# record with a missing key is a cell of its own: sdcMicro 5.8.0)
+MISSING_KEYS = ("equal", "apart")
+# a missing sensitive value: one more category of its variable, a category of its own each
+# (sdcMicro), or left out of the diversity
+MISSING_SENSITIVE = ("category", "distinct", "ignore")
+RULES = {
+    "equal": "records with the same missing keys share a cell, as in sdcMicro 5.8.2",
+    "apart": "a record with a missing key is a cell of its own, as in sdcMicro 5.8.0",
+    "category": "one more value of the variable",
+    "distinct": "each one a value of its own, as in sdcMicro",
+    "ignore": "left out; a cell without a known value has no l",
+}
+COUNTS = ("records_l1", "missing", "records_no_l")  # the summary's counts of records
 
 
 @dataclass(frozen=True)
@@ -41,8 +58,13 @@ class LDiversityResult(AsData):
     <var>_Distinct_Ldiversity (categories in the record's cell), <var>_Entropy_Ldiversity
     (exp of their entropy), <var>_Recursive_Ldiversity (recursive (c, l)), then
     MultiEntropy_Ldiversity and MultiRecursive_Ldiversity; in input order; None when written
-    to ``out``. ``summary``: column, min, mean, max, and records with l = 1 (a cell where
-    everyone shares the sensitive value: attribute disclosure).
+    to ``out``; NULL where a record's cell has no known value (``missing_sensitive="ignore"``).
+    ``summary``: column, min, mean, max (over the records with an l), records with l = 1 (a
+    cell where everyone shares the sensitive value: attribute disclosure), missing (records
+    whose value of the column's sensitive variable is missing; for the multi columns, of any
+    of them) and records_no_l (records without an l). ``missing_keys`` and
+    ``missing_sensitive``: the rules used; ``missing``: per sensitive variable, the records
+    whose value is missing (NULL, or NaN in a floating-point column).
     """
 
     records: pa.Table | None
@@ -51,45 +73,94 @@ class LDiversityResult(AsData):
     sensitive: tuple[str, ...]
     l_recurs_c: float
     written: tuple[str, ...] = ()
+    missing_keys: str = "equal"
+    missing_sensitive: str = "category"
+    missing: tuple[int, ...] = ()
 
     def __str__(self) -> str:
         return self.describe()
 
     def rows(self, check: OutputCheck | None = None) -> list[dict[str, Any]]:
-        """The summary's rows; with ``check`` (external mode), the records with l = 1 as the
-        output check lets the count out (l itself is a number of values, not of records)."""
+        """The summary's rows; with ``check`` (external mode), the counts of records
+        (records_l1, missing, records_no_l) as the output check lets them out (l itself is a
+        number of values, not of records)."""
         rows = json_rows(self.summary)
         if check is not None:
             for r in rows:
-                r["records_l1"] = check.count(r["records_l1"])
+                for name in COUNTS:
+                    r[name] = check.count(r[name])
         return rows
+
+    def missing_counts(self, check: OutputCheck | None = None) -> dict[str, Any]:
+        """Per sensitive variable, the records whose value is missing (through ``check``)."""
+        return {
+            s: n if check is None else check.count(n)
+            for s, n in zip(self.sensitive, self.missing, strict=True)
+        }
+
+    def rules(self) -> list[str]:
+        """The two rules for missing values, in words."""
+        return [
+            f"missing keys: {self.missing_keys} ({RULES[self.missing_keys]})",
+            f"missing sensitive values: {self.missing_sensitive} ({RULES[self.missing_sensitive]})",
+        ]
 
     def describe(self, check: OutputCheck | None = None) -> str:
         """The summary in lines (``check``: external mode's output check)."""
         lines = [f"l-diversity of {', '.join(self.sensitive)} on keys {', '.join(self.keys)}"]
+        lines += [f"  {rule}" for rule in self.rules()]
+        missing = ", ".join(f"{s} {n}" for s, n in self.missing_counts(check).items())
+        lines.append(f"  records with a missing sensitive value: {missing}")
         for r in self.rows(check):
-            lines.append(
-                f"  {r['column']}: min {r['min']:g}, mean {r['mean']:.4g}, max {r['max']:g}; "
+            line = (
+                f"  {r['column']}: min {_number(r['min'], 'g')}, "
+                f"mean {_number(r['mean'], '.4g')}, max {_number(r['max'], 'g')}; "
                 f"{r['records_l1']} record(s) with l = 1"
             )
+            if r["records_no_l"]:
+                line += f"; {r['records_no_l']} without l (no known value in their cell)"
+            lines.append(line)
         return "\n".join(lines)
 
     def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
-        return f"ldiversity(): {', '.join(self.sensitive)}", [("", self.summary)], []
+        return f"ldiversity(): {', '.join(self.sensitive)}", [("", self.summary)], self.rules()
 
-    def to_dict(self) -> dict[str, Any]:
-        """keys, sensitive variables, c and the summary rows."""
+    def to_dict(self, check: OutputCheck | None = None) -> dict[str, Any]:
+        """keys, sensitive variables, c, the rules for missing values, the records with a
+        missing sensitive value per variable and the summary rows (``check``: external
+        mode's output check on the counts of records)."""
         return {
             "keys": list(self.keys),
             "sensitive": list(self.sensitive),
             "l_recurs_c": self.l_recurs_c,
-            "summary": json_rows(self.summary),
+            "missing_keys": self.missing_keys,
+            "missing_sensitive": self.missing_sensitive,
+            "missing": self.missing_counts(check),
+            "summary": self.rows(check),
         }
 
 
+def _number(value: Any, spec: str) -> str:
+    """A summary value as text; none when no record has an l."""
+    return "none" if value is None else format(value, spec)
+
+
+def check_rule(name: str, value: Any, allowed: tuple[str, ...], problems: list[str]) -> str:
+    """One of ``allowed`` (a rule for missing values), else a problem naming the value."""
+    if isinstance(value, str) and value in allowed:
+        return value
+    hint = did_you_mean(value, allowed) if isinstance(value, str) else ""
+    problems.append(f"{name}: {value!r} is not one of {list(allowed)}{hint}")
+    return allowed[0]
+
+
 def check_arguments(
-    keys: Any, sensitive: Any, l_recurs_c: Any
-) -> tuple[list[str], list[str], float]:
+    keys: Any,
+    sensitive: Any,
+    l_recurs_c: Any,
+    missing_keys: Any = "equal",
+    missing_sensitive: Any = "category",
+) -> tuple[list[str], list[str], float, str, str]:
     """Every argument of ``ldiversity()`` checked before any data is read."""
     problems: list[str] = []
     names = fq.check_keys(keys, problems)
@@ -100,9 +171,11 @@ def check_arguments(
     ok = isinstance(l_recurs_c, int | float) and not isinstance(l_recurs_c, bool)
     if not ok or not math.isfinite(l_recurs_c) or l_recurs_c <= 0:
         problems.append(f"l_recurs_c: expected a positive number, got {l_recurs_c!r}")
+    rule_k = check_rule("missing_keys", missing_keys, MISSING_KEYS, problems)
+    rule_s = check_rule("missing_sensitive", missing_sensitive, MISSING_SENSITIVE, problems)
     if problems:
         raise InputError(problems)
-    return names, sens, float(l_recurs_c)
+    return names, sens, float(l_recurs_c), rule_k, rule_s
 
 
 def ldiversity(
@@ -113,6 +186,8 @@ def ldiversity(
     engine: Any = None,
     threads: int | None = None,
     *,
+    missing_keys: str = "equal",
+    missing_sensitive: str = "category",
     out: Any = None,
     out_table: str | None = None,
     overwrite: bool = False,
@@ -121,15 +196,28 @@ def ldiversity(
 
     Distinct: the number of categories m; Entropy: exp(-sum p_i ln p_i); Recursive: the
     smallest l with c (r_{l+1} + ... + r_m) <= r_1 (frequencies r_1 >= ... >= r_m, c =
-    ``l_recurs_c``). Any number of sensitive variables. ``out``, ``out_table``,
-    ``overwrite``: as :func:`discosql.risk` (the default table is ldiversity_records).
+    ``l_recurs_c``). Any number of sensitive variables.
+
+    ``missing_keys``: "equal" (key values compare with a missing value equal to a missing
+    value, so records with the same missing keys and equal other keys are one cell: sdcMicro
+    5.8.2) or "apart" (a record with any missing key is a cell of its own: sdcMicro 5.8.0,
+    CRAN). ``missing_sensitive``: "category" (the missing values of a variable are one more
+    value), "distinct" (each missing value is a value of its own: sdcMicro) or "ignore" (left
+    out: l counts the known values of the cell; a cell without one gets NULL, left out of the
+    summary's min, mean and max and counted in its records_no_l). NULL and, in a
+    floating-point column, NaN are missing. sdcMicro 5.8.0 is ``missing_keys="apart",
+    missing_sensitive="distinct"``, 5.8.2 ``missing_keys="equal",
+    missing_sensitive="distinct"``. ``out``, ``out_table``, ``overwrite``: as
+    :func:`discosql.risk` (the default table is ldiversity_records).
     """
-    names, sens, c = check_arguments(keys, sensitive, l_recurs_c)
+    names, sens, c, rule_k, rule_s = check_arguments(
+        keys, sensitive, l_recurs_c, missing_keys, missing_sensitive
+    )
     dest = fq.records_destination(out, out_table, overwrite, "ldiversity_records")
     check = fq.destination_check(dest, overwrite)
     named = named_columns(dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive"))
     with opened(engine, threads, data, prepare=check, check=named) as inputs:
-        return ldiversity_on(inputs, names, sens, c, dest)
+        return ldiversity_on(inputs, names, sens, c, dest, rule_k, rule_s)
 
 
 def ldiversity_on(
@@ -138,14 +226,28 @@ def ldiversity_on(
     sensitive: list[str],
     l_recurs_c: float,
     dest: Destination | None = None,
+    missing_keys: str = "equal",
+    missing_sensitive: str = "category",
 ) -> LDiversityResult:
     """:func:`ldiversity` on the first data set of the run's ``inputs`` (checked arguments),
     the per-record table returned or written to ``dest``."""
     dest = dest or Destination()
     eng, reg = inputs.engine, inputs.sources[0]
-    summary, records = run_ldiversity(eng, reg, keys, sensitive, l_recurs_c, dest)
+    summary, records = run_ldiversity(
+        eng, reg, keys, sensitive, l_recurs_c, dest, None, missing_keys, missing_sensitive
+    )
+    # each sensitive variable's three columns carry its count of missing values
+    missing = summary.column("missing").to_pylist()[: 3 * len(sensitive) : 3]
     return LDiversityResult(
-        records, summary, tuple(keys), tuple(sensitive), l_recurs_c, dest.written
+        records,
+        summary,
+        tuple(keys),
+        tuple(sensitive),
+        l_recurs_c,
+        dest.written,
+        missing_keys=missing_keys,
+        missing_sensitive=missing_sensitive,
+        missing=tuple(int(n) for n in missing),
     )
 
 
@@ -157,22 +259,41 @@ def run_ldiversity(
     l_recurs_c: float,
     dest: Destination,
     radices: list[int] | None = None,
+    missing_keys: str = "equal",
+    missing_sensitive: str = "category",
 ) -> tuple[pa.Table, pa.Table | None]:
     """The statements of :func:`ldiversity` on ``eng``: the summary (one row per output
     column) and the per-record table (None when written to ``dest``). ``radices``: the q
-    packing decided ahead, for a script engine (whose results are read where it runs)."""
+    packing decided ahead, for a script engine (whose results are read where it runs).
+    ``missing_keys``, ``missing_sensitive``: the checked rules (the template's switches)."""
     fq.check_columns(reg, dict.fromkeys(keys, "key") | dict.fromkeys(sensitive, "sensitive"), [])
     columns = [
         f"{s}_{m}_Ldiversity" for s in sensitive for m in ("Distinct", "Entropy", "Recursive")
     ] + ["MultiEntropy_Ldiversity", "MultiRecursive_Ldiversity"]
+    missing_of = [f"missing_{i}" for i in range(len(sensitive)) for _ in range(3)]
+    missing_of += ["missing_any", "missing_any"]
     with fq.key_cells(eng, reg, keys, sensitive=sensitive, radices=radices) as cells:
         cells.params["l_recurs_c"] = l_recurs_c
         cells.params |= {f"column_{i}": name for i, name in enumerate(columns)}
-        cells.create(LDIVERSITY, "risk/ldiversity.sql.j2", records=fq.RECORDS, names=sensitive)
         cells.create(
-            TOTALS, "risk/ldiversity_totals.sql.j2", per_record=LDIVERSITY, columns=columns
+            LDIVERSITY,
+            "risk/ldiversity.sql.j2",
+            records=fq.RECORDS,
+            names=sensitive,
+            missing_keys=missing_keys,
+            missing_sensitive=missing_sensitive,
         )
-        sql = cells.render("risk/ldiversity_summary.sql.j2", totals=TOTALS, columns=columns)
+        cells.create(
+            TOTALS,
+            "risk/ldiversity_totals.sql.j2",
+            per_record=LDIVERSITY,
+            columns=columns,
+            records=fq.RECORDS,
+            n_sensitive=len(sensitive),
+        )
+        sql = cells.render(
+            "risk/ldiversity_summary.sql.j2", totals=TOTALS, columns=columns, missing_of=missing_of
+        )
         summary = eng.query(
             sql, cells.params, "risk/ldiversity_summary", small=True, schema=SUMMARY_SCHEMA
         )

@@ -1,5 +1,6 @@
 """The oracles, as the tests use them: synthpop's disclosure() calls (tests/oracle.py reads
-tests/data/oracle) replayed on DuckDB, and sdcMicro 5.8.0's files (tests/data/sdcmicro)."""
+tests/data/oracle) replayed on DuckDB, sdcMicro 5.8.0's files (tests/data/sdcmicro) and
+sdcMicro 5.8.2's l-diversity (tests/data/sdcmicro-5.8.2)."""
 
 from __future__ import annotations
 
@@ -58,13 +59,22 @@ def call_kwargs(case_id: str, target: str) -> tuple[dict[str, Any], list[str]]:
 # --- sdcMicro -----------------------------------------------------------------------------
 
 SDCMICRO = Path(__file__).parent.parent / "data" / "sdcmicro"
+# sdcMicro 5.8.2's ldiversity (GitHub cf32510): its own data/ holds only what the 5.8.0 oracle
+# lacks
+SDCMICRO_582 = Path(__file__).parent.parent / "data" / "sdcmicro-5.8.2"
 SUDA_CASES = [c for c in json.loads((SDCMICRO / "cases.json").read_text()) if c["fn"] == "suda2"]
 
 
+def data_path(name: str) -> Path:
+    """A data set of the sdcMicro oracles: the 5.8.0 oracle's data/ folder, else 5.8.2's."""
+    path = SDCMICRO / "data" / name
+    return path if path.exists() else SDCMICRO_582 / "data" / name
+
+
 def load(name: str) -> pa.Table:
-    """A data set of the sdcMicro oracle (its data/ folder), empty fields as NULL."""
+    """A data set of the sdcMicro oracles (their data/ folders), empty fields as NULL."""
     options = pcsv.ConvertOptions(strings_can_be_null=True)
-    return pcsv.read_csv(SDCMICRO / "data" / name, convert_options=options)
+    return pcsv.read_csv(data_path(name), convert_options=options)
 
 
 def read_csv(path: Path) -> list[dict]:

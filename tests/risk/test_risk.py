@@ -1,5 +1,6 @@
 """risk() and ldiversity() against sdcMicro 5.8.0's own outputs (tests/data/sdcmicro: every
-freqCalc, measure_risk and ldiversity case of its oracle), and their argument checks."""
+freqCalc, measure_risk and ldiversity case of its oracle) and 5.8.2's ldiversity
+(tests/data/sdcmicro-5.8.2), and their argument checks."""
 
 from __future__ import annotations
 
@@ -14,9 +15,10 @@ import pytest
 
 import discosql as ds
 
-from ..helpers.oracle import SDCMICRO, load
+from ..helpers.oracle import SDCMICRO, SDCMICRO_582, load
 
 CASES = json.loads((SDCMICRO / "cases.json").read_text())
+CASES_582 = json.loads((SDCMICRO_582 / "cases.json").read_text())
 # sdcMicro's multi-attribute l-diversity is always 0 (its C++ reads the wrong slots; README,
 # differences from sdcMicro): discosql computes what that code means, checked against the
 # brute-force reference instead
@@ -28,8 +30,8 @@ def expected_scalars(case: str) -> dict[str, str]:
         return {r["name"]: r["value"] for r in csv.DictReader(f) if r["case"] == case}
 
 
-def expected_records(case: str) -> list[dict[str, str]]:
-    with open(SDCMICRO / "records" / f"{case}.csv", newline="") as f:
+def expected_records(case: str, oracle: Path = SDCMICRO) -> list[dict[str, str]]:
+    with open(oracle / "records" / f"{case}.csv", newline="") as f:
         return list(csv.DictReader(f))
 
 
@@ -39,8 +41,8 @@ def close(got: Any, want: str) -> bool:
     return math.isclose(float(got), float(want), rel_tol=1e-9, abs_tol=1e-12)
 
 
-def cases(*fns: str) -> list[Any]:
-    return [pytest.param(c, id=c["id"]) for c in CASES if c["fn"] in fns]
+def cases(*fns: str, oracle: list[dict[str, Any]] = CASES) -> list[Any]:
+    return [pytest.param(c, id=c["id"]) for c in oracle if c["fn"] in fns]
 
 
 @pytest.mark.parametrize("case", cases("freqCalc", "measure_risk"))
@@ -70,14 +72,11 @@ def test_risk_matches_sdcmicro(case: dict[str, Any]) -> None:
         assert math.isnan(r.value("hier_risk_ER"))
 
 
-@pytest.mark.parametrize("case", cases("ldiversity"))
-def test_ldiversity_matches_sdcmicro(case: dict[str, Any]) -> None:
-    r = ds.ldiversity(
-        load(case["data"]), case["keys"], case["sensitive"], l_recurs_c=case.get("l_recurs_c", 2)
-    )
+def assert_ldiversity(r: ds.LDiversityResult, case: dict[str, Any], oracle: Path) -> None:
+    """Every per-variable column as sdcMicro gives it; the multi ones as the code means them."""
     assert r.records is not None
     got = r.records.to_pylist()
-    want = expected_records(case["id"])
+    want = expected_records(case["id"], oracle)
     assert len(got) == len(want)
     checked = [c for c in want[0] if c not in INTENDED]
     assert len(checked) == 3 * len(case["sensitive"])
@@ -88,6 +87,48 @@ def test_ldiversity_matches_sdcmicro(case: dict[str, Any]) -> None:
         assert all(float(w[n]) == 0 for n in INTENDED)  # what sdcMicro gives
         assert g["MultiEntropy_Ldiversity"] >= 1
         assert g["MultiRecursive_Ldiversity"] >= 1
+
+
+@pytest.mark.parametrize("case", cases("ldiversity"))
+def test_ldiversity_matches_sdcmicro(case: dict[str, Any]) -> None:
+    """sdcMicro 5.8.0 (CRAN): a record with a missing key is a cell of its own."""
+    r = ds.ldiversity(
+        load(case["data"]),
+        case["keys"],
+        case["sensitive"],
+        l_recurs_c=case.get("l_recurs_c", 2),
+        missing_keys="apart",
+        missing_sensitive="distinct",
+    )
+    assert (r.missing_keys, r.missing_sensitive) == ("apart", "distinct")
+    assert_ldiversity(r, case, SDCMICRO)
+
+
+@pytest.mark.parametrize("case", cases("ldiversity", oracle=CASES_582))
+def test_ldiversity_matches_sdcmicro_582(case: dict[str, Any]) -> None:
+    """sdcMicro 5.8.2 (GitHub cf32510, PR #364): missing keys equal each other, the default."""
+    r = ds.ldiversity(
+        load(case["data"]),
+        case["keys"],
+        case["sensitive"],
+        l_recurs_c=case.get("l_recurs_c", 2),
+        missing_sensitive="distinct",
+    )
+    assert (r.missing_keys, r.missing_sensitive) == ("equal", "distinct")
+    assert_ldiversity(r, case, SDCMICRO_582)
+
+
+def test_the_582_cases_differ_from_580_where_the_readme_says() -> None:
+    """The 5.8.2 oracle is not vacuous: its cases with missing keys give other numbers under
+    5.8.0's rule (lx07, sdcMicro's own new test: l = 3 where 5.8.0 gives 1)."""
+    case = next(c for c in CASES_582 if c["id"] == "lx07")
+    args = (load(case["data"]), case["keys"], case["sensitive"])
+    new = ds.ldiversity(*args, missing_sensitive="distinct").records
+    old = ds.ldiversity(*args, missing_keys="apart", missing_sensitive="distinct").records
+    assert new is not None
+    assert old is not None
+    assert new.column("s_Distinct_Ldiversity").to_pylist()[:3] == [3, 3, 3]
+    assert old.column("s_Distinct_Ldiversity").to_pylist()[:3] == [1, 1, 1]
 
 
 TESTDATA = "testdata.csv"
@@ -168,6 +209,19 @@ def test_infinite_weights_are_refused() -> None:
         ({"l_recurs_c": 0}, "l_recurs_c: expected a positive number, got 0"),
         ({"l_recurs_c": -1.5}, "l_recurs_c: expected a positive number"),
         ({"sensitive": []}, "sensitive: expected a non-empty list"),
+        (
+            {"missing_keys": "eqaul"},
+            "missing_keys: 'eqaul' is not one of ['equal', 'apart']; did you mean 'equal'?",
+        ),
+        (
+            {"missing_sensitive": "Ignore"},
+            "missing_sensitive: 'Ignore' is not one of ['category', 'distinct', 'ignore']; "
+            "did you mean 'ignore'?",
+        ),
+        (
+            {"missing_sensitive": None},
+            "missing_sensitive: None is not one of ['category', 'distinct', 'ignore']",
+        ),
     ],
 )
 def test_ldiversity_arguments(kwargs: dict[str, Any], message: str) -> None:
@@ -175,6 +229,68 @@ def test_ldiversity_arguments(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ds.InputError) as e:
         ds.ldiversity("/nonexistent/never-read.parquet", **args)
     assert message in str(e.value)
+    with pytest.raises(ds.InputError) as e:
+        ds.ldiversity_to_sql("/nonexistent/never-read.parquet", **args)
+    assert message in str(e.value)
+
+
+def test_ldiversity_rules_for_missing_values() -> None:
+    """The rules are in the result (fields, describe(), to_dict()), with the records whose
+    sensitive value is missing; under ignore a cell without a known value has no l, left out
+    of min, mean and max and counted; external mode's check covers every count of records."""
+    from discosql.core.outputcheck import OutputCheck
+
+    table = pa.table(
+        {
+            "k": ["a", "a", "a", "b", "b", None, None],
+            "s": [1.0, 1.0, None, None, float("nan"), 2.0, 3.0],
+        }
+    )
+    r = ds.ldiversity(table, ["k"], ["s"])
+    assert (r.missing_keys, r.missing_sensitive, r.missing) == ("equal", "category", (3,))
+    assert r.records is not None
+    assert r.records.column("s_Distinct_Ldiversity").to_pylist() == [2, 2, 2, 1, 1, 2, 2]
+    text = str(r)
+    assert "missing keys: equal (records with the same missing keys share a cell" in text
+    assert "missing sensitive values: category (one more value of the variable)" in text
+    assert "records with a missing sensitive value: s 3" in text
+    d = r.to_dict()
+    assert (d["missing_keys"], d["missing_sensitive"]) == ("equal", "category")
+    assert d["missing"] == {"s": 3}
+    assert [row["missing"] for row in d["summary"]] == [3] * 5
+
+    ig = ds.ldiversity(table, ["k"], ["s"], missing_keys="apart", missing_sensitive="ignore")
+    assert ig.records is not None
+    assert ig.records.column("s_Distinct_Ldiversity").to_pylist() == [1, 1, 1, None, None, 1, 1]
+    assert ig.records.column("MultiEntropy_Ldiversity").to_pylist()[3:5] == [None, None]
+    first = ig.summary.to_pylist()[0]
+    assert (first["min"], first["max"], first["mean"]) == (1.0, 1.0, 1.0)
+    assert (first["records_l1"], first["missing"], first["records_no_l"]) == (5, 3, 2)
+    assert "; 2 without l (no known value in their cell)" in ig.describe()
+    assert "missing sensitive values: ignore (left out" in ig.describe()
+
+    check = OutputCheck(8, 5, 7)
+    shown = ig.to_dict(check)
+    assert shown["missing"] == {"s": "< 8"}
+    assert {
+        (row["records_l1"], row["missing"], row["records_no_l"]) for row in shown["summary"]
+    } == {("< 8", "< 8", "< 8")}
+    assert "s < 8" in ig.describe(check)
+    assert "< 8 without l" in ig.describe(check)
+
+    none = ds.ldiversity(
+        pa.table(
+            {"k": ["a", "a"], "s": [None, None]},
+            schema=pa.schema([("k", pa.string()), ("s", pa.int64())]),
+        ),
+        ["k"],
+        ["s"],
+        missing_sensitive="ignore",
+    )
+    row = none.summary.to_pylist()[0]
+    assert row["min"] is None or math.isnan(row["min"])
+    assert row["records_no_l"] == 2
+    assert "min none, mean none, max none" in str(none)
 
 
 def test_ldiversity_many_sensitive_variables() -> None:
@@ -280,6 +396,39 @@ def test_cli_risk(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_cli_ldiversity_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    """--missing-keys and --missing-sensitive reach ldiversity(); the text, the JSON and
+    external mode's check say which rules were used and how many values are missing."""
+    from discosql.cli.main import main
+
+    data = str(SDCMICRO / "data" / "testdata_na.csv")
+    keys, sens = ["urbrur", "roof", "walls", "water"], ["relat", "electcon"]
+    argv = ["risk", data, "--keys", ",".join(keys), "--ldiversity", ",".join(sens)]
+    rules = ["--missing-keys", "apart", "--missing-sensitive", "ignore"]
+    assert main([*argv, *rules]) == 0
+    out = capsys.readouterr().out
+    api = ds.ldiversity(
+        load("testdata_na.csv"), keys, sens, missing_keys="apart", missing_sensitive="ignore"
+    )
+    assert out.endswith(api.describe() + "\n")
+    assert "missing sensitive values: ignore" in out
+    assert "records with a missing sensitive value: relat 148, electcon 3" in out
+    assert main([*argv, "--format", "json"]) == 0
+    payload = json.loads(capsys.readouterr().out)["ldiversity"]
+    assert (payload["missing_keys"], payload["missing_sensitive"]) == ("equal", "category")
+    assert payload["missing"] == {"relat": 148, "electcon": 3}
+    assert main([*argv, *rules, "--format", "json", "--mode", "external"]) == 0
+    payload = json.loads(capsys.readouterr().out)["ldiversity"]
+    assert payload["missing"] == {"relat": 150, "electcon": "< 8"}  # through the check
+    assert {r["records_no_l"] for r in payload["summary"]} <= {0, "< 8", 25}
+    with pytest.raises(SystemExit) as e:
+        main([*argv, "--missing-sensitive", "drop"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "--missing-sensitive: invalid choice: 'drop'" in err
+    assert "'category', 'distinct', 'ignore'" in err
 
 
 def test_report_risk_section() -> None:

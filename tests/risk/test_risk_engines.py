@@ -1,7 +1,8 @@
 """risk(), ldiversity() and suda() give DuckDB's numbers on SQLite, PostgreSQL and Spark, on
 sdcMicro's testdata with missing keys (so the wildcard matching, alpha and households all
-run) and on SD2011 (text keys with NA). SQLite has no grouping sets: suda() there takes one
-GROUP BY per subset. The PostgreSQL and Spark tests carry their markers (conftest)."""
+run; l-diversity under each rule for missing values) and on SD2011 (text keys with NA).
+SQLite has no grouping sets: suda() there takes one GROUP BY per subset. The PostgreSQL and
+Spark tests carry their markers (conftest)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,22 @@ def runs(tables: dict[str, pa.Table], engine: Any, names: dict[str, Any]) -> lis
             dis_fraction=0.1,
             engine=engine,
         ),
+        # the other rules for missing values (the calls above take the defaults)
+        ds.ldiversity(
+            names["testdata_na"],
+            KEYS[:4],
+            ["relat", "electcon"],
+            missing_keys="apart",
+            missing_sensitive="ignore",
+            engine=engine,
+        ),
+        ds.ldiversity(
+            names["sd2011"],
+            SD_KEYS[:3],
+            ["depress", "ls"],
+            missing_sensitive="distinct",
+            engine=engine,
+        ),
     ]
 
 
@@ -106,7 +123,8 @@ def reference(tables: dict[str, pa.Table]) -> list[Any]:
     assert got[0].value("n1") > 0  # the checks are not vacuous
     assert not math.isnan(got[0].value("global_threshold"))
     assert got[0].value("hier_risk_ER") > got[0].value("global_risk_ER")
-    assert all(r.msu_counts.column("records").to_pylist()[1] > 0 for r in got[4:])
+    assert all(r.msu_counts.column("records").to_pylist()[1] > 0 for r in got[4:6])
+    assert got[6].summary.column("records_no_l").to_pylist()[0] > 0  # ignore: cells without l
     return got
 
 

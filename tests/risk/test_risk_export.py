@@ -104,11 +104,23 @@ def test_duckdb_shell_prints_the_api_risk(kind: str, tmp_path: Path) -> None:
     assert api.value("hier_risk_ER") > api.value("global_risk_ER") > 0
 
 
-def test_duckdb_shell_prints_the_api_ldiversity(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "rules",
+    [
+        {},
+        {"missing_keys": "apart", "missing_sensitive": "distinct"},
+        {"missing_keys": "equal", "missing_sensitive": "ignore"},
+    ],
+)
+def test_duckdb_shell_prints_the_api_ldiversity(rules: dict[str, str], tmp_path: Path) -> None:
     path = tmp_path / "data.parquet"
     pq.write_table(_data(), path)
-    api = ds.ldiversity(str(path), KEYS, SENSITIVE, l_recurs_c=3)
-    script = ds.ldiversity_to_sql(str(path), KEYS, SENSITIVE, l_recurs_c=3)
+    api = ds.ldiversity(str(path), KEYS, SENSITIVE, l_recurs_c=3, **rules)
+    script = ds.ldiversity_to_sql(str(path), KEYS, SENSITIVE, l_recurs_c=3, **rules)
+    named = "missing keys {}, missing sensitive values {}".format(
+        rules.get("missing_keys", "equal"), rules.get("missing_sensitive", "category")
+    )
+    assert named in script  # the header says which rules the script computes
     tables, err, code = _shell(script, tmp_path)
     assert code == 0, err
     summary, records = tables

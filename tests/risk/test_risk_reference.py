@@ -1,8 +1,11 @@
-"""The brute-force sdcMicro reference (risk_reference.py) against sdcMicro 5.8.0's own outputs.
+"""The brute-force sdcMicro reference (risk_reference.py) against sdcMicro 5.8.0's own outputs
+and 5.8.2's ldiversity.
 
 tests/data/sdcmicro holds the oracle's cases.json, expected_scalars.csv and records/<case>.csv
 (fc = freqCalc, mr = measure_risk, ld = ldiversity), made by R 4.2.2 with sdcMicro 5.8.0, and the
-data they were run on. Every number must agree to a relative 1e-9.
+data they were run on; tests/data/sdcmicro-5.8.2 the ldiversity cases lx01-lx07 of sdcMicro 5.8.2
+(GitHub cf32510), on the same data and its own data/tiny_na.csv. Every number must agree to a
+relative 1e-9.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from ..risk_reference import (
 )
 
 SDC = Path(__file__).parents[1] / "data" / "sdcmicro"
+SDC_582 = Path(__file__).parents[1] / "data" / "sdcmicro-5.8.2"
 TOL = 1e-9
 
 
@@ -43,15 +47,16 @@ def _value(s: str) -> Any:
 
 @cache
 def _data(name: str) -> tuple[list[str], list[dict[str, Any]]]:
-    with open(SDC / "data" / name, newline="") as fh:
+    path = SDC / "data" / name
+    with open(path if path.exists() else SDC_582 / "data" / name, newline="") as fh:
         rd = csv.reader(fh)
         header = next(rd)
         return header, [dict(zip(header, map(_value, r), strict=True)) for r in rd]
 
 
 @cache
-def _cases() -> dict[str, dict[str, Any]]:
-    return {c["id"]: c for c in json.loads((SDC / "cases.json").read_text())}
+def _cases(oracle: Path = SDC) -> dict[str, dict[str, Any]]:
+    return {c["id"]: c for c in json.loads((oracle / "cases.json").read_text())}
 
 
 @cache
@@ -63,8 +68,8 @@ def _scalars() -> dict[tuple[str, str], float]:
         }
 
 
-def _records(cid: str) -> list[dict[str, float]]:
-    with open(SDC / "records" / f"{cid}.csv", newline="") as fh:
+def _records(cid: str, oracle: Path = SDC) -> list[dict[str, float]]:
+    with open(oracle / "records" / f"{cid}.csv", newline="") as fh:
         return [
             {k: (math.nan if v == "NA" else float(v)) for k, v in r.items()}
             for r in csv.DictReader(fh)
@@ -77,8 +82,10 @@ def _close(got: float, want: float) -> bool:
     return got == want or math.isclose(got, want, rel_tol=TOL, abs_tol=0.0)
 
 
-def _check_records(cid: str, got: list[dict[str, Any]], columns: list[str]) -> None:
-    want = _records(cid)
+def _check_records(
+    cid: str, got: list[dict[str, Any]], columns: list[str], oracle: Path = SDC
+) -> None:
+    want = _records(cid, oracle)
     assert len(got) == len(want)
     assert set(columns) == set(want[0])
     bad = [
@@ -90,8 +97,8 @@ def _check_records(cid: str, got: list[dict[str, Any]], columns: list[str]) -> N
     assert not bad, f"{cid}: {len(bad)} mismatches, first {bad[:5]}"
 
 
-def _ids(fn: str) -> list[str]:
-    return [cid for cid, c in _cases().items() if c["fn"] == fn]
+def _ids(fn: str, oracle: Path = SDC) -> list[str]:
+    return [cid for cid, c in _cases(oracle).items() if c["fn"] == fn]
 
 
 def _inputs(case: dict[str, Any]) -> tuple[list[dict[str, Any]], list[tuple], list[float] | None]:
@@ -132,6 +139,7 @@ def test_measure_risk_matches_sdcmicro(cid: str) -> None:
 
 @pytest.mark.parametrize("cid", _ids("ldiversity"))
 def test_ldiversity_matches_sdcmicro(cid: str) -> None:
+    """5.8.0: a record with a missing key is a group of its own, each NA a category."""
     case = _cases()[cid]
     data, rows, _ = _inputs(case)
     sens = case["sensitive"]
@@ -141,8 +149,28 @@ def test_ldiversity_matches_sdcmicro(cid: str) -> None:
         names=sens,
         l_recurs_c=case.get("l_recurs_c", 2),
         multi="sdcmicro",
+        missing_keys="apart",
+        missing_sensitive="distinct",
     )
     _check_records(cid, got, list(got[0]))
+
+
+@pytest.mark.parametrize("cid", _ids("ldiversity", SDC_582))
+def test_ldiversity_matches_sdcmicro_582(cid: str) -> None:
+    """5.8.2: keys compared with NA equal to NA (the default), each NA sensitive value still a
+    category of its own."""
+    case = _cases(SDC_582)[cid]
+    data, rows, _ = _inputs(case)
+    sens = case["sensitive"]
+    got = ldiversity_reference(
+        rows,
+        [tuple(r[s] for s in sens) for r in data],
+        names=sens,
+        l_recurs_c=case.get("l_recurs_c", 2),
+        multi="sdcmicro",
+        missing_sensitive="distinct",
+    )
+    _check_records(cid, got, list(got[0]), SDC_582)
 
 
 # ---- hand-computed examples ----------------------------------------------------------------
@@ -200,9 +228,15 @@ def test_recursive_in_float() -> None:
     assert _recursive([4, 2, 2], 1.0) == 1  # 1*(2+2) <= 4 already
 
 
-def _ld(rows, sens, c=2, multi="intent"):
+def _ld(rows, sens, c=2, multi="intent", keys="apart", missing="distinct"):
     return ldiversity_reference(
-        rows, sens, names=["a", "b"][: len(sens[0])], l_recurs_c=c, multi=multi
+        rows,
+        sens,
+        names=["a", "b"][: len(sens[0])],
+        l_recurs_c=c,
+        multi=multi,
+        missing_keys=keys,
+        missing_sensitive=missing,
     )
 
 
@@ -253,12 +287,10 @@ def test_multi_intent_one_variable_is_its_own_value() -> None:
     for r in out:
         assert r["MultiEntropy_Ldiversity"] == r["s_Entropy_Ldiversity"]
         assert r["MultiRecursive_Ldiversity"] == r["s_Recursive_Ldiversity"]
-    assert (
-        ldiversity_reference(rows, [(1,), (1,), (2,), (3,)], names=["s"], multi="sdcmicro")[0][
-            "MultiEntropy_Ldiversity"
-        ]
-        == 0.0
+    sdcmicro = ldiversity_reference(
+        rows, [(1,), (1,), (2,), (3,)], names=["s"], multi="sdcmicro", missing_sensitive="distinct"
     )
+    assert sdcmicro[0]["MultiEntropy_Ldiversity"] == 0.0
 
 
 # ---- sdcMicro's multi l-diversity slot bug when there are fewer keys than sensitive variables ----
@@ -270,7 +302,9 @@ def test_multi_sdcmicro_runs_only_slots_at_or_past_n_keys() -> None:
     # 1 key, 2 sensitive: only the 2nd variable (slot 1 >= 1 key) is computed
     rows = [(1,), (1,), (1,), (2,)]
     sens = [(1, "x"), (1, "x"), (1, "y"), (5, "x")]
-    sd = ldiversity_reference(rows, sens, names=["a", "b"], multi="sdcmicro")
+    sd = ldiversity_reference(
+        rows, sens, names=["a", "b"], multi="sdcmicro", missing_sensitive="distinct"
+    )
     # b within a=1: {x:2, y:1}, entropy 3 * 2^(-2/3) stored as a C float
     assert [r["MultiEntropy_Ldiversity"] for r in sd] == [1.8898816108703613] * 3 + [1.0]
     assert [r["MultiRecursive_Ldiversity"] for r in sd] == [1, 1, 1, 1]
@@ -279,7 +313,57 @@ def test_multi_sdcmicro_runs_only_slots_at_or_past_n_keys() -> None:
 
     rows6 = [(1,)] * 6
     sens6 = [(1, "x"), (1, "y"), (1, "x"), (1, "y"), (2, "x"), (2, "y")]
-    sd6 = ldiversity_reference(rows6, sens6, names=["a", "b"], l_recurs_c=3, multi="sdcmicro")
+    sd6 = ldiversity_reference(
+        rows6, sens6, names=["a", "b"], l_recurs_c=3, multi="sdcmicro", missing_sensitive="distinct"
+    )
     assert (sd6[0]["MultiEntropy_Ldiversity"], sd6[0]["MultiRecursive_Ldiversity"]) == (2.0, 2)
     it6 = ldiversity_reference(rows6, sens6, names=["a", "b"], l_recurs_c=3)
     assert it6[0]["MultiEntropy_Ldiversity"] == pytest.approx(3 * 2 ** (-2 / 3), rel=1e-12)
+
+
+# ---- the rules for missing keys and missing sensitive values ------------------------------------
+
+
+def _distinct(out: list[dict[str, Any]]) -> list[Any]:
+    return [r["a_Distinct_Ldiversity"] for r in out]
+
+
+def test_missing_rules_by_hand() -> None:
+    rows = [(1, None), (1, None), (1, None), (2, 1), (2, 1)]
+    sens = [(1,), (None,), (None,), (None,), (None,)]
+    # equal: the three (1, NA) records are one cell {1, NA, NA}; (2, 1) is {NA, NA}
+    assert _distinct(_ld(rows, sens, keys="equal", missing="category")) == [2, 2, 2, 1, 1]
+    assert _distinct(_ld(rows, sens, keys="equal", missing="distinct")) == [3, 3, 3, 2, 2]
+    assert _distinct(_ld(rows, sens, keys="equal", missing="ignore")) == [1, 1, 1, None, None]
+    # apart: each (1, NA) record alone
+    assert _distinct(_ld(rows, sens, keys="apart", missing="category")) == [1, 1, 1, 1, 1]
+    assert _distinct(_ld(rows, sens, keys="apart", missing="distinct")) == [1, 1, 1, 2, 2]
+    assert _distinct(_ld(rows, sens, keys="apart", missing="ignore")) == [1, None, None, None, None]
+    cat = _ld(rows, sens, keys="equal", missing="category")[0]
+    assert cat["a_Entropy_Ldiversity"] == pytest.approx(3 / 2 ** (2 / 3))  # {2, 1} of 3
+    assert cat["a_Recursive_Ldiversity"] == 1  # 2 * 1 <= 2
+    gone = _ld(rows, sens, keys="equal", missing="ignore")[3]
+    assert set(gone.values()) == {None}  # no known value: no l, the multi columns too
+
+
+def test_ignore_leaves_the_missing_values_out_of_the_multi_groups() -> None:
+    rows = [(1,)] * 4
+    sens = [(1, None), (2, None), (None, "x"), (1, "x")]
+    out = _ld(rows, sens, missing="ignore")[0]
+    # a: {1, 2} (2 known); b: {x, x} -> 1
+    assert (out["a_Distinct_Ldiversity"], out["b_Distinct_Ldiversity"]) == (2, 1)
+    # a within b=NA: {1, 2}; within b=x: {1} (NA left out); b within a=1: {x}; a=2: no known
+    # b (takes no part); a=NA: {x}. Smallest: 1
+    assert (out["MultiEntropy_Ldiversity"], out["MultiRecursive_Ldiversity"]) == (1.0, 1)
+    cat = _ld(rows, sens, missing="category")[0]
+    # b within a=1: {NA, x} -> 2; a within b=x: {NA, 1} -> 2; a within b=NA: {1, 2}; b
+    # within a=2: {NA} -> 1
+    assert cat["MultiEntropy_Ldiversity"] == 1.0
+
+
+def test_nan_is_missing() -> None:
+    nan = float("nan")
+    rows = [(1,), (1,), (nan,), (nan,)]
+    sens = [(nan,), (None,), (3,), (3,)]
+    assert _distinct(_ld(rows, sens, keys="equal", missing="category")) == [1, 1, 1, 1]
+    assert _distinct(_ld(rows, sens, keys="equal", missing="distinct")) == [2, 2, 1, 1]
