@@ -24,6 +24,7 @@ from ..sql.dialects import unknown
 from ..version import __version__
 from .removal import REASONS, reason_of
 from .sdc import Protection, _protect, decide, protection
+from .uniques import SYNTHPOP_DEFAULT
 
 
 def sdc_to_sql(
@@ -45,6 +46,7 @@ def sdc_to_sql(
     prefix: str | None = None,
     suffix: str | None = None,
     rm_disclosive: dict[str, Any] | Sequence[dict[str, Any]] | None = None,
+    synthpop: str = SYNTHPOP_DEFAULT,
     engine: Any = None,
     threads: int | None = None,
 ) -> str:
@@ -57,7 +59,8 @@ def sdc_to_sql(
             for a schema), in the database the script runs on; the script fails on an
             existing table unless ``overwrite`` (it then drops it first). out: duckdb scripts
             only, files instead (FILE.parquet / FILE.csv, ``{synthesis}`` when m > 1).
-        the protection arguments: as :func:`discosql.sdc`.
+        the protection arguments and ``synthpop``: as :func:`discosql.sdc` (the release is
+            stated in the script's header; its statements are the same for both).
 
     Returns:
         The script: the recode counts and the records each step removes (one SELECT each),
@@ -77,6 +80,7 @@ def sdc_to_sql(
         suffix=suffix,
         rm_disclosive=rm_disclosive,
         problems=problems,
+        synthpop=synthpop,
     )
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     dest = script_destination(out, out_table, n_syn, dialect, problems)
@@ -118,6 +122,7 @@ def _header(
         "does, in this order:\n" + "\n".join(f"  {i}. {s}" for i, s in enumerate(steps, 1)) + "\n"
         f"renames: label {label!r}, prefix {prefix!r}, suffix {suffix!r}\n"
         f"writes: {', '.join(dest.written)}\n"
+        f"synthpop {prot.synthpop} (its sdc() removes the same records in 1.9-2 and 1.9-3)\n"
         "Results: the recode counts and the records each step removes (one SELECT each),\n"
         "then the protected syntheses. Work tables start with __disco_. The q packing of each\n"
         "step (and an rm_disclosive step's grouping) was decided at export time; the script\n"

@@ -25,6 +25,7 @@ from ..measure.summary import DisclosureSummary, summary_on
 from ..sql.templates import render
 from . import removal
 from .recoding import Recode, parse_recodes, recode_inputs
+from .uniques import SYNTHPOP_DEFAULT, check_synthpop
 
 RECODED_SCHEMA = pa.schema(
     [
@@ -54,6 +55,7 @@ class SdcResult(AsData):
     rows add up to the records lost), pct (rows / the synthesis's records * 100);
     ``recoded``: synthesis, variable, bottom_coded, top_coded. ``before``/``after``: the
     ``disclosure_summary`` of ``measure=`` on the syntheses as given and as protected.
+    ``synthpop``: the release asked for (:func:`sdc`), which changes none of these.
     """
 
     synthetic: list[pa.Table]
@@ -63,18 +65,22 @@ class SdcResult(AsData):
     out: tuple[str, ...] = ()
     before: DisclosureSummary | None = None
     after: DisclosureSummary | None = None
+    synthpop: str = SYNTHPOP_DEFAULT
 
     def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
         tables = [("records removed", self.removed), ("values recoded", self.recoded)]
         if self.before is not None and self.after is not None:
             tables += [("before", self.before.table), ("after", self.after.table)]
         notes = [f"written: {', '.join(self.out)}"] if self.out else []
+        notes.append(removal_note(self.synthpop))
         return f"sdc(): keys {', '.join(self.keys)}", [t for t in tables if t[1].num_rows], notes
 
     def to_dict(self) -> dict[str, Any]:
-        """keys, removed and recoded as plain data (the syntheses themselves are not)."""
+        """keys, synthpop, removed and recoded as plain data (the syntheses themselves are
+        not)."""
         return {
             "keys": list(self.keys),
+            "synthpop": self.synthpop,
             "removed": json_rows(self.removed),
             "recoded": json_rows(self.recoded),
             "out": list(self.out),
@@ -83,11 +89,22 @@ class SdcResult(AsData):
         }
 
 
+def removal_note(synthpop: str) -> str:
+    """What the synthpop release means for sdc's numbers: nothing (1.9-3 changed only the
+    denominators replicated.uniques() prints, which sdc() does not print)."""
+    return (
+        f"synthpop {synthpop}: the records removed are the same in 1.9-2 and 1.9-3 (1.9-3 "
+        "changed only replicated.uniques()' denominators); the % removed is of each "
+        "synthesis's records in both"
+    )
+
+
 @dataclass(frozen=True)
 class Protection:
     """What ``sdc()`` is asked to do, checked: the keys (None: every column of the
     synthesis), the recodes, which uniques to remove (None, "replicated" or "in_original"),
-    the rm_disclosive entries, and the renaming (label, prefix, suffix)."""
+    the rm_disclosive entries, the renaming (label, prefix, suffix), and the synthpop release
+    asked for (recorded with the result)."""
 
     keys: tuple[str, ...] | None
     recodes: tuple[Recode, ...]
@@ -95,6 +112,7 @@ class Protection:
     disclosive: tuple[DisclosureSpec, ...]
     rename: tuple[str | None, str, str]
     both_flags: bool = False
+    synthpop: str = SYNTHPOP_DEFAULT
 
     def warn(self) -> None:
         if self.both_flags:  # synthpop says so too
@@ -125,10 +143,12 @@ def protection(
     suffix: Any,
     rm_disclosive: Any,
     problems: list[str],
+    synthpop: Any = SYNTHPOP_DEFAULT,
 ) -> Protection:
     """sdc()'s arguments checked, before any data is read; each problem is added to
     ``problems``."""
     names = None if keys is None else column_names("keys", keys, problems)
+    release = check_synthpop(synthpop, problems)
     recodes = parse_recodes(recode_vars, bottom_top_coding, recode_exclude, problems)
     disclosive = removal.disclosive_specs(rm_disclosive, names, problems)
     for arg, value in (("label", label), ("prefix", prefix), ("suffix", suffix)):
@@ -150,6 +170,7 @@ def protection(
         disclosive=tuple(disclosive),
         rename=(label, prefix or "", suffix or ""),
         both_flags=bool(rm_uniques_in_orig and rm_replicated_uniques),
+        synthpop=release,
     )
 
 
@@ -172,6 +193,7 @@ def sdc(
     overwrite: bool = False,
     measure: dict[str, Any] | None = None,
     dry_run: bool = False,
+    synthpop: str = SYNTHPOP_DEFAULT,
     engine: Any = None,
     threads: int | None = None,
 ) -> SdcResult:
@@ -201,6 +223,11 @@ def sdc(
         dry_run: count what would be removed and recoded (``res.removed``, ``res.recoded``)
             and write nothing: no files or tables, no synthesis returned (``out`` and
             ``out_table`` are still checked).
+        synthpop: "1.9-2" (default, the release on CRAN) or "1.9-3", recorded with the result
+            (``res.synthpop``) for the report to state. It changes nothing here: synthpop's
+            sdc() is the same in both (1.9-3 changed only the denominators that
+            replicated.uniques() prints, see :func:`replicated_uniques`), and ``removed.pct``
+            is of the synthesis's records in both.
     """
     prot, dest = _planned(
         keys,
@@ -219,6 +246,7 @@ def sdc(
         overwrite=overwrite,
         measure=measure,
         dry_run=dry_run,
+        synthpop=synthpop,
     )
     prot.warn()
     check = partial(dest.check_tables, overwrite=overwrite)
@@ -266,6 +294,7 @@ def _planned(
     overwrite: bool = False,
     measure: dict[str, Any] | None = None,
     dry_run: bool = False,
+    synthpop: Any = SYNTHPOP_DEFAULT,
 ) -> tuple[Protection, Destination]:
     """Every argument of sdc() checked before any data is read (one InputError for all)."""
     problems: list[str] = []
@@ -281,6 +310,7 @@ def _planned(
         suffix=suffix,
         rm_disclosive=rm_disclosive,
         problems=problems,
+        synthpop=synthpop,
     )
     dest = destination(out, out_table, n_syn, overwrite, problems)
     if measure is not None and not isinstance(measure, dict):
@@ -310,7 +340,7 @@ def _run(
     names = prot.names(inputs)
     with dest.staged() as writing:  # every file complete, or none
         tables, removed, recoded = _protect(inputs, names, prot, writing)
-    result = SdcResult(tables, removed, recoded, tuple(names), dest.written)
+    result = SdcResult(tables, removed, recoded, tuple(names), dest.written, synthpop=prot.synthpop)
     if measure is None:
         return result
     protected = dest.read_back() or _unnamed(result.synthetic, prot.rename)

@@ -8,6 +8,7 @@ import csv
 import hashlib
 import json
 import math
+import re
 from typing import Any
 
 import pyarrow as pa
@@ -143,6 +144,48 @@ def test_sdc_bad_input() -> None:
         sdc(o, o, rm_replicated_uniques="yes")
     with pytest.raises(ds.SchemaError, match="recode_vars: 'k' is not numeric"):
         sdc(o, o, recode_vars="k", bottom_top_coding=(1, 2))
+    missing = "no/such/file.parquet"  # never read: the arguments fail first
+    for call in (sdc, ds.sdc_to_sql):
+        with pytest.raises(ds.InputError, match=r"synthpop: .* one of '1.9-2', '1.9-3', got '1.9'"):
+            call(missing, missing, synthpop="1.9", out_table="t")
+
+
+def test_sdc_synthpop_release_is_recorded_and_changes_no_number() -> None:
+    """synthpop 1.9-3 changed only replicated.uniques()' denominators, which sdc() does not
+    print: with k != n both releases remove and recode the same records, removed.pct is of
+    the synthesis's records in both, and the result records the release asked for."""
+    from .. import engine_data
+
+    t = engine_data.oracle_tables()
+    original, shorter = t["sd2011"], t["syn_1"].slice(0, 3000)  # n = 5000, k = 3000
+    kw: dict[str, Any] = {
+        "keys": ["sex", "age", "region", "placesize"],
+        "rm_replicated_uniques": True,
+        "recode_vars": "age",
+        "bottom_top_coding": (None, 80),
+    }
+    old = sdc(original, [shorter, t["syn_2"]], **kw)
+    new = sdc(original, [shorter, t["syn_2"]], synthpop="1.9-3", **kw)
+    assert (old.synthpop, new.synthpop) == ("1.9-2", "1.9-3")
+    assert new.removed.equals(old.removed)
+    assert new.recoded.equals(old.recoded)
+    assert [x.to_pylist() for x in new.synthetic] == [x.to_pylist() for x in old.synthetic]
+    first = new.removed.to_pylist()[0]
+    assert first["pct"] == pytest.approx(100 * first["rows"] / 3000)
+    assert new.to_dict()["synthpop"] == json.loads(new.to_json())["synthpop"] == "1.9-3"
+    assert "synthpop 1.9-3: the records removed are the same" in new._repr_html_()
+    tables = {"original": "persons", "synthetic": ["syn"]}
+    script = ds.sdc_to_sql(
+        original, shorter, synthpop="1.9-3", out_table="safe", tables=tables, **kw
+    )
+    assert "-- synthpop 1.9-3 (its sdc() removes the same records in 1.9-2 and 1.9-3)" in script
+    default = ds.sdc_to_sql(original, shorter, out_table="safe", tables=tables, **kw)
+    assert "-- synthpop 1.9-2 (" in default
+
+    def body(text: str) -> list[str]:  # the statements, each export's own token aside
+        return [re.sub(r"_[0-9a-f]{8}\b", "_TOKEN", x) for x in text.splitlines() if x[:2] != "--"]
+
+    assert body(script) == body(default)
 
 
 # --- every engine: the same removals and recodes as DuckDB ------------------------------------

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import discosql as ds
 
 from .. import engine_data, oracle
+from ..helpers.engines import Loaded, on_engines
 
 SDC = oracle.ORACLE / "sdc"
 CASES = {c["case_id"]: c for c in json.loads((SDC / "cases.json").read_text())["cases"]}
@@ -53,9 +54,14 @@ def _value(v: Any) -> Any:
 
 
 def reference(
-    original: list[dict[str, Any]], syntheses: list[list[dict[str, Any]]], keys: list[str]
+    original: list[dict[str, Any]],
+    syntheses: list[list[dict[str, Any]]],
+    keys: list[str],
+    synthpop: str = "1.9-2",
 ) -> list[tuple[int, str, int, int]]:
-    """(synthesis, measure, number, from_total) from Python counters over key tuples."""
+    """(synthesis, measure, number, from_total) from Python counters over key tuples; rows 3-4
+    are of the synthesis's k records in synthpop 1.9-2 and of the original's n in 1.9-3
+    (R/IO.r: res_tab[,2] <- c(object$n, object$k, rep(object$n,2)))."""
 
     def counts(rows: list[dict[str, Any]]) -> Counter[tuple[Any, ...]]:
         return Counter(tuple(_value(r[k]) for k in keys) for r in rows)
@@ -65,11 +71,12 @@ def reference(
     for j, syn in enumerate(syntheses, start=1):
         s = counts(syn)
         uniques = [q for q, n in s.items() if n == 1]
+        of = {"1.9-2": len(syn), "1.9-3": len(original)}[synthpop]
         out += [
             (j, "Original", sum(1 for n in o.values() if n == 1), len(original)),
             (j, "Synthetic", len(uniques), len(syn)),
-            (j, "Synthetic uniques in original", sum(1 for q in uniques if o[q] >= 1), len(syn)),
-            (j, "Replicated uniques", sum(1 for q in uniques if o[q] == 1), len(syn)),
+            (j, "Synthetic uniques in original", sum(1 for q in uniques if o[q] >= 1), of),
+            (j, "Replicated uniques", sum(1 for q in uniques if o[q] == 1), of),
         ]
     return out
 
@@ -107,6 +114,8 @@ def test_replicated_uniques_fixture(case_id: str, tables: dict[str, Any]) -> Non
         assert g["number"] == int(e["number"]), (case_id, g)
         assert g["from_total"] == int(e["from_total"])
         assert g["pct"] == float(e["pct"])  # number / from_total * 100, as R computes it
+    # k = n in every fixture, where synthpop 1.9-3's denominators are 1.9-2's
+    assert ds.replicated_uniques(original, syn, keys=keys, synthpop="1.9-3").table.equals(res.table)
 
 
 def test_the_vignette_numbers() -> None:
@@ -154,40 +163,114 @@ def data_sets(draw: Any) -> tuple[pa.Table, list[pa.Table], list[str]]:
 
 @pytest.mark.filterwarnings("ignore:synthetic:discosql.errors.DiscoSQLWarning")  # 0-row syntheses
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data_sets())
+@given(data_sets(), st.sampled_from(["1.9-2", "1.9-3"]))
 def test_replicated_uniques_agree_with_the_reference(
-    data: tuple[pa.Table, list[pa.Table], list[str]],
+    data: tuple[pa.Table, list[pa.Table], list[str]], synthpop: str
 ) -> None:
     original, syntheses, keys = data
-    res = ds.replicated_uniques(original, syntheses, keys=keys)
-    ref = reference(original.to_pylist(), [s.to_pylist() for s in syntheses], keys)
+    res = ds.replicated_uniques(original, syntheses, keys=keys, synthpop=synthpop)
+    ref = reference(original.to_pylist(), [s.to_pylist() for s in syntheses], keys, synthpop)
     assert _rows(res) == ref
+    assert res.synthpop == synthpop
 
 
-def test_na_is_not_the_text_na_or_missing() -> None:
-    """synthpop pastes NA as "NA" (quirk 1), so NA matched a text "NA"; here they differ, and a
-    text "Missing" is not NA either (disclosure() merges those, as synthpop's factor levels)."""
-    o = pa.table({"k": [None, "NA", "Missing", "a", "a"], "j": ["x|y", "x", "x", "y", "y"]})
-    s = pa.table({"k": ["NA", None, None, "Missing"], "j": ["x", "x|y", "x|y", "x"]})
-    res = ds.replicated_uniques(o, s, keys=["k", "j"])
-    got = {r["measure"]: r["number"] for r in res.table.to_pylist()}
-    # original uniques: (NA, x|y), (NA text, x), (Missing, x); synthetic: ("NA", x), ("Missing", x)
-    assert got == {
-        "Original": 3,
-        "Synthetic": 2,
-        "Synthetic uniques in original": 2,
-        "Replicated uniques": 2,
+# --- synthpop 1.9-3's denominators --------------------------------------------------------------
+VKEYS = ["sex", "age", "region", "placesize"]  # the vignette's keys
+
+
+def _k_not_n() -> dict[str, pa.Table]:
+    """The original (n = 5000) and two syntheses of other sizes: 3000 and 6000 records."""
+    t = engine_data.oracle_tables()
+    longer = pa.concat_tables([t["syn_2"], t["syn_3"].slice(0, 1000)])
+    return {"sd2011": t["sd2011"], "shorter": t["syn_1"].slice(0, 3000), "longer": longer}
+
+
+def _by_release(tables: dict[str, Any], engine: Any = None) -> dict[str, list[dict[str, Any]]]:
+    syn = [tables["shorter"], tables["longer"]]
+    return {
+        v: ds.replicated_uniques(
+            tables["sd2011"], syn, keys=VKEYS, synthpop=v, engine=engine
+        ).table.to_pylist()
+        for v in ("1.9-2", "1.9-3")
     }
 
 
-def test_replicated_uniques_bad_input() -> None:
-    o = pa.table({"k": ["a"]})
-    with pytest.raises(ds.InputError, match="keys: expected a non-empty list"):
-        ds.replicated_uniques(o, o, keys=[])
-    with pytest.raises(ds.SchemaError, match="key 'x': not a column of the original data"):
-        ds.replicated_uniques(o, o, keys=["x"])
-    with pytest.raises(ds.InputError, match="threads"):
-        ds.replicated_uniques(o, o, threads=0)
+def _check_releases(got: dict[str, list[dict[str, Any]]], tables: dict[str, pa.Table]) -> None:
+    """Rows 1-2 the same in both releases; rows 3-4 of k (1.9-2) and of n (1.9-3), with
+    pct = number / from_total * 100; every row as the brute-force reference counts it."""
+    rows = {n: t.to_pylist() for n, t in tables.items()}
+    n = len(rows["sd2011"])
+    for v, table in got.items():
+        ref = reference(rows["sd2011"], [rows["shorter"], rows["longer"]], VKEYS, v)
+        assert [(r["synthesis"], r["measure"], r["number"], r["from_total"]) for r in table] == ref
+        for r in table:
+            assert r["pct"] == pytest.approx(r["number"] / r["from_total"] * 100, rel=1e-12)
+    old, new = got["1.9-2"], got["1.9-3"]
+    for a, b in zip(old, new, strict=True):
+        assert (a["synthesis"], a["measure"], a["number"]) == (
+            b["synthesis"],
+            b["measure"],
+            b["number"],
+        )
+        if a["measure"] in ("Original", "Synthetic"):
+            assert a == b
+        else:
+            k = (3000, 6000)[a["synthesis"] - 1]
+            assert (a["from_total"], b["from_total"]) == (k, n)
+            assert b["pct"] == pytest.approx(b["number"] / n * 100, rel=1e-12)
+            assert b["pct"] != a["pct"]  # k != n: the releases differ
+
+
+def test_synthpop_1_9_3_divides_rows_3_and_4_by_n() -> None:
+    tables = _k_not_n()
+    got = _by_release(tables)
+    _check_releases(got, tables)
+    # 1.9-3's "Replicated uniques" is disclosure()'s repU (of the original's records)
+    shorter = got["1.9-3"][3]
+    d = ds.disclosure(tables["sd2011"], tables["shorter"], keys=VKEYS, target="depress")
+    assert shorter["pct"] == pytest.approx(d.value("repU"), abs=1e-12)
+    res = ds.replicated_uniques(tables["sd2011"], tables["shorter"], VKEYS, synthpop="1.9-3")
+    assert res.synthpop == "1.9-3"
+    assert res.to_dict()["synthpop"] == json.loads(res.to_json())["synthpop"] == "1.9-3"
+    assert "synthpop 1.9-3: synthetic uniques in original" in res._repr_html_()
+    assert ds.replicated_uniques(tables["sd2011"], tables["shorter"], VKEYS).synthpop == "1.9-2"
+
+
+@pytest.mark.filterwarnings("ignore:uniques/flags.sql.j2:discosql.errors.DiscoSQLWarning")
+@on_engines(exclude=("duckdb",))
+def test_synthpop_releases_on_every_engine(engine_case: Loaded) -> None:
+    tables = _k_not_n()
+    engine, names = engine_case.load(tables)
+    got = _by_release(names, engine)
+    _check_releases(got, tables)
+    assert got == _by_release(tables)
+
+
+def test_the_template_takes_the_release() -> None:
+    """The release is a context variable of uniques/replicated: rows 3-4 divide by k (1.9-2)
+    or n (1.9-3); a value Python did not check does not render."""
+    from discosql.sql.templates import render
+
+    ctx: dict[str, Any] = {"cells": "c", "n_words": 1, "syntheses": [1]}
+    for release, of in (("1.9-2", "k"), ("1.9-3", "n")):
+        sql = render("uniques/replicated.sql.j2", synthpop=release, **ctx)
+        assert f"'Replicated uniques', replicated, {of} from counts" in sql
+        assert f"'Synthetic uniques in original', in_original, {of} from counts" in sql
+        assert "'Synthetic', syn_uniques, k from counts" in sql
+    with pytest.raises(ds.TemplateError, match=r"uniques/replicated\.sql\.j2"):
+        render("uniques/replicated.sql.j2", synthpop="1.9", **ctx)
+
+
+def test_synthpop_is_checked_before_any_data_is_read() -> None:
+    missing = "no/such/file.parquet"  # never read: the argument fails first
+    for bad in ("1.9.3", 1.93, None):
+        with pytest.raises(ds.InputError) as e:
+            ds.replicated_uniques(missing, missing, keys=["k"], synthpop=bad)  # type: ignore[arg-type]
+        assert str(e.value) == (
+            "synthpop: expected the release whose replicated.uniques() denominators to follow, "
+            f"one of '1.9-2', '1.9-3', got {bad!r}"
+            + ("; did you mean '1.9-3'?" if bad == "1.9.3" else "")
+        )
 
 
 # --- every engine -----------------------------------------------------------------------------
@@ -256,6 +339,18 @@ def test_cli_uniques(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     )
     assert main(argv) == 0
     assert "Replicated uniques" in capsys.readouterr().out
+    out = tmp_path / "ru_1_9_3.json"
+    assert main([*argv, "--synthpop", "1.9-3", "--format", "json", "--out", str(out)]) == 0
+    assert (
+        json.loads(out.read_text())
+        == (ds.replicated_uniques(original, syn, keys, synthpop="1.9-3").to_dict()["table"])
+    )
+    with pytest.raises(SystemExit) as exited:  # argparse: a value outside the choices
+        main([*argv, "--synthpop", "1.9"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "--synthpop: invalid choice: '1.9'" in err
+    assert "Traceback" not in err
     assert main(["uniques", original, *syn, "--keys", "sex,nope"]) == 2
     err = capsys.readouterr().err
     assert "key 'nope': not a column of the original data" in err

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...core.outputcheck import Numbers
 from ...core.results import json_rows
-from ...protect.sdc import SdcResult
+from ...protect.sdc import SdcResult, removal_note
 from .common import mean_shown, risk_order, shown_values
 
 SWISS_CHEESE = (
@@ -21,7 +21,8 @@ SWISS_CHEESE = (
 def sdc_section(res: SdcResult, num: Numbers, policy: dict[str, float]) -> dict[str, Any]:
     """What sdc removed and recoded, the measures before and after (the means over the
     syntheses of the summary's measures; an external report's are of the values it shows),
-    and each protected synthesis judged against each threshold (``after_protection``)."""
+    and each protected synthesis judged against each threshold (``after_protection``);
+    ``synthpop``: the release the SdcResult records, and what it means for the numbers."""
     removed = json_rows(res.removed)
     shown_rows = [num.count(r["rows"]) for r in removed]
     for r, shown in zip(removed, shown_rows, strict=True):
@@ -58,6 +59,9 @@ def sdc_section(res: SdcResult, num: Numbers, policy: dict[str, float]) -> dict[
         "total_rounded_apart": apart,
         "after_protection": _after_protection(res, num, policy),
         "caveat": SWISS_CHEESE,
+        "synthpop": res.synthpop,
+        "denominators": f"{removal_note(res.synthpop)}. repU (before and after) is % of the "
+        "original's records, as disclosure() computes it in both releases.",
     }
 
 
