@@ -68,12 +68,20 @@ def test_disclosure_formats(run: Run) -> None:
     assert table.returncode == 0, table.stderr
     assert "Synthetic 2" in table.stdout
     as_json = json.loads(run(*base, "--format", "json").stdout)
-    assert len(as_json) == 34
+    assert len(as_json) == 2 * 18  # synthpop's 17 measures and TCAP_little per synthesis
     disco = next(r for r in as_json if r["measure"] == "DiSCO" and r["synthesis"] == 1)
     assert round(disco["value"], 2) == 9.54
     rows = list(csv.DictReader(io.StringIO(run(*base, "--format", "csv").stdout)))
-    assert len(rows) == 34
-    assert {r["measure"] for r in rows} >= {"UiO", "repU", "DiSCO", "TCAP"}
+    assert len(rows) == 2 * 18
+    assert {r["measure"] for r in rows} >= {"UiO", "repU", "DiSCO", "TCAP", "TCAP_little"}
+    tau = run(*base, "--tau", "0.5,1", "--table", "disco_tau", "--format", "json")
+    assert tau.returncode == 0, tau.stderr
+    at = [(r["synthesis"], r["tau"], round(r["DiSCO"], 2)) for r in json.loads(tau.stdout)]
+    assert at[:2] == [(1, 0.5, 17.46), (1, 1.0, 9.54)]  # DiSCO(1) = DiSCO
+    bad = run(*base, "--tau", "0.5,2")
+    assert bad.returncode == 2
+    assert "tau" in bad.stderr
+    assert "[0, 1]" in bad.stderr
 
 
 def test_bad_input_is_one_line_and_exit_2(run: Run) -> None:
@@ -360,6 +368,43 @@ def test_csv_writes_missing_numbers_as_empty_fields(run: Run, tmp_path: Path) ->
     )
     header = done.stdout.splitlines()[0]
     assert header == '"target","keys","n_keys","DiSCO_mean"'
+
+
+def test_synthpop_flag(run: Run, tmp_path: Path) -> None:
+    """--synthpop: `uniques` takes the release's denominators (rows 3-4 of the original's n
+    records with 1.9-3) and says which; `sdc` removes the same records with either and its
+    script states the release; `report` takes it only with --sdc."""
+    data = Path(ds.__file__).parent / "data"
+    o = str(data / "sd2011.parquet")
+    shorter = tmp_path / "shorter.parquet"  # k = 3000, n = 5000
+    pq.write_table(pq.read_table(data / "syn_1.parquet").slice(0, 3000), shorter)
+    s = str(shorter)
+    uniques = ["uniques", o, s, "--keys", KEYS]
+    new = run(*uniques, "--synthpop", "1.9-3", "--format", "json")
+    assert new.returncode == 0, new.stderr
+    rows = json.loads(new.stdout)
+    assert [r["from_total"] for r in rows] == [5000, 3000, 5000, 5000]
+    api = ds.replicated_uniques(o, s, KEYS.split(","), synthpop="1.9-3")
+    assert rows == api.to_dict()["table"]
+    default = json.loads(run(*uniques, "--format", "json").stdout)
+    assert [r["from_total"] for r in default] == [5000, 3000, 3000, 3000]
+    text = run(*uniques, "--synthpop", "1.9-3").stdout
+    assert "synthpop 1.9-3: synthetic uniques in original and replicated uniques are % of " in text
+    assert "Replicated uniques" in text
+    bad = run(*uniques, "--synthpop", "1.9")
+    assert bad.returncode == 2
+    assert "--synthpop: invalid choice: '1.9'" in bad.stderr
+    protect = ["sdc", o, s, "--keys", KEYS, "--rm-replicated-uniques"]
+    assert run(*protect, "--synthpop", "1.9-3").stdout == run(*protect).stdout
+    script = tmp_path / "sdc.sql"
+    done = run(*protect, "--synthpop", "1.9-3", "--sql", str(script), "--out-table", "safe")
+    assert done.returncode == 0, done.stderr
+    assert "-- synthpop 1.9-3 (its sdc() removes the same records" in script.read_text()
+    report = ["report", o, s, "--keys", KEYS, "--targets", "depress"]
+    done = run(*report, "--synthpop", "1.9-3", "--out", str(tmp_path / "r.html"))
+    assert done.returncode == 2
+    assert "--synthpop: only with --sdc" in done.stderr
+    assert not (tmp_path / "r.html").exists()
 
 
 def test_sdc_dry_run_counts_and_writes_nothing(run: Run, tmp_path: Path) -> None:

@@ -178,9 +178,12 @@ def test_result_shapes(reference: ds.DisclosureResult) -> None:
         "CAPs",
         "DCAP",
         "TCAP",
+        "TCAP_little",
     ]
     assert reference.measures.column_names == ["target", "synthesis", "group", "measure", "value"]
-    assert reference.measures.num_rows == 17 * 2
+    assert reference.measures.num_rows == 18 * 2
+    assert reference.disco_curve.column_names == ["synthesis", "ps", "DiSCO"]
+    assert reference.disco_tau.column_names == ["synthesis", "tau", "DiSCO"]
     assert reference.exclusions.num_rows == 8 * 6 * 2
     assert reference.check_1way.column_names == [
         "synthesis",

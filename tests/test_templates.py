@@ -104,6 +104,7 @@ def rendered() -> dict[str, str]:
             keys=["sex", "age"],
             target="depress",
             ngroups_target=30,
+            tau=[0.5, 1],
         )
         ds.disclosure_summary(  # the shared records of several targets
             oracle.original_path(),

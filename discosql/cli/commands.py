@@ -52,6 +52,7 @@ def disclosure_command(args: argparse.Namespace, progress: Progress) -> None:
         args.original,
         args.synthetic,
         target=args.target,
+        tau=args.tau,
         **_target_kwargs(args),
         **_common_kwargs(args),
     )
@@ -93,6 +94,7 @@ def sql_command(args: argparse.Namespace) -> None:
         target=csv_list(args.target),
         dialect=args.dialect,
         tables=_script_tables(args),
+        tau=args.tau,
         **_target_kwargs(args),
         **_common_kwargs(args),
     )
@@ -103,15 +105,19 @@ def sql_command(args: argparse.Namespace) -> None:
 
 
 def uniques_command(args: argparse.Namespace) -> None:
-    from ..protect.uniques import replicated_uniques
+    from ..protect.uniques import denominators, replicated_uniques
 
     res = replicated_uniques(
-        args.original, args.synthetic, keys=args.keys, engine=_engine(args), threads=args.threads
+        args.original,
+        args.synthetic,
+        keys=args.keys,
+        synthpop=args.synthpop,
+        engine=_engine(args),
+        threads=args.threads,
     )
     keys = ", ".join(res.keys)
-    write(
-        res.table, f"Uniques over the keys {keys}\n\n{text_table(res.table)}", args.format, args.out
-    )
+    text = f"Uniques over the keys {keys}\n{denominators(res.synthpop)}\n\n{text_table(res.table)}"
+    write(res.table, text, args.format, args.out)
 
 
 def _codes(text: str, flag: str) -> list[float | None]:
@@ -169,6 +175,7 @@ def sdc_command(args: argparse.Namespace) -> None:
         "prefix": args.prefix,
         "suffix": args.suffix,
         "rm_disclosive": disclosive or None,
+        "synthpop": args.synthpop,
         "out": None if args.out is None else str(args.out),
         "out_table": args.out_table,
         "overwrite": args.overwrite,
@@ -227,6 +234,7 @@ def summary_command(args: argparse.Namespace, progress: Progress) -> None:
         ident_meas=args.ident_meas,
         attrib_meas=args.attrib_meas,
         progress=progress.step,
+        tau=args.tau,
         **_targets_kwargs(args),
         **_common_kwargs(args),
     )
@@ -252,6 +260,10 @@ def report_command(args: argparse.Namespace, progress: Progress) -> None:
         sdc = {
             f"rm_{'replicated_uniques' if args.sdc == 'replicated' else 'uniques_in_orig'}": True
         }
+        if args.synthpop is not None:
+            sdc["synthpop"] = args.synthpop
+    elif args.synthpop is not None:
+        raise UsageError("--synthpop: only with --sdc (the release sdc records)")
 
     def section(name: str) -> None:
         progress.say(f"report: {name}")
@@ -271,6 +283,7 @@ def report_command(args: argparse.Namespace, progress: Progress) -> None:
         round_to=args.round_to,
         inline_sql=args.inline_sql,
         progress=section,
+        tau=args.tau,
         **_targets_kwargs(args),
         **_common_kwargs(args),
     )
@@ -467,6 +480,8 @@ def _risk_script(args: argparse.Namespace) -> None:
             args.keys,
             args.ldiversity,
             l_recurs_c=args.l_recurs_c,
+            missing_keys=args.missing_keys,
+            missing_sensitive=args.missing_sensitive,
             out=l_out,
             out_table=l_table,
             **options,
@@ -484,7 +499,9 @@ def risk_command(args: argparse.Namespace) -> None:
 
     check_risk(args.keys, args.weight, args.household, args.alpha, args.max_global_risk)
     if args.ldiversity is not None:
-        check_ldiversity(args.keys, args.ldiversity, args.l_recurs_c)
+        check_ldiversity(
+            args.keys, args.ldiversity, args.l_recurs_c, args.missing_keys, args.missing_sensitive
+        )
     if args.sql is not None:
         _risk_script(args)
         return
@@ -516,6 +533,8 @@ def risk_command(args: argparse.Namespace) -> None:
             args.keys,
             args.ldiversity,
             l_recurs_c=args.l_recurs_c,
+            missing_keys=args.missing_keys,
+            missing_sensitive=args.missing_sensitive,
             out=l_out,
             out_table=l_table,
             overwrite=args.overwrite,
@@ -543,7 +562,7 @@ def risk_command(args: argparse.Namespace) -> None:
             payload["summary"] = res.checked(check)
             payload["output_check"] = check.described()
         if ldiv is not None:
-            payload["ldiversity"] = {**ldiv.to_dict(), "summary": ldiv.rows(check)}
+            payload["ldiversity"] = ldiv.to_dict(check)
         text = (
             json.dumps(payload, indent=1, ensure_ascii=False, allow_nan=False, default=str) + "\n"
         )

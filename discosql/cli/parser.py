@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..core.results import ATTRIB_MEASURES, IDENT_MEASURES, TABLE_NAMES
+from ..protect.uniques import SYNTHPOP_DEFAULT, SYNTHPOP_RELEASES
 from ..sql.dialects import DEFAULT, DIALECTS, ORDERED_DIALECTS, UNEXECUTED
 
 # what --dialect says of the dialects whose scripts no test has run
@@ -50,6 +51,26 @@ def _pair(text: str) -> tuple[float, float]:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected two numbers N,PCT, got {text!r}") from None
     return (a, b)
+
+
+def _probabilities(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected probabilities in [0, 1], comma-separated, got {text!r}"
+        ) from None
+
+
+def _add_tau(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--tau",
+        type=_probabilities,
+        default=None,
+        metavar="P[,P...]",
+        help="(tau) certainties in [0, 1]: DiSCO(tau), the share of original records whose "
+        "probability of correct attribution reaches tau (the table disco_tau)",
+    )
 
 
 def parse_cont_na(items: list[str] | None) -> dict[str, list[float]] | None:
@@ -150,6 +171,17 @@ def _add_common(p: argparse.ArgumentParser, outputs: bool = True, measures: bool
         _add_output_options(p)
 
 
+def _add_synthpop(
+    p: argparse.ArgumentParser, what: str, default: str | None = SYNTHPOP_DEFAULT
+) -> None:
+    p.add_argument(
+        "--synthpop",
+        choices=list(SYNTHPOP_RELEASES),
+        default=default,
+        help=f"the synthpop release {what} (default {SYNTHPOP_DEFAULT}, the release on CRAN)",
+    )
+
+
 def _add_engine_options(p: argparse.ArgumentParser) -> None:
     """Where the SQL runs (every subcommand that reads data)."""
     p.add_argument(
@@ -220,8 +252,11 @@ def _add_script_options(p: argparse.ArgumentParser, what: str) -> None:
     )
 
 
-def _add_targets_options(s: argparse.ArgumentParser) -> None:
-    """disclosure_summary's per-target options (summary, sweep)."""
+def _add_targets_options(s: argparse.ArgumentParser, tau: bool = True) -> None:
+    """disclosure_summary's per-target options (summary, sweep, report; ``tau``: with
+    --tau)."""
+    if tau:
+        _add_tau(s)
     s.add_argument(
         "--not-targetlevs",
         action="append",
@@ -251,6 +286,7 @@ def _add_targets_options(s: argparse.ArgumentParser) -> None:
 
 def _add_target_options(d: argparse.ArgumentParser) -> None:
     d.add_argument("--target", required=True, help="(target) the target column")
+    _add_tau(d)
     d.add_argument(
         "--not-targetlev",
         action="append",
@@ -336,9 +372,15 @@ def build_parser() -> argparse.ArgumentParser:
         "uniques", help="uniques and replicated uniques (synthpop replicated.uniques())"
     )
     _add_common(u, measures=False)
+    _add_synthpop(
+        u,
+        "whose denominators to take: 1.9-2 divides synthetic uniques in original "
+        "and replicated uniques by the synthesis's records, 1.9-3 by the original's",
+    )
 
     c = sub.add_parser("sdc", help="a safer synthesis: recode, remove uniques (synthpop sdc())")
     _add_common(c, outputs=False, measures=False)
+    _add_synthpop(c, "to record; sdc() removes the same records in both")
     c.add_argument(
         "--rm-replicated-uniques",
         action="store_true",
@@ -460,7 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY[,KEY...]",
         help="keys in every subset",
     )
-    _add_targets_options(w)
+    _add_targets_options(w, tau=False)
     w.add_argument(
         "--worst",
         type=int,
@@ -539,6 +581,21 @@ def _add_risk(sub: Any) -> None:
         default=2.0,
         metavar="C",
         help="the constant c of recursive (c, l)-diversity (default 2)",
+    )
+    r.add_argument(
+        "--missing-keys",
+        choices=["equal", "apart"],
+        default="equal",
+        help="l-diversity: records with the same missing keys share a cell (equal, the "
+        "default: sdcMicro 5.8.2), or a record with a missing key is a cell of its own "
+        "(apart: sdcMicro 5.8.0)",
+    )
+    r.add_argument(
+        "--missing-sensitive",
+        choices=["category", "distinct", "ignore"],
+        default="category",
+        help="l-diversity: a variable's missing values are one more value (category, the "
+        "default), each a value of its own (distinct: sdcMicro), or left out (ignore)",
     )
     r.add_argument(
         "--mode",
@@ -657,6 +714,7 @@ def _add_report(sub: Any) -> None:
         help="add sdc(): remove the replicated uniques or the uniques in the "
         "original, with the measures before and after",
     )
+    _add_synthpop(r, "that --sdc records and the report states", default=None)
     r.add_argument(
         "--threshold",
         action="append",

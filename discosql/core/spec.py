@@ -43,7 +43,7 @@ class DisclosureSpec:
     cont_na: Mapping[str, tuple[float, ...]] | None = None
     thresh_1way: tuple[float, float] = (50.0, 90.0)
     thresh_2way: tuple[float, float] = (4.0, 80.0)
-    # the certainties of the DiSCO(tau) table, as asked (disco_tau; the curve is always there)
+    # the certainties of the DiSCO(tau) table, ascending (disco_tau; the curve is always there)
     tau: tuple[float, ...] = ()
 
 
@@ -260,7 +260,7 @@ def _check_thresh(value: Any, what: str, problems: list[str]) -> tuple[float, fl
 
 def check_tau(tau: Any, problems: list[str]) -> tuple[float, ...]:
     """The certainties of DiSCO(tau): None (none), one number or a list of distinct numbers
-    in [0, 1], kept in the order given."""
+    in [0, 1]; ascending (the order of the disco_tau table)."""
     if tau is None:
         return ()
     values = _as_list(tau)
@@ -281,7 +281,7 @@ def check_tau(tau: Any, problems: list[str]) -> tuple[float, ...]:
     dups = sorted({v for v in floats if floats.count(v) > 1})
     if dups:
         problems.append(f"tau: {dups!r} given more than once; give each certainty once")
-    return floats
+    return tuple(sorted(floats))
 
 
 def build_spec(

@@ -75,7 +75,7 @@ def disclosure(
         cont_na: ``{column: [codes]}`` special numeric values kept as their own level when grouping.
         thresh_1way, thresh_2way: thresholds (count, percent) of the two checks.
         tau: a certainty or a list of them, each in [0, 1]: DiSCO(tau) at each
-            (``disco_tau``, in the order given); the curve ``disco_curve`` is always computed.
+            (``disco_tau``, ascending); the curve ``disco_curve`` is always computed.
         threads: DuckDB threads (default: all cores).
         engine: where the SQL runs: None or ``"duckdb"`` (embedded DuckDB, the default), a
             PostgreSQL DSN or ``ds.postgres(dsn)`` (data sets are then table names on that

@@ -45,7 +45,7 @@ from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
 from ..sweep.key_sweep import KeySweep, key_sweep, sweep_on
 from ..sweep.key_sweep import check_arguments as check_sweep
 from . import sections
-from .charts import summary_chart, sweep_chart
+from .charts import certainty_chart, summary_chart, sweep_chart
 from .sections import CAP_RISKS, DEFINITIONS, DIRECTIONS, ORIGINAL_SIDE, RISK_THRESHOLDS
 from .verdict import verdict_section
 
@@ -386,6 +386,7 @@ def _measures(
     content["identity_shared"] = idents[0] if all(i == idents[0] for i in idents) else None
     content["cap"] = sections.cap_section(summary, control, num)
     content["cap_risks"] = [{"measure": k, "is": v} for k, v in CAP_RISKS.items()]
+    content["certainty"] = sections.certainty_section(summary, num)
     content["sweep"] = None if swept is None else sections.sweep_section(swept, num)
     content["sdc"] = None if protected is None else sections.sdc_section(protected, num, policy)
     content["definitions"] = [{"measure": m, "formula": f, "source": s} for m, f, s in DEFINITIONS]
@@ -562,7 +563,8 @@ def _plots(content: dict[str, Any], swept: KeySweep | None, num: Numbers) -> dic
         }
         for r in content["summary"]["per_target"]
     ]
-    plots = {"summary": summary_chart(rows, "DiSCO", "Dorig"), "sweep": None}
+    plots: dict[str, Any] = {"summary": summary_chart(rows, "DiSCO", "Dorig"), "sweep": None}
+    plots["certainty"] = [certainty_chart(e, num.external) for e in content["certainty"]["curves"]]
     if swept is not None:
         means = {k: num.measure("DiSCO", v) for k, v in swept.means("DiSCO").items()}
         plots["sweep"] = sweep_chart(

@@ -355,3 +355,93 @@ def sweep_chart(
         "heat": heat,
     }
     return _render("sweep", g)
+
+
+# --- DiSCO(tau), the certainty curve ----------------------------------------------------
+
+
+def _steps(points: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The corners of the step function of a curve given at its steps (ps ascending, DiSCO
+    at tau = ps; the value on (previous ps, ps]), from tau = 0 to 1 (0 past the last ps)."""
+    corners: list[tuple[float, float]] = []
+    previous = 0.0
+    for ps, v in points:
+        corners += [(previous, v), (ps, v)]
+        previous = ps
+    return [*corners, (previous, 0.0), (1.0, 0.0)]
+
+
+def _thin(corners: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The corners that differ on screen: within one pixel column the curve only falls, so
+    its first and last corners there draw the same line (a large data set has thousands of
+    distinct probabilities)."""
+    kept: list[tuple[float, float]] = []
+    column = None
+    for i, (x, y) in enumerate(corners):
+        here = round(x)
+        last_of_column = i + 1 == len(corners) or round(corners[i + 1][0]) != here
+        if here != column or last_of_column:
+            kept.append((x, y))
+        column = here
+    return kept
+
+
+def certainty_chart(entry: dict[str, Any], external: bool) -> Markup:
+    """DiSCO(tau) of one target (``entry``: report.sections.cap.certainty_section's), a
+    line per synthesis, x tau from 0 to 1, y % of original records; the board's certainties
+    (``entry["tau"]``) as dashed verticals. Internal: the exact step function; external:
+    the grid points as shown (a withheld point ends its line)."""
+    curves, taus = entry["curves"], entry["tau"]
+    legend_w = 130.0
+    x0, x1, top = 58.0, WIDTH - legend_w - 20, 40.0
+    bottom = top + 200.0
+    values = [v for c in curves for _, v in c if isinstance(v, int | float) and finite(v)]
+    ymax = nice_max(max(values, default=0.0))
+
+    def sx(t: float) -> float:
+        return x0 + t * (x1 - x0)
+
+    def sy(v: float) -> float:
+        return bottom - v / ymax * (bottom - top)
+
+    lines = []
+    for j, points in enumerate(curves):
+        shown: list[tuple[float, float]] = []
+        for point in points:
+            t, v = point["tau"], point["DiSCO"]
+            if not (isinstance(v, int | float) and finite(v)):
+                break  # withheld: fewer records than any shown point, and so every later one
+            shown.append((t, float(v)))
+        corners = shown if external else _steps(shown)
+        screen = _thin([(sx(t), sy(v)) for t, v in corners])
+        lines.append(
+            {
+                **_style(j),
+                "points": [{"x": px(x), "y": px(y)} for x, y in screen],
+                "marks": [{"x": px(sx(t)), "y": px(sy(v))} for t, v in shown] if external else [],
+                "label": f"synthesis {j + 1}",
+                "ly": px(top + 30 + 18 * j),
+                "cut": len(shown) < len(points),
+            }
+        )
+    g = {
+        "width": WIDTH,
+        "height": bottom + 56,
+        "target": entry["target"],
+        "x0": px(x0),
+        "x1": px(x1),
+        "top": px(top),
+        "bottom": px(bottom),
+        "lines": lines,
+        "xticks": [{"x": px(sx(t)), "label": tick_label(t)} for t in (0, 0.2, 0.4, 0.6, 0.8, 1)],
+        "yticks": [{"y": px(sy(v)), "label": tick_label(v)} for v in ticks(ymax)],
+        "taus": [{"x": px(sx(t)), "label": f"τ = {tick_label(t)}"} for t in taus],
+        "mid_x": px((x0 + x1) / 2),
+        "mid_y": px((top + bottom) / 2),
+        "legend_x": px(x1 + 20),
+        "swatch_x": px(x1 + 38),
+        "legend_y": px(top + 8),
+        "external": external,
+        "withheld": any(line["cut"] for line in lines),
+    }
+    return _render("certainty", g)

@@ -64,7 +64,11 @@ def test_duckdb_shell_runs_the_export(
     kw, syn = call_kwargs(case_id, target)
     script = ds.to_sql(parquet["sd2011"], [parquet[s] for s in syn], target=target, **kw)
     tables = run_shell(script, tmp_path)
-    ref = replay(case_id, target)
+    _check_rows(tables, replay(case_id, target))
+
+
+def _check_rows(tables: list[list[dict[str, Any]]], ref: ds.DisclosureResult) -> None:
+    """The rows the duckdb shell printed for each table are ``ref``'s."""
     assert len(tables) == len(printed(ref))
     for name, rows in zip(printed(ref), tables, strict=True):
         expected = getattr(ref, name).to_pylist()
@@ -123,6 +127,26 @@ def test_duckdb_shell_runs_a_multi_target_export(parquet: dict[str, str], tmp_pa
         assert tables[i * per_target] == [{"target": target}]
         got = tables[i * per_target + 1]
         assert [r["repU"] for r in got] == ref.ident.column("repU").to_pylist()
+
+
+def test_scripts_print_the_certainty_curve(parquet: dict[str, str], tmp_path: Path) -> None:
+    """With tau= the script prints disco_tau after disco_curve, in the duckdb shell and in
+    DataFusion, with the API's numbers (exclusions on, so the curve keeps DiSCO's flags)."""
+    keys = ["sex", "age", "region", "placesize"]
+    kw: dict[str, Any] = {"keys": keys, "target": "ls", "tau": [0.25, 0.5, 1], "denom_lim": 3}
+    kw["exclude_ov_denom_lim"] = True
+    syn = ["syn_1", "syn_2"]
+    ref = ds.disclosure(parquet["sd2011"], [parquet[s] for s in syn], **kw)
+    assert [t.name for t in computed_tables(ref.spec)][-2:] == ["disco_curve", "disco_tau"]
+    assert ref.disco_tau.num_rows == 2 * 3
+    script = ds.to_sql(parquet["sd2011"], [parquet[s] for s in syn], **kw)
+    assert "tau=[0.25, 0.5, 1.0]" in script  # the header's options
+    _check_rows(run_shell(script, tmp_path), ref)
+    names = {"original": "sd2011", "synthetic": syn}
+    script = ds.to_sql(
+        parquet["sd2011"], [parquet[s] for s in syn], dialect="datafusion", tables=names, **kw
+    )
+    _check_results(run_datafusion(script, {n: parquet[n] for n in ["sd2011", *syn]}), ref)
 
 
 def test_export_names_each_stage_and_measure(parquet: dict[str, str]) -> None:

@@ -118,3 +118,24 @@ def test_result_tables_are_deterministic(data: tuple[str, list[str]], threads: i
     for _ in range(2):
         got = ds.disclosure(original, syn, threads=threads, **kw)
         assert got.to_dict() == ref.to_dict()
+
+
+def test_disco_tau_ascending_and_checked(data: tuple[str, list[str]]) -> None:
+    """tau= is checked before any data is read (every problem at once) and its table is in
+    ascending tau whatever the order given; one number is a list of one."""
+    original, syn = data
+    kw: dict[str, Any] = {"keys": KEYS, "target": "depress"}
+    res = ds.disclosure(original, syn, tau=[1, 0.5], **kw)
+    assert res.disco_tau.column("tau").to_pylist() == [0.5, 1.0, 0.5, 1.0]
+    one = ds.disclosure(original, syn[0], tau=1, **kw)
+    assert one.disco_tau.to_pylist() == [{"synthesis": 1, "tau": 1.0, "DiSCO": one.value("DiSCO")}]
+    for bad, says in [
+        (1.5, "each in [0, 1]"),
+        ([0.5, "x"], "each in [0, 1]"),
+        (True, "each in [0, 1]"),
+        ([], "each in [0, 1]"),
+        ([0.5, 0.5], "given more than once"),
+    ]:
+        with pytest.raises(ds.InputError, match=r"tau: .*") as e:
+            ds.disclosure("no-such-file.parquet", syn, tau=bad, **kw)
+        assert says in str(e.value), bad

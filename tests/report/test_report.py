@@ -13,6 +13,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import markupsafe
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -199,7 +200,8 @@ def test_the_verdict_comes_first_and_names_the_worst_synthesis(rep: ds.Report) -
 def test_the_report_has_every_part(rep: ds.Report) -> None:
     for title in SECTIONS:
         assert title in rep.html
-    assert rep.html.count("<svg") == 2  # the summary and sweep plots, inline
+    # the summary and sweep plots and a DiSCO(tau) curve per target, inline
+    assert rep.html.count("<svg") == 2 + len(rep.content["targets"])
     assert "sd2011.parquet" in rep.html  # provenance: the file and its hash
     assert any(len(d["SHA-256"] or "") > 64 for d in rep.content["provenance"]["inputs"])
     assert "Swiss cheese" in rep.html
@@ -313,6 +315,30 @@ def test_external_mode_passes_an_output_check(tmp_path: Path) -> None:
     assert internal.content["sdc"]["removed"][0]["rows"] == 4
 
 
+def test_sdc_section_states_the_synthpop_release(tmp_path: Path) -> None:
+    """The sdc section states the synthpop release sdc() recorded (given as an sdc() argument
+    or with an SdcResult) and what it means for its numbers: none changes."""
+    t = pq.read_table(DATA / "sd2011.parquet").slice(0, 400)
+    s = pq.read_table(DATA / "syn_1.parquet").slice(0, 300)  # k != n
+    o_path, s_path = str(tmp_path / "o.parquet"), str(tmp_path / "s.parquet")
+    pq.write_table(t, o_path)
+    pq.write_table(s, s_path)
+    args = {"rm_replicated_uniques": True}
+    default = ds.report(o_path, s_path, KEYS, ["depress"], sdc=args)
+    new = ds.report(o_path, s_path, KEYS, ["depress"], sdc={**args, "synthpop": "1.9-3"})
+    assert default.content["sdc"]["synthpop"] == "1.9-2"
+    assert new.content["sdc"]["synthpop"] == "1.9-3"
+    assert new.content["sdc"]["removed"] == default.content["sdc"]["removed"]
+    note = new.content["sdc"]["denominators"]
+    assert note.startswith("synthpop 1.9-3: the records removed are the same in 1.9-2 and 1.9-3")
+    assert "% of the original's records" in note  # repU, as disclosure() in both
+    assert str(markupsafe.escape(note)) in new.html
+    given = ds.sdc(o_path, s_path, KEYS, synthpop="1.9-3", measure={"targets": ["depress"]}, **args)
+    assert ds.report(o_path, s_path, KEYS, ["depress"], sdc=given).content["sdc"]["synthpop"] == (
+        "1.9-3"
+    )
+
+
 def test_arguments_are_checked_first() -> None:
     cases = [
         ({"mode": "public"}, "mode: 'public' is not one of"),
@@ -321,6 +347,7 @@ def test_arguments_are_checked_first() -> None:
         ({"sweep": "yes"}, "sweep: expected True"),
         ({"sdc": 3}, "sdc: expected sdc() arguments"),
         ({"sdc": {"rm_replicated_unique": True}}, "did you mean 'rm_replicated_uniques'"),
+        ({"sdc": {"synthpop": "1.9.3"}}, "got '1.9.3'; did you mean '1.9-3'?"),
         ({"sweep": {"size": [2]}}, "sweep: 'size' is not an argument of key_sweep()"),
         ({"engine": "oracle://x"}, "engine"),
         ({"min_count": 0}, "min_count: expected an int >= 1, got 0"),
@@ -613,7 +640,7 @@ def test_the_saved_script_runs_from_its_own_folder(
     assert str(data / "sd2011.parquet") in script
     monkeypatch.chdir(tmp_path)
     tables = run_shell(script, cwd=out)
-    assert len(tables) == 6  # ident, attrib, allcaps, exclusions, check_1way, check_2way
+    assert len(tables) == 7  # ident, attrib, allcaps, exclusions, check_1way, check_2way, curve
     got = tables[0][0]
     res = ds.disclosure(DATA / "sd2011.parquet", DATA / "syn_1.parquet", KEYS, "depress")
     for measure in ("UiO", "UiS", "repU"):

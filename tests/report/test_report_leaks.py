@@ -44,6 +44,7 @@ EXEMPT = {
     "worst synthesis",
     "only_in_original",  # numbers of levels on one side only, not of records
     "only_in_synthetic",
+    "tau",  # a certainty (the board's, or the grid of the DiSCO(tau) chart), not of records
 }
 # derived from the numbers shown: checked as such below, not as counts
 DERIVED = re.compile(r"( mean$|^attrib_|^ident_|before$|after$|^TCAP|^DCAP/iS|excess|control)")
@@ -74,6 +75,7 @@ def external(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], 
         thresholds={"repU": 5.0, "DiSCO": 20.0},
         mode="external",
         ngroups_targets=5,
+        tau=[0.5, 0.8, 1],
     )
     content = json.loads(json.dumps(rep.content, default=str))
     return content, rep.html, sizes
@@ -235,7 +237,11 @@ def test_risk_in_external_mode_prints_checked_counts(
     for name in ("records", "n1", "n2", "k2_violations", "global_risk_ER"):
         assert _allowed(summary[name]), (name, summary[name])
     assert summary["global_risk_pct"] == 100 * summary["global_risk_ER"] / summary["records"]
-    assert all(_allowed(r["records_l1"]) for r in payload["ldiversity"]["summary"])
+    ldiv = payload["ldiversity"]
+    for name in ("records_l1", "missing", "records_no_l"):
+        assert all(_allowed(r[name]) for r in ldiv["summary"]), name
+    assert all(_allowed(n) for n in ldiv["missing"].values())
+    assert ldiv["missing"]["depress"] == 90  # 89 records, rounded to 5
     assert "riskiest" not in payload
     assert main(argv) == 0
     text = capsys.readouterr().out

@@ -5,7 +5,7 @@ threshold may name, ``common`` how a measure is shown."""
 
 from __future__ import annotations
 
-from .cap import CAP_RISKS, cap_section
+from .cap import CAP_RISKS, cap_section, certainty_section
 from .definitions import DEFINITIONS, DIRECTIONS, ORIGINAL_SIDE, RISK_THRESHOLDS
 from .provenance import provenance_section
 from .risk import risk_section
@@ -30,6 +30,7 @@ __all__ = [
     "SCRIPT_HEADER",
     "SWISS_CHEESE",
     "cap_section",
+    "certainty_section",
     "provenance_section",
     "risk_section",
     "script_section",

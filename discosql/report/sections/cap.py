@@ -38,7 +38,8 @@ def cap_section(
 CAP_RISKS = {
     "DCAP": "100 (1 - CategoricalZeroCAP)",
     "DCAP/iS": "100 (1 - CategoricalCAP)",
-    "TCAP": "synthpop: DiSCO / iS",
+    "TCAP": "synthpop's code: DiSCO / iS (its 1.9-3 vignette's TCAP_alt)",
+    "TCAP_little": "Little et al., synthpop 1.9-3's vignette TCAP: DiSCO / DiS",
     "baseCAPd": "target distribution alone",
 }
 
@@ -51,12 +52,53 @@ def _cap_risks(res: DisclosureResult, j: int, num: Numbers) -> dict[str, Any]:
     shown_is = num.measure("iS", i_s, j)
     shown_dcap = num.measure("DCAP", dcap, j)
     disco = num.measure("DiSCO", res.value("DiSCO", j), j)
+    dis = num.measure("DiS", res.value("DiS", j), j)
     return {
         "DCAP": shown_dcap,
         "DCAP/iS": num.ratio(100.0 * dcap / i_s if i_s else math.nan, shown_dcap, shown_is),
         "TCAP": num.ratio(res.value("TCAP", j), disco, shown_is),
+        "TCAP_little": num.ratio(res.value("TCAP_little", j), disco, dis),
         "baseCAPd": num.measure("baseCAPd", res.value("baseCAPd", j), j),
     }
+
+
+# the certainties at which an external report shows the curve: a fixed grid, so that the chart
+# does not reveal which probabilities occur among the original records' cells
+GRID = tuple(i / 20 for i in range(1, 21))
+
+
+def certainty_section(summary: DisclosureSummary, num: Numbers) -> dict[str, Any]:
+    """DiSCO(tau), the share of original records whose probability of correct attribution
+    from the synthesis reaches tau. ``curves``: per target and synthesis the points {tau,
+    DiSCO} of the step function for tau > 0 (DiSCO(0) is every record; internal: at
+    every distinct probability; external: on :data:`GRID`, each value through the output
+    check); ``tau``: the certainties the board gave (tau=); ``asked``: a row per target and
+    synthesis with DiSCO at each of them."""
+    curves, asked = [], []
+    taus: list[float] = []
+    for target, res in summary.results.items():
+        taus = list(res.spec.tau)
+        curve = res.disco_curve.to_pylist()
+        lines = []
+        for j in range(1, res.m + 1):
+            own = [(r["ps"], r["DiSCO"]) for r in curve if r["synthesis"] == j and r["ps"] > 0]
+            points = [(tau, at(own, tau)) for tau in GRID] if num.external else own
+            lines.append([{"tau": t, "DiSCO": num.measure("DiSCO", v, j)} for t, v in points])
+        curves.append({"target": target, "curves": lines, "tau": taus})
+        for j in range(1, res.m + 1):
+            row: dict[str, Any] = {"target": target, "synthesis": j}
+            for r in res.disco_tau.to_pylist():
+                if r["synthesis"] == j:
+                    row[f"τ = {r['tau']:g}"] = num.measure("DiSCO", r["DiSCO"], j)
+            if taus:
+                asked.append(row)
+    return {"curves": curves, "tau": taus, "asked": asked}
+
+
+def at(curve: list[tuple[float, float]], tau: float) -> float:
+    """DiSCO(tau) of a curve given at its steps (ps ascending, DiSCO(ps)): the value at the
+    smallest ps >= tau, 0 above the largest."""
+    return next((v for ps, v in curve if ps >= tau), 0.0)
 
 
 def _excess(risk: Any, control: Any) -> Any:

@@ -10,15 +10,18 @@ from typing import Any
 from ...core.outputcheck import Numbers
 from ...core.results import DisclosureResult
 
+# the measures that are DiSCO over another measure: an external report derives them from the
+# numbers it shows (each of which went through the output check)
+RATIOS = {"TCAP": "iS", "TCAP_little": "DiS"}
+
 
 def shown_values(res: DisclosureResult, measure: str, num: Numbers) -> list[Any]:
-    """``measure`` of each synthesis, as the report shows it (synthpop's TCAP, DiSCO / iS, of
-    the shown numbers in an external report)."""
-    if measure == "TCAP" and num.external:
+    """``measure`` of each synthesis, as the report shows it (TCAP = DiSCO / iS and
+    TCAP_little = DiSCO / DiS of the shown numbers in an external report)."""
+    if measure in RATIOS and num.external:
+        parts = ("DiSCO", RATIOS[measure])
         return [
-            num.ratio(
-                res.value("TCAP", j), *(num.measure(m, res.value(m, j), j) for m in ("DiSCO", "iS"))
-            )
+            num.ratio(res.value(measure, j), *(num.measure(m, res.value(m, j), j) for m in parts))
             for j in range(1, res.m + 1)
         ]
     return [num.measure(measure, res.value(measure, j), j) for j in range(1, res.m + 1)]

@@ -96,7 +96,19 @@ DEFINITIONS = (
         "TCAP",
         "100 · DiSCO / iS: synthpop's TCAP (the code's; its 1.9-3 vignette calls this "
         "TCAP_alt), the disclosive share of the matched records",
-        "synthpop disclosure(); Little et al. 2022",
+        "synthpop disclosure() (code to 1.9-3)",
+    ),
+    (
+        "TCAP_little",
+        "100 · DiSCO / DiS: of the original records whose key the synthesis discloses (one "
+        "target value there), the share it discloses correctly; NaN when no key is disclosive",
+        "Little et al. 2022, 2025; synthpop 1.9-3 vignette (its TCAP)",
+    ),
+    (
+        "DiSCO(τ)",
+        "100 · #{original records with p_s(t|q) ≥ τ} / N_d: attribution at least τ certain; "
+        "DiSCO(1) = DiSCO, and without exclusions the area under the curve is DCAP",
+        "synthpop 1.9-3 vignette §3.3.1 (announced); discosql",
     ),
     (
         "fk, Fk",

@@ -6,6 +6,7 @@ from typing import Any
 
 from ...core.outputcheck import Numbers
 from ...core.results import DisclosureResult, json_rows
+from .common import RATIOS
 
 CHECK_1WAY = (
     "check_1way fired: in the original data one level of the target holds most of the records "
@@ -30,9 +31,10 @@ def target_section(res: DisclosureResult, num: Numbers) -> dict[str, Any]:
     ident = _checked_rows(json_rows(res.ident), num)
     attrib = _checked_rows(json_rows(res.attrib), num)
     allcaps = _checked_rows(json_rows(res.allcaps), num)
-    if external:  # synthpop's TCAP = DiSCO / iS, of the shown numbers
+    if external:  # TCAP = DiSCO / iS and TCAP_little = DiSCO / DiS, of the shown numbers
         for cap, a in zip(allcaps, attrib, strict=True):
-            cap["TCAP"] = num.ratio(cap["TCAP"], a["DiSCO"], a["iS"])
+            for name, den in RATIOS.items():
+                cap[name] = num.ratio(cap[name], a["DiSCO"], a[den])
     exclusions = json_rows(res.exclusions)
     for r in exclusions:
         r["count"] = num.count(r["count"])
@@ -65,10 +67,10 @@ def target_section(res: DisclosureResult, num: Numbers) -> dict[str, Any]:
 
 def _checked_rows(rows: list[dict[str, Any]], num: Numbers) -> list[dict[str, Any]]:
     """A measures table's rows (one per synthesis) with each measure as the report shows it
-    (the TCAP of an external report is derived afterwards)."""
+    (the TCAP and TCAP_little of an external report are derived afterwards)."""
     if not num.external:
         return rows
-    skip = ("synthesis", "max_denom", "mean_denom", "TCAP")
+    skip = ("synthesis", "max_denom", "mean_denom", *RATIOS)
     return [
         {k: v if k in skip else num.measure(k, v, r["synthesis"]) for k, v in r.items()}
         for r in rows
