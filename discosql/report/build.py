@@ -564,7 +564,8 @@ def _plots(content: dict[str, Any], swept: KeySweep | None, num: Numbers) -> dic
         for r in content["summary"]["per_target"]
     ]
     plots: dict[str, Any] = {"summary": summary_chart(rows, "DiSCO", "Dorig"), "sweep": None}
-    plots["certainty"] = [certainty_chart(e, num.external) for e in content["certainty"]["curves"]]
+    certainty = content["certainty"]
+    plots["certainty"] = certainty_chart(certainty["curves"], certainty["tau"], num.external)
     if swept is not None:
         means = {k: num.measure("DiSCO", v) for k, v in swept.means("DiSCO").items()}
         plots["sweep"] = sweep_chart(

@@ -386,62 +386,94 @@ def _thin(corners: list[tuple[float, float]]) -> list[tuple[float, float]]:
     return kept
 
 
-def certainty_chart(entry: dict[str, Any], external: bool) -> Markup:
-    """DiSCO(tau) of one target (``entry``: report.sections.cap.certainty_section's), a
-    line per synthesis, x tau from 0 to 1, y % of original records; the board's certainties
-    (``entry["tau"]``) as dashed verticals. Internal: the exact step function; external:
-    the grid points as shown (a withheld point ends its line)."""
-    curves, taus = entry["curves"], entry["tau"]
-    legend_w = 130.0
-    x0, x1, top = 58.0, WIDTH - legend_w - 20, 40.0
-    bottom = top + 200.0
-    values = [v for c in curves for _, v in c if isinstance(v, int | float) and finite(v)]
+def certainty_chart(entries: list[dict[str, Any]], taus: Sequence[float], external: bool) -> Markup:
+    """DiSCO(tau) of every target as small multiples (four panels a row, one shared y scale):
+    a line per synthesis, x tau from 0 to 1, y % of original records; the board's certainties
+    ``taus`` as dashed verticals in every panel. ``entries``: report.sections.cap's
+    certainty_section curves. Internal: the exact step function; external: the grid points as
+    shown (a withheld point ends its line)."""
+    cols = min(4, max(len(entries), 1))
+    gap, left, top0 = 18.0, 44.0, 44.0
+    pw = (WIDTH - 8 - cols * (left + gap)) / cols  # a panel's plot width
+    ph, title_h, axis_h = 96.0, 18.0, 26.0
+    row_h = title_h + ph + axis_h
+    values = [
+        p["DiSCO"]
+        for e in entries
+        for c in e["curves"]
+        for p in c
+        if isinstance(p["DiSCO"], int | float) and finite(p["DiSCO"])
+    ]
     ymax = nice_max(max(values, default=0.0))
+    m = max((len(e["curves"]) for e in entries), default=0)
+    panels, cut = [], False
+    for k, entry in enumerate(entries):
+        x0 = 8 + (k % cols) * (left + pw + gap) + left
+        top = top0 + (k // cols) * row_h + title_h
+        bottom = top + ph
 
-    def sx(t: float) -> float:
-        return x0 + t * (x1 - x0)
+        def sx(t: float, x0: float = x0) -> float:
+            return x0 + t * pw
 
-    def sy(v: float) -> float:
-        return bottom - v / ymax * (bottom - top)
+        def sy(v: float, top: float = top) -> float:
+            return top + ph - v / ymax * ph
 
-    lines = []
-    for j, points in enumerate(curves):
-        shown: list[tuple[float, float]] = []
-        for point in points:
-            t, v = point["tau"], point["DiSCO"]
-            if not (isinstance(v, int | float) and finite(v)):
-                break  # withheld: fewer records than any shown point, and so every later one
-            shown.append((t, float(v)))
-        corners = shown if external else _steps(shown)
-        screen = _thin([(sx(t), sy(v)) for t, v in corners])
-        lines.append(
+        lines = []
+        for j, points in enumerate(entry["curves"]):
+            shown: list[tuple[float, float]] = []
+            for point in points:
+                t, v = point["tau"], point["DiSCO"]
+                if not (isinstance(v, int | float) and finite(v)):
+                    break  # withheld: fewer records than any shown point, and every later one
+                shown.append((t, float(v)))
+            cut = cut or len(shown) < len(points)
+            corners = shown if external else _steps(shown)
+            screen = _thin([(sx(t), sy(v)) for t, v in corners])
+            lines.append(
+                {
+                    **_style(j),
+                    "points": [{"x": px(x), "y": px(y)} for x, y in screen],
+                    "marks": [{"x": px(sx(t)), "y": px(sy(v))} for t, v in shown]
+                    if external
+                    else [],
+                }
+            )
+        panels.append(
             {
-                **_style(j),
-                "points": [{"x": px(x), "y": px(y)} for x, y in screen],
-                "marks": [{"x": px(sx(t)), "y": px(sy(v))} for t, v in shown] if external else [],
-                "label": f"synthesis {j + 1}",
-                "ly": px(top + 30 + 18 * j),
-                "cut": len(shown) < len(points),
+                "title": clip(entry["target"], int(pw / CHAR)),
+                "target": entry["target"],
+                "title_x": px(x0 - left + 4),
+                "title_y": px(top - 6),
+                "x0": px(x0),
+                "x1": px(x0 + pw),
+                "top": px(top),
+                "bottom": px(bottom),
+                "lines": lines,
+                "xticks": [{"x": px(sx(t)), "label": tick_label(t)} for t in (0, 0.5, 1)],
+                "yticks": [{"y": px(sy(v)), "label": tick_label(v)} for v in ticks(ymax)],
+                "taus": [{"x": px(sx(t))} for t in taus],
             }
         )
+    rows = (len(entries) + cols - 1) // cols
+    legend = [
+        {
+            "x": px(8 + 110 * j),
+            "tx": px(8 + 110 * j + 24),
+            **_style(j),
+            "label": f"synthesis {j + 1}",
+        }
+        for j in range(m)
+    ]
     g = {
         "width": WIDTH,
-        "height": bottom + 56,
-        "target": entry["target"],
-        "x0": px(x0),
-        "x1": px(x1),
-        "top": px(top),
-        "bottom": px(bottom),
-        "lines": lines,
-        "xticks": [{"x": px(sx(t)), "label": tick_label(t)} for t in (0, 0.2, 0.4, 0.6, 0.8, 1)],
-        "yticks": [{"y": px(sy(v)), "label": tick_label(v)} for v in ticks(ymax)],
-        "taus": [{"x": px(sx(t)), "label": f"τ = {tick_label(t)}"} for t in taus],
-        "mid_x": px((x0 + x1) / 2),
-        "mid_y": px((top + bottom) / 2),
-        "legend_x": px(x1 + 20),
-        "swatch_x": px(x1 + 38),
-        "legend_y": px(top + 8),
+        "height": top0 + rows * row_h + (34 if cut else 16),
+        "panels": panels,
+        "legend": legend,
+        "legend_y": 30,
+        "taus_text": ", ".join(tick_label(t) for t in taus),
+        "taus_x": px(8 + 110 * m + 10),
+        "note_y": top0 + rows * row_h + 8,
         "external": external,
-        "withheld": any(line["cut"] for line in lines),
+        "withheld": cut,
     }
     return _render("certainty", g)

@@ -200,8 +200,9 @@ def test_the_verdict_comes_first_and_names_the_worst_synthesis(rep: ds.Report) -
 def test_the_report_has_every_part(rep: ds.Report) -> None:
     for title in SECTIONS:
         assert title in rep.html
-    # the summary and sweep plots and a DiSCO(tau) curve per target, inline
-    assert rep.html.count("<svg") == 2 + len(rep.content["targets"])
+    # the summary and sweep plots and the DiSCO(tau) curves (a panel per target), inline
+    assert rep.html.count("<svg") == 3
+    assert rep.html.count('class="panel"') == len(rep.content["targets"])
     assert "sd2011.parquet" in rep.html  # provenance: the file and its hash
     assert any(len(d["SHA-256"] or "") > 64 for d in rep.content["provenance"]["inputs"])
     assert "Swiss cheese" in rep.html
@@ -477,11 +478,13 @@ ADULT = Path(__file__).parents[1] / "data" / "adult"  # tests/data/adult/README.
 
 
 # Raised from 20 and 12 (issue 36): every per-target table now prints (a closed <details>
-# printed none); measured 21 and 13 pages, 7 of the internal ones check_2way's pairs.
-@pytest.mark.parametrize(("mode", "most"), [("internal", 22), ("external", 14)])
+# printed none); measured 21 and 13 pages, 7 of the internal ones check_2way's pairs. Raised
+# to 23 and 15 (issue 38): the DiSCO(tau) panels take a page of the CAP section and the
+# definitions of TCAP_little and DiSCO(tau) a second page of theirs; measured 23 and 15.
+@pytest.mark.parametrize(("mode", "most"), [("internal", 23), ("external", 15)])
 def test_the_printed_report_is_short(tmp_path: Path, chromium: str, mode: str, most: int) -> None:
-    """An Adult-like run (11 targets, 2 syntheses, sweep and sdc) prints on at most 22 A4 pages
-    (internal) or 14 (external) with every target's tables; the verdict names the worst
+    """An Adult-like run (11 targets, 2 syntheses, sweep and sdc) prints on at most 23 A4 pages
+    (internal) or 15 (external) with every target's tables; the verdict names the worst
     synthesis on page one."""
     from pypdf import PdfReader
 

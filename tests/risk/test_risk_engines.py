@@ -93,8 +93,8 @@ def assert_same(
         names = r.records.column_names[0 if positions else 1 :]
         a_rows = [tuple(row[n] for n in names) for row in g.records.to_pylist()]
         b_rows = [tuple(row[n] for n in names) for row in r.records.to_pylist()]
-        if not positions:
-            a_rows, b_rows = sorted(a_rows), sorted(b_rows)
+        if not positions:  # NULL (no l under missing_sensitive="ignore") sorts last
+            a_rows, b_rows = sorted(a_rows, key=_nulls_last), sorted(b_rows, key=_nulls_last)
         assert len(a_rows) == len(b_rows)
         for a, b in zip(a_rows, b_rows, strict=True):
             for x, y in zip(a, b, strict=True):
@@ -115,6 +115,10 @@ def assert_same(
                         ), (k, x, y)
                     else:
                         assert x[k] == y[k], (part, k, x, y)
+
+
+def _nulls_last(row: tuple[Any, ...]) -> tuple[tuple[bool, Any], ...]:
+    return tuple((v is None, 0 if v is None else v) for v in row)
 
 
 @pytest.fixture(scope="module")

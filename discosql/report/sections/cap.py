@@ -84,7 +84,7 @@ def certainty_section(summary: DisclosureSummary, num: Numbers) -> dict[str, Any
             own = [(r["ps"], r["DiSCO"]) for r in curve if r["synthesis"] == j and r["ps"] > 0]
             points = [(tau, at(own, tau)) for tau in GRID] if num.external else own
             lines.append([{"tau": t, "DiSCO": num.measure("DiSCO", v, j)} for t, v in points])
-        curves.append({"target": target, "curves": lines, "tau": taus})
+        curves.append({"target": target, "curves": lines})
         for j in range(1, res.m + 1):
             row: dict[str, Any] = {"target": target, "synthesis": j}
             for r in res.disco_tau.to_pylist():
