@@ -1,5 +1,7 @@
 """discosql: disclosure risk measures for synthetic data, computed inside a SQL engine."""
 
+from .anonymity.matches import ExactMatches, exact_matches
+from .anonymity.singling_out import SinglingOutResult, singling_out
 from .core.results import DisclosureResult
 from .engines.duckdb import duckdb_table
 from .engines.factory import dbapi, postgres, spark, sqlite
@@ -49,6 +51,7 @@ __all__ = [
     "DiscoSQLError",
     "DiscoSQLWarning",
     "EngineError",
+    "ExactMatches",
     "InputError",
     "KeySweep",
     "LDiversityResult",
@@ -57,6 +60,7 @@ __all__ = [
     "RiskResult",
     "SchemaError",
     "SdcResult",
+    "SinglingOutResult",
     "SudaResult",
     "TaubTCAP",
     "TemplateError",
@@ -72,6 +76,7 @@ __all__ = [
     "disclosure_summary",
     "duckdb",
     "duckdb_table",
+    "exact_matches",
     "key_sweep",
     "ldiversity",
     "ldiversity_to_sql",
@@ -82,6 +87,7 @@ __all__ = [
     "risk_to_sql",
     "sdc",
     "sdc_to_sql",
+    "singling_out",
     "spark",
     "sqlite",
     "suda",

@@ -25,7 +25,7 @@ LAYERS: list[set[str]] = [
     {"engines"},
     {"core"},
     {"measure"},
-    {"protect", "sweep", "risk"},
+    {"protect", "sweep", "risk", "anonymity"},
     {"report"},
     {"cli"},
     {"", "__main__"},

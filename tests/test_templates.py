@@ -11,6 +11,7 @@ import pytest
 import sqlglot
 
 import discosql as ds
+from discosql.anonymity import matches, singling_out
 from discosql.core import assumptions, dictionaries, plan, stacked, stages
 from discosql.protect import recoding, removal, uniques
 from discosql.protect import sdc as protect
@@ -51,6 +52,8 @@ def rendered() -> dict[str, str]:
         recoding,
         report_sections,
         risk_frequencies,
+        singling_out,
+        matches,
     ):
         mp.setattr(module, "render", spy)
     every_option: dict[str, Any] = {
@@ -83,6 +86,10 @@ def rendered() -> dict[str, str]:
         ds.sdc(oracle.original_path(), syn, **sdc_kw)
         ds.sdc_to_sql(oracle.original_path(), syn, out_table="t_{synthesis}", **sdc_kw)
         ds.key_sweep(oracle.original_path(), syn, ["sex", "age"], ["depress"], sizes=[1])
+        for mode in ("univariate", "multivariate"):  # with a control: every data set counted
+            so_columns = ["sex", "age", "income"]
+            ds.singling_out(oracle.original_path(), syn[0], so_columns, mode, 2, syn[1])
+        ds.exact_matches(oracle.original_path(), syn, ["sex", "age", "income"], syn[1])
         ds.report(oracle.original_path(), syn, ["sex", "age"], ["depress"])
         with_weight = pa.table(
             {

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..core.output import DATABASE_SUFFIXES
 from ..errors import DiscoSQLError, DiscoSQLWarning, InputError
-from . import commands
+from . import commands, matches, singling_out
 from .output import Progress
 from .parser import UsageError, build_parser
 
@@ -219,6 +219,8 @@ def _run(args: argparse.Namespace, progress: Progress) -> None:
             "uniques": commands.uniques_command,
             "sdc": commands.sdc_command,
             "risk": commands.risk_command,
+            "singling-out": singling_out.run,
+            "matches": matches.run,
         }
         runs[args.command](args)
 

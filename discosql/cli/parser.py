@@ -10,6 +10,7 @@ from typing import Any, NoReturn
 from ..core.results import ATTRIB_MEASURES, IDENT_MEASURES, TABLE_NAMES
 from ..protect.uniques import SYNTHPOP_DEFAULT, SYNTHPOP_RELEASES
 from ..sql.dialects import DEFAULT, DIALECTS, ORDERED_DIALECTS, UNEXECUTED
+from . import matches, singling_out
 
 # what --dialect says of the dialects whose scripts no test has run
 UNTRIED = f"; {', '.join(UNEXECUTED)}: parsed only, never executed (docs/engines.md)"
@@ -324,14 +325,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (usage: {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(
-        prog="discosql",
-        description="Disclosure risk of synthetic data (synthpop's measures), computed in SQL.",
-    )
-    sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("demo", help="synthpop's published example on the bundled SD2011 data")
-
+def _add_disclosure(sub: Any) -> None:
     d = sub.add_parser("disclosure", help="all measures for one target (synthpop disclosure())")
     _add_common(d)
     _add_target_options(d)
@@ -341,6 +335,17 @@ def build_parser() -> argparse.ArgumentParser:
         default="measures",
         help="which table --format json/csv/parquet writes (default: measures)",
     )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="discosql",
+        description="Disclosure risk of synthetic data (synthpop's measures), computed in SQL.",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("demo", help="synthpop's published example on the bundled SD2011 data")
+
+    _add_disclosure(sub)
 
     q = sub.add_parser(
         "sql", help="export the measures as one SQL script (duckdb shell or a warehouse)"
@@ -479,6 +484,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_risk(sub)
     _add_suda(sub)
     _add_report(sub)
+    singling_out.add_parser(sub, _add_engine_options, _add_output_options)
+    matches.add_parser(sub, _add_engine_options, _add_output_options)
 
     w = sub.add_parser("sweep", help="the measures of every subset of the keys (key sweep)")
     _add_common(w)

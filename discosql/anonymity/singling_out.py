@@ -1,0 +1,486 @@
+"""singling_out(): the GDPR's singling-out test as anonymeter's singling-out attack runs it, but
+exact and exhaustive: every query the synthesis offers is counted, none is sampled.
+
+A predicate singles out a synthetic record when exactly one synthetic record satisfies it; the
+attack succeeds when exactly one original record satisfies it too (anonymeter,
+``src/anonymeter/evaluators/singling_out_evaluator.py`` at statice/anonymeter 0188bdf). The
+columns are coded once (stage 010 dictionaries, stage 020 records with every column as a
+code), then every combination of columns is one GROUP BY over the coded records, many
+combinations to a statement (``sql_templates/anonymity/singling_out.sql.j2``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import pyarrow as pa
+
+from ..core.dictionaries import build_dictionary, code_type, key_radices
+from ..core.inputs import DataSet, Inputs, column_kinds, opened
+from ..core.plan import Column, as_text
+from ..core.results import AsData, json_rows, plain
+from ..core.spec import column_names
+from ..engines.base import Registered, Work
+from ..errors import InputError, SchemaError, did_you_mean
+from ..sql.templates import render
+
+MODES = ("univariate", "multivariate")
+CONFIDENCE_LEVEL = 0.95  # anonymeter's default (EvaluationResults, SinglingOutEvaluator.risk)
+BATCH = 64  # combinations per statement: C(15, 3) = 455 combinations are 8 statements
+RECORDS = "__disco_so_records"
+CELLS_TEMPLATE = "anonymity/singling_out.sql.j2"
+HALF_LINES_TEMPLATE = "anonymity/singling_out_half_lines.sql.j2"
+NUMERIC = ("integer", "float")
+
+BY_COLUMNS_SCHEMA = pa.schema(
+    [("columns", pa.list_(pa.string())), ("queries", pa.int64()), ("successes", pa.int64())]
+)
+COUNTS_SCHEMA = pa.schema(
+    [
+        ("cid", pa.int64()),
+        ("queries", pa.int64()),
+        ("successes", pa.int64()),
+        ("control_successes", pa.int64()),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class SinglingOutResult(AsData):
+    """The singling-out attack over every query the synthesis offers.
+
+    ``queries``: the distinct predicates that single out one synthetic record; ``successes``:
+    those that single out one original record too; ``rate`` = successes / queries (NaN
+    without queries). With a control (a holdout of the original, not used to make the
+    synthesis): ``control_successes`` (the same queries singling out one control record),
+    ``control_rate`` = control_successes / queries and ``risk`` = (rate - control_rate) /
+    (1 - control_rate), anonymeter's residual risk (NaN when control_rate = 1); None without
+    a control.
+
+    ``ci``: anonymeter's 95% interval of what its ``risk()`` reports, the Wilson score
+    interval over ``queries`` attacks: of the rate without a control, of the risk (the error
+    propagated) with one; ``rate_ci`` is always the rate's. Both are clipped to [0, 1], as
+    anonymeter's ``bind_value``; ``risk`` itself is not (a negative risk says the synthesis
+    singles out the original less often than the control).
+
+    ``by_columns``: columns (list), queries, successes: one row per combination of columns
+    (multivariate: every ``n_cols`` of ``columns``, in the order of itertools.combinations;
+    univariate: each column, with its half-line queries), also those without a query.
+    """
+
+    mode: str
+    n_cols: int
+    columns: tuple[str, ...]
+    queries: int
+    successes: int
+    by_columns: pa.Table
+    control_successes: int | None = None
+    confidence_level: float = CONFIDENCE_LEVEL
+
+    @property
+    def rate(self) -> float:
+        """successes / queries, on the original (NaN without queries)."""
+        return _ratio(self.successes, self.queries)
+
+    @property
+    def control_rate(self) -> float | None:
+        """control_successes / queries (None without a control)."""
+        if self.control_successes is None:
+            return None
+        return _ratio(self.control_successes, self.queries)
+
+    @property
+    def risk(self) -> float | None:
+        """(rate - control_rate) / (1 - control_rate) (None without a control)."""
+        control = self.control_rate
+        if control is None:
+            return None
+        if math.isnan(control) or control == 1:
+            return math.nan
+        return (self.rate - control) / (1 - control)
+
+    @property
+    def rate_ci(self) -> tuple[float, float]:
+        """The rate's Wilson score interval (anonymeter's ``SuccessRate.to_risk()``)."""
+        return bind_value(*success_rate(self.queries, self.successes, self.confidence_level))
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        """The interval of anonymeter's ``risk()``: the rate's without a control, the residual
+        risk's with one."""
+        attack = success_rate(self.queries, self.successes, self.confidence_level)
+        if self.control_successes is None:
+            return bind_value(*attack)
+        control = success_rate(self.queries, self.control_successes, self.confidence_level)
+        return bind_value(*residual_success(attack, control))
+
+    def summary(self) -> dict[str, Any]:
+        """The numbers of the attack as plain data (NaN is None)."""
+        data: dict[str, Any] = plain(
+            {
+                "mode": self.mode,
+                "n_cols": self.n_cols,
+                "columns": list(self.columns),
+                "queries": self.queries,
+                "successes": self.successes,
+                "rate": self.rate,
+                "control_successes": self.control_successes,
+                "control_rate": self.control_rate,
+                "risk": self.risk,
+                "ci": list(self.ci),
+                "rate_ci": list(self.rate_ci),
+                "confidence_level": self.confidence_level,
+            }
+        )
+        return data
+
+    def to_dict(self) -> dict[str, Any]:
+        """:meth:`summary` and the ``by_columns`` rows as plain data (NaN is None)."""
+        return {**self.summary(), "by_columns": json_rows(self.by_columns)}
+
+    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
+        title = f"singling_out(): {self.mode}" + (
+            f", {self.n_cols} columns at a time" if self.mode == "multivariate" else ""
+        )
+        numbers = {k: v for k, v in self.summary().items() if k not in ("columns", "mode")}
+        numbers["ci"] = _interval(self.ci)
+        numbers["rate_ci"] = _interval(self.rate_ci)
+        names = [", ".join(c) for c in self.by_columns.column("columns").to_pylist()]
+        shown = self.by_columns.set_column(0, "columns", pa.array(names, pa.string()))
+        return title, [("", pa.Table.from_pylist([numbers])), ("by columns", shown)], []
+
+    def __str__(self) -> str:
+        mode = self.mode + (f", n_cols={self.n_cols}" if self.mode == "multivariate" else "")
+        lines = [
+            f"Singling out ({mode}) over {len(self.columns)} columns",
+            f"queries: {self.queries} (predicates that single out one synthetic record)",
+            f"successes: {self.successes} (of them, single out one original record)",
+            f"rate: {_number(self.rate)}, 95% CI {_interval(self.rate_ci)}",
+        ]
+        if self.control_successes is not None:
+            lines += [
+                f"control successes: {self.control_successes}",
+                f"control rate: {_number(self.control_rate)}",
+                f"risk: {_number(self.risk)}, 95% CI {_interval(self.ci)}",
+            ]
+        return "\n".join(lines)
+
+
+def _ratio(a: int, b: int) -> float:
+    return a / b if b else math.nan
+
+
+def _number(x: float | None) -> str:
+    return "NaN" if x is None or math.isnan(x) else f"{x:.4f}"
+
+
+def _interval(ci: tuple[float, float]) -> str:
+    return f"[{_number(ci[0])}, {_number(ci[1])}]"
+
+
+# --- anonymeter's statistics (statice/anonymeter 0188bdf, src/anonymeter/stats/confidence.py) ---
+
+
+def success_rate(n_total: int, n_success: int, confidence_level: float) -> tuple[float, float]:
+    """The Wilson score estimate of a success rate and its error (confidence.py L57-102,
+    ``success_rate``): z = probit((1 + level) / 2) (L49-54; the normal quantile of the
+    standard library, as scipy's ``norm.ppf``), rate = (k + z^2 / 2) / (n + z^2), error =
+    z / (n + z^2) * sqrt(k (n - k) / n + z^2 / 4). NaN for both when n = 0 (anonymeter
+    divides by zero)."""
+    if n_total == 0:
+        return math.nan, math.nan
+    z = NormalDist().inv_cdf(0.5 * (1.0 + confidence_level))
+    z_squared = z * z
+    n_success_var = n_success * (n_total - n_success) / n_total
+    denominator = n_total + z_squared
+    rate = (n_success + 0.5 * z_squared) / denominator
+    error = (z / denominator) * math.sqrt(n_success_var + 0.25 * z_squared)
+    return rate, error
+
+
+def residual_success(
+    attack: tuple[float, float], control: tuple[float, float]
+) -> tuple[float, float]:
+    """The residual success (attack - control) / (1 - control) of two Wilson estimates
+    (value, error), its error propagated to first order (confidence.py L105-141,
+    ``residual_success``)."""
+    (a, a_err), (c, c_err) = attack, control
+    if math.isnan(a) or math.isnan(c) or c == 1:
+        return math.nan, math.nan
+    residual = (a - c) / (1.0 - c)
+    der_wrt_attack = 1 / abs(1 - c)
+    der_wrt_control = (a - 1) / (1 - c) ** 2
+    error = math.sqrt((a_err * der_wrt_attack) ** 2 + (c_err * der_wrt_control) ** 2)
+    return residual, error
+
+
+def bind_value(point_estimate: float, error_bound: float) -> tuple[float, float]:
+    """The interval point +- error clipped to [0, 1] (confidence.py L144-166, ``bind_value``;
+    NaN stays NaN)."""
+    if math.isnan(point_estimate) or math.isnan(error_bound):
+        return math.nan, math.nan
+    lower = min(max(point_estimate - error_bound, 0.0), 1.0)
+    upper = min(max(point_estimate + error_bound, 0.0), 1.0)
+    return lower, upper
+
+
+# --- the call -------------------------------------------------------------------------------------
+
+
+def singling_out(
+    original: Any,
+    synthetic: Any,
+    columns: str | Sequence[str] | None = None,
+    mode: str = "multivariate",
+    n_cols: int = 3,
+    control: Any = None,
+    *,
+    engine: Any = None,
+    threads: int | None = None,
+) -> SinglingOutResult:
+    """The singling-out risk of a synthesis (anonymeter's ``SinglingOutEvaluator``), exact.
+
+    A query is a predicate that singles out one synthetic record (exactly one synthetic
+    record satisfies it); it succeeds when exactly one original record satisfies it too.
+    Values compare as values: NA (and NaN) is a value of its own, NULL matches NULL, 57 and
+    57.0 are one value.
+
+    * ``mode="multivariate"``: for every combination of ``n_cols`` of ``columns``, every value
+      combination held by exactly one synthetic record is a query (``c1 == v1 & c2 == v2 &
+      ...``). rate = successes / queries pooled over the combinations, which anonymeter's
+      sampled estimate (500 queries from random records and columns) converges to. Numbers are
+      compared by value: anonymeter's half-line predicates (``>= v`` above the median) are not
+      made in this mode.
+    * ``mode="univariate"``: every value held by one synthetic record in a column (``c ==
+      v``), ``c.isna()`` when the synthesis has one missing value in ``c``, and for numeric
+      columns ``c <= min`` and ``c >= max`` of the synthesis when one synthetic record holds
+      that minimum (maximum); these succeed when one original record is at or below the
+      minimum (at or above the maximum). ``n_cols`` is not used.
+
+    Args:
+        original: the data the synthesis was made from.
+        synthetic: one synthesis.
+        columns: the columns an attacker's predicates use (default: every column of the
+            original; each must be in the synthesis and the control).
+        mode: "multivariate" (default) or "univariate".
+        n_cols: columns per predicate in multivariate mode, 1 .. len(columns) (default 3).
+        control: a holdout of the original that the synthesis was not made from, with the
+            original's number of records (anonymeter rescales a control of another size by a
+            model fitted to random subsamples, which an exact count cannot reproduce).
+        engine, threads: where the SQL runs, as for every discosql measure.
+
+    Returns:
+        A :class:`SinglingOutResult`: queries, successes, rate; with a control also
+        control_rate and risk = (rate - control_rate) / (1 - control_rate); ci (anonymeter's
+        Wilson interval at 95%) and by_columns.
+    """
+    names, mode, n_cols = check_arguments(synthetic, columns, mode, n_cols)
+    with opened(
+        engine, threads, original, synthetic, check=_schema_check(names, mode, n_cols)
+    ) as inputs:
+        names = names or list(inputs.sources[0].columns)
+        if control is not None:
+            inputs = _with_control(inputs, control, names)
+        return singling_out_on(inputs, names, mode, n_cols)
+
+
+def check_arguments(
+    synthetic: Any, columns: Any, mode: Any, n_cols: Any
+) -> tuple[list[str] | None, str, int]:
+    """The arguments checked before any data is read (every problem at once)."""
+    problems: list[str] = []
+    if isinstance(synthetic, list | tuple):
+        problems.append(
+            f"synthetic: give one data set, got a {type(synthetic).__name__} of "
+            f"{len(synthetic)}; call once per synthesis"
+        )
+    names = None if columns is None else column_names("columns", columns, problems)
+    reserved = [c for c in names or [] if c.startswith("__disco_")]
+    if reserved:
+        problems.append(f"columns: names starting with '__disco_' are reserved: {reserved!r}")
+    if not isinstance(mode, str) or mode not in MODES:
+        hint = did_you_mean(mode, MODES) if isinstance(mode, str) else ""
+        problems.append(f"mode: expected one of {', '.join(map(repr, MODES))}, got {mode!r}{hint}")
+    if isinstance(n_cols, bool) or not isinstance(n_cols, int) or n_cols < 1:
+        problems.append(
+            f"n_cols: expected the number of columns per predicate, a positive integer, "
+            f"got {n_cols!r}"
+        )
+    elif names and mode == "multivariate" and n_cols > len(names):
+        problems.append(
+            f"n_cols: {n_cols} columns per predicate, but columns names {len(names)}; allowed: "
+            f"1 to {len(names)}"
+        )
+    if problems:
+        raise InputError(problems)
+    return names, mode, n_cols
+
+
+def _schema_check(names: list[str] | None, mode: str, n_cols: int) -> Any:
+    """The check of the schemas (before any row is counted): every column in every data set,
+    with kinds that fit together; with the default columns, n_cols within their number."""
+
+    def check(regs: list[Registered]) -> None:
+        cols = names or list(regs[0].columns)
+        problems = []
+        if names is None and mode == "multivariate" and n_cols > len(cols):
+            problems.append(
+                f"n_cols: {n_cols} columns per predicate, but the original data has "
+                f"{len(cols)} columns; allowed: 1 to {len(cols)}"
+            )
+        reserved = [c for c in cols if c.startswith("__disco_")]
+        if names is None and reserved:
+            problems.append(
+                f"columns: the original's columns {reserved!r} start with '__disco_', which "
+                "is reserved; name the columns to use"
+            )
+        problems += column_kinds(regs, dict.fromkeys(cols, "column"))[1]
+        if problems:
+            raise SchemaError(problems)
+
+    return check
+
+
+def _with_control(inputs: Inputs, control: Any, names: list[str]) -> Inputs:
+    """The control registered as data set 2; its columns checked with the others', its size
+    with the original's."""
+    engine = inputs.engine
+
+    def check(regs: list[Registered]) -> None:
+        problems = column_kinds([*inputs.sources, *regs], dict.fromkeys(names, "column"))[1]
+        if problems:
+            raise SchemaError(problems)
+
+    reg = engine.register_all([engine.classify(control, "control")], check)[0]
+    n = inputs.sources[0].n_rows
+    if reg.n_rows != n:
+        raise InputError(
+            f"control: has {reg.n_rows} records and the original {n}; give a control of the "
+            "original's size. anonymeter rescales the successes on a control of another size "
+            "by a model fitted to random subsamples of it (singling_out_evaluator.py L526-533, "
+            "fit_correction_term L195-213), which an exact count cannot reproduce"
+        )
+    return Inputs(engine, [*inputs.sources, reg])
+
+
+def singling_out_on(inputs: Inputs, names: list[str], mode: str, n_cols: int) -> SinglingOutResult:
+    """:func:`singling_out` on inputs already registered: the original, the synthesis and
+    optionally the control (data set 2), their columns checked."""
+    kinds, problems = column_kinds(inputs.sources, dict.fromkeys(names, "column"))
+    if problems:  # kinds that clash, known once the rows are counted
+        raise SchemaError(problems)
+    size = 1 if mode == "univariate" else n_cols
+    combos = list(itertools.combinations(range(len(names)), size))
+    with inputs.engine.work() as work:
+        counts = _cells(work, inputs, names, combos)
+    if mode == "univariate":
+        numeric = [i for i, c in enumerate(names) if kinds.get(c) in NUMERIC]
+        if numeric:
+            for i, more in _half_lines(inputs, names, numeric).items():
+                counts[(i,)] = [a + b for a, b in zip(counts[(i,)], more, strict=True)]
+    rows = [
+        {"columns": [names[i] for i in combo], "queries": q, "successes": s}
+        for combo, (q, s, _) in counts.items()
+    ]
+    with_control = len(inputs.sources) > 2
+    return SinglingOutResult(
+        mode=mode,
+        n_cols=size,
+        columns=tuple(names),
+        queries=sum(q for q, _, _ in counts.values()),
+        successes=sum(s for _, s, _ in counts.values()),
+        by_columns=pa.Table.from_pylist(rows, schema=BY_COLUMNS_SCHEMA),
+        control_successes=sum(c for _, _, c in counts.values()) if with_control else None,
+    )
+
+
+def _cells(
+    work: Work, inputs: Inputs, names: list[str], combos: list[tuple[int, ...]]
+) -> dict[tuple[int, ...], list[int]]:
+    """{combination: [queries, successes, control successes]} of the value predicates, in the
+    order of ``combos``: the columns coded once (stage 010 dictionaries, NA alone as code 0;
+    stage 020 records, every column a code), then ``BATCH`` combinations per statement."""
+    engine = inputs.engine
+    sources, params = inputs.data_sets(), inputs.params()
+    columns = [
+        Column(
+            name=c,
+            alias=f"t_{i}",
+            pos=i,
+            levels=f"__disco_so_levels_{i}",
+            as_text=as_text(inputs, c),
+        )
+        for i, c in enumerate(names)
+    ]
+    for c in columns:
+        work.hold(c.levels)
+        build_dictionary(engine, sources, c, params, na_only_missing=True)
+    radices = key_radices(engine, columns)
+    targets = [
+        Column(c.name, c.alias, c.pos, c.levels, c.as_text, code_type=code_type(r))
+        for c, r in zip(columns, radices, strict=True)
+    ]
+    template = "stages/020_records.sql.j2"
+    sql = render(
+        template,
+        engine.dialect,
+        sources=sources,
+        keys=[],
+        targets=targets,
+        n_words=0,
+        order=False,
+        guard=None,
+        positions=False,
+    )
+    work.create(RECORDS, sql, params, template)
+    for c in columns:  # the codes are all the counts need
+        work.drop(c.levels)
+    counts: dict[tuple[int, ...], list[int]] = {combo: [0, 0, 0] for combo in combos}
+    for start in range(0, len(combos), BATCH):
+        batch = [
+            {"cid": start + j, "aliases": [columns[i].alias for i in combo]}
+            for j, combo in enumerate(combos[start : start + BATCH])
+        ]
+        sql = render(CELLS_TEMPLATE, engine.dialect, records=RECORDS, combinations=batch)
+        got = engine.query(sql, {}, CELLS_TEMPLATE, small=True, schema=COUNTS_SCHEMA)
+        for r in got.to_pylist():
+            counts[combos[r["cid"]]] = [r["queries"], r["successes"], r["control_successes"]]
+    return counts
+
+
+def _half_lines(inputs: Inputs, names: list[str], numeric: list[int]) -> dict[int, list[int]]:
+    """{column: [queries, successes, control successes]} of the half-lines ``c <= min`` and
+    ``c >= max`` of the synthesis, for the numeric columns."""
+    engine = inputs.engine
+    sources: list[DataSet] = inputs.data_sets()
+    columns = [{"name": names[i], "alias": f"c{i}"} for i in numeric]
+    sql = render(
+        HALF_LINES_TEMPLATE,
+        engine.dialect,
+        synthetic=sources[1],
+        sources=sources,
+        columns=columns,
+    )
+    fields = [("src", pa.int32())]
+    for c in columns:
+        fields += [(f"le_{c['alias']}", pa.int64()), (f"ge_{c['alias']}", pa.int64())]
+    got = engine.query(
+        sql, inputs.params(), HALF_LINES_TEMPLATE, small=True, schema=pa.schema(fields)
+    )
+    by_src = {r["src"]: r for r in got.to_pylist()}
+    out = {}
+    for i, c in zip(numeric, columns, strict=True):
+        tally = [0, 0, 0]
+        for side in ("le_", "ge_"):
+            name = side + c["alias"]
+            if by_src[1][name] == 1:  # one synthetic record at the bound: a query
+                tally[0] += 1
+                tally[1] += by_src[0][name] == 1
+                tally[2] += 2 in by_src and by_src[2][name] == 1
+        out[i] = tally
+    return out

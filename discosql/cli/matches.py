@@ -1,0 +1,85 @@
+"""``discosql matches``: whole-table matches (:func:`discosql.exact_matches`): UEM, the
+identical share and the distance of each synthetic record to the original.
+
+It imports neither :mod:`.parser` nor :mod:`.commands` (the parser imports it: no cycle);
+``build_parser`` hands :func:`add_parser` the shared engine and output options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ..anonymity.matches import exact_matches
+from ..errors import InputError
+from ..sql.dialects import is_template_dialect
+from .output import text_table, write
+
+
+def _names(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def add_parser(
+    sub: Any, *shared: Callable[[argparse.ArgumentParser], None]
+) -> argparse.ArgumentParser:
+    """The subcommand and its flags; ``shared`` add the options every command has (engine,
+    output)."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "matches",
+        help="whole-table matches: UEM (unique original records reproduced), the identical "
+        "share and each synthetic record's distance (differing columns) to the original",
+    )
+    p.add_argument("original", help="original data: a Parquet or CSV path, glob or directory")
+    p.add_argument("synthetic", nargs="+", help="synthetic data set(s): m syntheses")
+    p.add_argument(
+        "--columns",
+        type=_names,
+        default=None,
+        metavar="A,B,...",
+        help="the columns compared, comma-separated (default: every column of the original)",
+    )
+    p.add_argument(
+        "--control",
+        default=None,
+        metavar="FILE",
+        help="a holdout of the original that the syntheses were not made from: adds the "
+        "identical share and the distance against it",
+    )
+    for add in shared:
+        add(p)
+    return p
+
+
+def _engine(args: argparse.Namespace) -> Any:
+    """engine= from --engine, --memory-limit and --temp-dir (as the other subcommands')."""
+    if args.memory_limit is None and args.temp_dir is None:
+        return args.engine
+    if args.engine is not None and not is_template_dialect(args.engine):
+        raise InputError("--memory-limit and --temp-dir apply to DuckDB, not to --engine DSN")
+    from ..engines.factory import duckdb_engine
+
+    return duckdb_engine(memory_limit=args.memory_limit, temp_directory=args.temp_dir)
+
+
+def run(args: argparse.Namespace) -> None:
+    """The numbers: a summary and the distance table (table format), the result's
+    ``to_dict()`` (JSON), or the distance table, one row per synthesis, data set compared and
+    distance (CSV, Parquet)."""
+    syn = args.synthetic[0] if len(args.synthetic) == 1 else list(args.synthetic)
+    res = exact_matches(
+        args.original,
+        syn,
+        columns=args.columns,
+        control=args.control,
+        engine=_engine(args),
+        threads=args.threads,
+    )
+    table = res.distances
+    if args.format == "json":
+        text = json.dumps(res.to_dict(), indent=1, ensure_ascii=False)
+        write(table, text, "table", args.out)
+    else:
+        write(table, f"{res}\n\n{text_table(table)}", args.format, args.out)

@@ -1,0 +1,106 @@
+"""``discosql singling-out``: the GDPR's singling-out test (:func:`discosql.singling_out`).
+
+It imports neither :mod:`.parser` nor :mod:`.commands` (the parser imports it: no cycle);
+``build_parser`` hands :func:`add_parser` the shared engine and output options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pyarrow as pa
+
+from ..anonymity.singling_out import MODES, singling_out
+from ..errors import InputError
+from ..sql.dialects import is_template_dialect
+from .output import text_table, write
+
+
+def _names(text: str) -> list[str]:
+    return [x.strip() for x in text.split(",") if x.strip()]
+
+
+def add_parser(
+    sub: Any, *shared: Callable[[argparse.ArgumentParser], None]
+) -> argparse.ArgumentParser:
+    """The subcommand and its flags; ``shared`` add the options every command has (engine,
+    output)."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        "singling-out",
+        help="the singling-out test: predicates that single out one synthetic record and "
+        "one original record (anonymeter's attack, exact)",
+    )
+    p.add_argument("original", help="original data: a Parquet or CSV path, glob or directory")
+    p.add_argument("synthetic", help="one synthetic data set")
+    p.add_argument(
+        "--columns",
+        type=_names,
+        default=None,
+        metavar="A,B,...",
+        help="the columns the predicates use, comma-separated (default: every column of "
+        "the original)",
+    )
+    p.add_argument(
+        "--mode",
+        choices=list(MODES),
+        default="multivariate",
+        help="multivariate (default): every combination of --n-cols columns; univariate: "
+        "one column at a time, with min/max half-lines on numbers",
+    )
+    p.add_argument(
+        "--n-cols",
+        type=int,
+        default=3,
+        metavar="N",
+        help="columns per predicate in multivariate mode (default 3)",
+    )
+    p.add_argument(
+        "--control",
+        default=None,
+        metavar="FILE",
+        help="a holdout of the original that the synthesis was not made from, of the "
+        "original's size: adds the control rate and the risk",
+    )
+    for add in shared:
+        add(p)
+    return p
+
+
+def _engine(args: argparse.Namespace) -> Any:
+    """engine= from --engine, --memory-limit and --temp-dir (as the other subcommands')."""
+    if args.memory_limit is None and args.temp_dir is None:
+        return args.engine
+    if args.engine is not None and not is_template_dialect(args.engine):
+        raise InputError("--memory-limit and --temp-dir apply to DuckDB, not to --engine DSN")
+    from ..engines.factory import duckdb_engine
+
+    return duckdb_engine(memory_limit=args.memory_limit, temp_directory=args.temp_dir)
+
+
+def run(args: argparse.Namespace) -> None:
+    """The attack's numbers: a summary and the table by columns (text), the result's
+    ``to_dict()`` (JSON), or the table by columns (CSV: the columns joined by ", ";
+    Parquet)."""
+    res = singling_out(
+        args.original,
+        args.synthetic,
+        columns=args.columns,
+        mode=args.mode,
+        n_cols=args.n_cols,
+        control=args.control,
+        engine=_engine(args),
+        threads=args.threads,
+    )
+    table = res.by_columns
+    names = [", ".join(c) for c in table.column("columns").to_pylist()]
+    flat = table.set_column(0, "columns", pa.array(names, pa.string()))
+    if args.format == "json":
+        text = json.dumps(res.to_dict(), indent=1, ensure_ascii=False)
+        write(table, text, "table", args.out)
+    elif args.format == "parquet":
+        write(table, "", "parquet", args.out)
+    else:
+        write(flat, f"{res}\n\n{text_table(flat)}", args.format, args.out)
