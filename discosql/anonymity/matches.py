@@ -31,9 +31,9 @@ from ..core.inputs import Inputs, column_kinds, opened
 from ..core.plan import Column, as_text
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
-from ..engines.base import Registered
 from ..errors import DiscoSQLWarning, InputError, SchemaError
 from ..sql.templates import render
+from .common import register_control, schema_check
 
 COMBOS = "__disco_mt_combos"
 LEVELS = "__disco_mt_levels_"
@@ -262,7 +262,7 @@ def exact_matches(
         An :class:`ExactMatches`.
     """
     names = check_arguments(columns)
-    with opened(engine, threads, original, synthetic, check=_schema_check(names)) as inputs:
+    with opened(engine, threads, original, synthetic, check=schema_check(names)) as inputs:
         names = names or list(inputs.sources[0].columns)
         m = inputs.m
         if control is not None:
@@ -282,40 +282,13 @@ def check_arguments(columns: Any) -> list[str] | None:
     return names
 
 
-def _schema_check(names: list[str] | None) -> Any:
-    """The check of the schemas, before any row is counted: every column in every data set,
-    with kinds that fit together."""
-
-    def check(regs: list[Registered]) -> None:
-        cols = names or list(regs[0].columns)
-        problems = []
-        reserved = [c for c in cols if c.startswith("__disco_")]
-        if names is None and reserved:
-            problems.append(
-                f"columns: the original's columns {reserved!r} start with '__disco_', which "
-                "is reserved; name the columns to use"
-            )
-        problems += column_kinds(regs, dict.fromkeys(cols, "column"))[1]
-        if problems:
-            raise SchemaError(problems)
-
-    return check
-
-
 def _with_control(inputs: Inputs, control: Any, names: list[str]) -> Inputs:
     """The control registered after the syntheses (src m + 1), its columns checked with the
     others'; a control without records is an error (no record to be near)."""
-    engine = inputs.engine
-
-    def check(regs: list[Registered]) -> None:
-        problems = column_kinds([*inputs.sources, *regs], dict.fromkeys(names, "column"))[1]
-        if problems:
-            raise SchemaError(problems)
-
-    reg = engine.register_all([engine.classify(control, "control")], check)[0]
+    reg = register_control(inputs, control, names)
     if reg.n_rows == 0:
         raise InputError("control: the data set has no rows; give a holdout with records")
-    return Inputs(engine, [*inputs.sources, reg])
+    return Inputs(inputs.engine, [*inputs.sources, reg])
 
 
 def branches(n: int) -> list[list[int]]:

@@ -25,9 +25,10 @@ from ..core.inputs import DataSet, Inputs, column_kinds, opened
 from ..core.plan import Column, as_text
 from ..core.results import AsData, json_rows, plain
 from ..core.spec import column_names
-from ..engines.base import Registered, Work
+from ..engines.base import Work
 from ..errors import InputError, SchemaError, did_you_mean
 from ..sql.templates import render
+from .common import register_control, schema_check
 
 MODES = ("univariate", "multivariate")
 CONFIDENCE_LEVEL = 0.95  # anonymeter's default (EvaluationResults, SinglingOutEvaluator.risk)
@@ -325,38 +326,21 @@ def _schema_check(names: list[str] | None, mode: str, n_cols: int) -> Any:
     """The check of the schemas (before any row is counted): every column in every data set,
     with kinds that fit together; with the default columns, n_cols within their number."""
 
-    def check(regs: list[Registered]) -> None:
-        cols = names or list(regs[0].columns)
-        problems = []
+    def too_few(cols: list[str]) -> list[str]:
         if names is None and mode == "multivariate" and n_cols > len(cols):
-            problems.append(
+            return [
                 f"n_cols: {n_cols} columns per predicate, but the original data has "
                 f"{len(cols)} columns; allowed: 1 to {len(cols)}"
-            )
-        reserved = [c for c in cols if c.startswith("__disco_")]
-        if names is None and reserved:
-            problems.append(
-                f"columns: the original's columns {reserved!r} start with '__disco_', which "
-                "is reserved; name the columns to use"
-            )
-        problems += column_kinds(regs, dict.fromkeys(cols, "column"))[1]
-        if problems:
-            raise SchemaError(problems)
+            ]
+        return []
 
-    return check
+    return schema_check(names, too_few)
 
 
 def _with_control(inputs: Inputs, control: Any, names: list[str]) -> Inputs:
     """The control registered as data set 2; its columns checked with the others', its size
     with the original's."""
-    engine = inputs.engine
-
-    def check(regs: list[Registered]) -> None:
-        problems = column_kinds([*inputs.sources, *regs], dict.fromkeys(names, "column"))[1]
-        if problems:
-            raise SchemaError(problems)
-
-    reg = engine.register_all([engine.classify(control, "control")], check)[0]
+    reg = register_control(inputs, control, names)
     n = inputs.sources[0].n_rows
     if reg.n_rows != n:
         raise InputError(
@@ -365,7 +349,7 @@ def _with_control(inputs: Inputs, control: Any, names: list[str]) -> Inputs:
             "by a model fitted to random subsamples of it (singling_out_evaluator.py L526-533, "
             "fit_correction_term L195-213), which an exact count cannot reproduce"
         )
-    return Inputs(engine, [*inputs.sources, reg])
+    return Inputs(inputs.engine, [*inputs.sources, reg])
 
 
 def singling_out_on(inputs: Inputs, names: list[str], mode: str, n_cols: int) -> SinglingOutResult:
