@@ -318,8 +318,7 @@ def test_the_bundled_data() -> None:
     assert res.distance["records"].to_pylist() == [142, 1061, 2689, 1108]
 
 
-# Spark Connect runs the Spark SQL these send to a local session (tests/measure runs it)
-@on_engines(exclude=("duckdb", "spark_connect"))
+@on_engines(exclude=("duckdb",))
 def test_exact_matches_on_every_engine(engine_case: Loaded) -> None:
     o = pq.read_table(ORIGINAL)
     s = pq.read_table(SYNTHETIC)

@@ -144,6 +144,9 @@ class EngineCase:
     connection: bool = False  # engine= is the user's own connection (checked, then closed)
     # the engine's tables keep a record order: per-record tables are given (else a warning)
     record_order: bool = True
+    # in every @on_engines() test; else only where a test names it (also=): Spark Connect
+    # sends the Spark SQL the spark case runs, at about 40 s a test (docs/testing.md)
+    every: bool = True
 
     def per_record(self) -> Any:
         """Where a per-record table is asked for: nothing, or (no record order) the warning
@@ -164,7 +167,7 @@ CASES = {
         EngineCase("sqlite", _sqlite, has_nan=False),
         EngineCase("postgres", _postgres, "pg_dsn", "postgres", keeps_row_order=False),
         EngineCase("spark", _spark, "spark", "spark"),
-        EngineCase("spark_connect", _spark, "spark_connect", "spark"),
+        EngineCase("spark_connect", _spark, "spark_connect", "spark", every=False),
         EngineCase("duckdb_connection", _duckdb_connection, connection=True),
         EngineCase(
             "snowflake",
@@ -228,7 +231,11 @@ class Loaded:
                 con.close()
 
 
-def on_engines(*names: str, exclude: tuple[str, ...] = ()) -> pytest.MarkDecorator:
-    """Run the test once per engine named (every engine if none is), but those excluded."""
-    chosen = [CASES[n] for n in (names or tuple(CASES)) if n not in exclude]
+def on_engines(
+    *names: str, exclude: tuple[str, ...] = (), also: tuple[str, ...] = ()
+) -> pytest.MarkDecorator:
+    """Run the test once per engine named (if none is: every engine case marked ``every``,
+    and those in ``also``), but those excluded."""
+    everywhere = tuple(n for n, c in CASES.items() if c.every or n in also)
+    chosen = [CASES[n] for n in (names or everywhere) if n not in exclude]
     return pytest.mark.parametrize("engine_case", [c.param() for c in chosen], indirect=True)

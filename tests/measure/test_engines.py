@@ -224,7 +224,7 @@ def _assert_same_summary(got: ds.DisclosureSummary, ref: ds.DisclosureSummary) -
         engine_data.assert_same(got.results[target], res, TABLES)
 
 
-@on_engines(exclude=("duckdb",))
+@on_engines(exclude=("duckdb",), also=("spark_connect",))
 def test_summary_on_every_engine(
     engine_case: Loaded, data: dict[str, Any], summary_ref: ds.DisclosureSummary
 ) -> None:

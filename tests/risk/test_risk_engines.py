@@ -132,7 +132,7 @@ def reference(tables: dict[str, pa.Table]) -> list[Any]:
     return got
 
 
-@on_engines(exclude=("duckdb",))
+@on_engines(exclude=("duckdb",), also=("spark_connect",))
 def test_risk_on_every_engine(
     engine_case: Loaded, tables: dict[str, pa.Table], reference: list[Any]
 ) -> None:
