@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import EngineError, InputError, TemplateError
-from ..sql.dialects import is_template_dialect, placeholders, transpile
+from ..sql.dialects import facts, is_template_dialect, placeholders, transpile
 from ..sql.templates import ident, lit
 from ..sql.types import column_kind
 
@@ -262,6 +262,13 @@ class Engine:
     def _create_table(self, name: str, sql: str, params: dict[str, Any], stage: str) -> None:
         self._drop_table(name)
         self.execute(f"CREATE TEMP TABLE {ident(name)} AS\n{sql}", params, stage)
+        self.analyze(name, stage)
+
+    def analyze(self, name: str, stage: str) -> None:
+        """Gather the statistics of the work table ``name`` where the dialect needs it asked
+        (``sql.dialects.Dialect.analyze``)."""
+        if facts(self.dialect).analyze:
+            self.execute(f"ANALYZE {ident(name)}", {}, stage)
 
     def _drop_table(self, name: str) -> None:
         self.execute(f"DROP TABLE IF EXISTS {ident(name)}", {}, "cleanup")

@@ -168,6 +168,7 @@ class DBAPIEngine(Engine):
         self._drop_table(name)
         temp = "TEMP " if self.facts.work_tables == "temp" else ""
         self.execute(f"CREATE {temp}TABLE {ident(name)} AS\n{sql}", params, stage)
+        self.analyze(name, stage)
 
     def own(self, name: str) -> str:
         physical = super().own(name)

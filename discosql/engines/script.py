@@ -221,6 +221,8 @@ class ScriptEngine(Engine):
             temp = ""
             self.own(name)
         self.execute(f"CREATE {temp}TABLE {ident(name)} AS\n{sql}", params, stage)
+        if self.facts.analyze:
+            self._statement(f"ANALYZE {ident(name)}", {})
 
     def drop_table(self, name: str) -> None:
         if self.shared:

@@ -42,6 +42,9 @@ class Dialect:
     ``quote_all``: every identifier is written quoted: the dialect folds unquoted names to
     upper case (Snowflake), and the result columns must reach Python as the templates name
     them (``n``, not ``N``).
+    ``analyze``: each work table is ANALYZEd once made: PostgreSQL's autovacuum never gathers
+    a temporary table's statistics, and a planner that guesses a few dozen rows may join a
+    work table before the keys are coded (a cross product of the records and the cells).
     """
 
     name: str
@@ -59,6 +62,7 @@ class Dialect:
     column_types: str = "described"
     executed: bool = True
     quote_all: bool = False
+    analyze: bool = False
 
 
 SPARK_ORDER = "monotonically_increasing_id()"
@@ -83,6 +87,7 @@ FACTS = {
             position_order="ctid",
             transactional_ddl=True,
             rename="unqualified",
+            analyze=True,
         ),
         Dialect(
             "spark",

@@ -119,6 +119,8 @@ SELECT
   END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
 
+ANALYZE "__disco_levels_k0";
+
 -- stages/010_codes.sql.j2
 -- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
 -- value in the original and the syntheses gets its level name (synthpop's factor levels, as
@@ -214,6 +216,8 @@ SELECT
     )
   END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
+
+ANALYZE "__disco_levels_k1";
 
 -- stages/010_codes.sql.j2
 -- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
@@ -311,6 +315,8 @@ SELECT
   END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
 
+ANALYZE "__disco_levels_k2";
+
 -- stages/010_codes.sql.j2
 -- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
 -- value in the original and the syntheses gets its level name (synthpop's factor levels, as
@@ -406,6 +412,8 @@ SELECT
     )
   END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
+
+ANALYZE "__disco_levels_k3";
 
 -- stages/010_codes.sql.j2
 -- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
@@ -547,6 +555,8 @@ SELECT
     )
   END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
 FROM one_per_value;
+
+ANALYZE "__disco_levels_t0";
 
 -- stages/015_export_guard.sql.j2
 -- Stage 015 export guard (exported scripts only): stop when the data the script runs on break
@@ -917,6 +927,8 @@ CROSS JOIN (
     level = 'MALE'
 ) AS "c_9";
 
+ANALYZE "__disco_guard";
+
 -- stages/040_cell_steps.sql.j2
 -- Stage 040 cell steps: the exclusion step of every cell of one target and the counts that
 -- survive the exclusions.
@@ -1098,6 +1110,8 @@ SELECT
   s_keep
 FROM kept;
 
+ANALYZE "__disco_cells";
+
 -- stages/045_q_margins.sql.j2
 -- Stage 045 q margins: one row per (synthesis, q) of one target with what every measure and
 -- check needs from q as a whole, so that none of them joins margins back to the cells.
@@ -1158,6 +1172,8 @@ FROM "__disco_cells"
 GROUP BY
   j,
   "q_0";
+
+ANALYZE "__disco_qcells";
 
 -- measures/identity.sql.j2
 -- Identity disclosure measures, one row per synthesis (percentages).
