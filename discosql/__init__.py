@@ -1,5 +1,6 @@
 """discosql: disclosure risk measures for synthetic data, computed inside a SQL engine."""
 
+from .anonymity.linkability import LinkabilityResult, linkability
 from .anonymity.matches import ExactMatches, exact_matches
 from .anonymity.singling_out import SinglingOutResult, singling_out
 from .core.results import DisclosureResult
@@ -55,6 +56,7 @@ __all__ = [
     "InputError",
     "KeySweep",
     "LDiversityResult",
+    "LinkabilityResult",
     "ReplicatedUniques",
     "Report",
     "RiskResult",
@@ -80,6 +82,7 @@ __all__ = [
     "key_sweep",
     "ldiversity",
     "ldiversity_to_sql",
+    "linkability",
     "postgres",
     "replicated_uniques",
     "report",

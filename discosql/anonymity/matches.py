@@ -26,17 +26,14 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..core.dictionaries import build_dictionary, key_radices, pack_keys
 from ..core.inputs import Inputs, column_kinds, opened
-from ..core.plan import Column, as_text
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
 from ..errors import DiscoSQLWarning, InputError, SchemaError
 from ..sql.templates import render
-from .common import register_control, schema_check
+from .common import coded_combinations, register_control, schema_check
 
 COMBOS = "__disco_mt_combos"
-LEVELS = "__disco_mt_levels_"
 NEAR = "__disco_mt_near_"
 # step 2's branches (column subsets, each a join) per statement: SQLite joins at most 64
 # tables; 8 columns have 1 + 8 + 28 = 37 branches (74 with a control: two statements)
@@ -308,34 +305,12 @@ def exact_matches_on(inputs: Inputs, names: list[str], m: int) -> ExactMatches:
     if problems:  # kinds that clash, known once the rows are counted
         raise SchemaError(problems)
     engine = inputs.engine
-    sources, params = inputs.data_sets(), inputs.params()
     has_control = len(inputs.sources) > m + 1
-    keys = tuple(
-        Column(name=c, alias=f"k_{i}", pos=i, levels=f"{LEVELS}{i}", as_text=as_text(inputs, c))
-        for i, c in enumerate(names)
-    )
     syntheses = list(range(1, m + 1))
     with engine.work() as work:
-        for k in keys:
-            work.hold(k.levels)
-            build_dictionary(engine, sources, k, params, na_only_missing=True)
-        packed, n_words, coding = pack_keys(keys, key_radices(engine, keys))
-        params = {**params, **coding}
-        ctx: dict[str, Any] = {"keys": packed, "n_words": n_words, "combos": COMBOS}
-        template = "anonymity/matches_combos.sql.j2"
-        sql = render(
-            template,
-            engine.dialect,
-            sources=sources,
-            targets=[],
-            positions=False,
-            order=False,
-            guard=None,
-            **ctx,
-        )
-        work.create(COMBOS, sql, params, template)
-        for k in keys:  # the codes are in the combinations now
-            work.drop(k.levels)
+        coded = coded_combinations(work, inputs, names, COMBOS)
+        params = coded.params
+        ctx: dict[str, Any] = {"keys": coded.keys, "n_words": coded.n_words, "combos": COMBOS}
         template = "anonymity/matches_near.sql.j2"
         refs = [(0, 0), (1, m + 1)][: 1 + has_control]
         todo = [

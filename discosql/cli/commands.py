@@ -13,10 +13,10 @@ import pyarrow as pa
 
 from ..core.files import atomic_path, write_text
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
-from ..errors import InputError
 from ..sql.dialects import is_template_dialect
+from .args import csv_list, engine_of
 from .output import Progress, text_table, write
-from .parser import UsageError, boolean, csv_list, parse_cont_na, target_map
+from .parser import UsageError, boolean, parse_cont_na, target_map
 
 
 def _common_kwargs(args: argparse.Namespace) -> dict[str, Any]:
@@ -30,18 +30,8 @@ def _common_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "thresh_1way": args.thresh_1way,
         "thresh_2way": args.thresh_2way,
         "threads": args.threads,
-        "engine": _engine(args),
+        "engine": engine_of(args),
     }
-
-
-def _engine(args: argparse.Namespace) -> Any:
-    if args.memory_limit is None and args.temp_dir is None:
-        return args.engine
-    if args.engine is not None and not is_template_dialect(args.engine):  # not the embedded one
-        raise InputError("--memory-limit and --temp-dir apply to DuckDB, not to --engine DSN")
-    from ..engines.factory import duckdb_engine
-
-    return duckdb_engine(memory_limit=args.memory_limit, temp_directory=args.temp_dir)
 
 
 def disclosure_command(args: argparse.Namespace, progress: Progress) -> None:
@@ -112,7 +102,7 @@ def uniques_command(args: argparse.Namespace) -> None:
         args.synthetic,
         keys=args.keys,
         synthpop=args.synthpop,
-        engine=_engine(args),
+        engine=engine_of(args),
         threads=args.threads,
     )
     keys = ", ".join(res.keys)
@@ -179,7 +169,7 @@ def sdc_command(args: argparse.Namespace) -> None:
         "out": None if args.out is None else str(args.out),
         "out_table": args.out_table,
         "overwrite": args.overwrite,
-        "engine": _engine(args),
+        "engine": engine_of(args),
         "threads": args.threads,
     }
     if args.sql is not None:
@@ -396,7 +386,7 @@ def suda_command(args: argparse.Namespace, progress: Progress) -> None:
         dis_fraction=args.dis_fraction,
         original_scores=not args.ihsn_scores,
         max_size=args.max_size,
-        engine=_engine(args),
+        engine=engine_of(args),
         threads=args.threads,
         out=out,
         out_table=args.out_table,
@@ -437,7 +427,7 @@ def _suda_script(args: argparse.Namespace) -> None:
         out=str(args.out) if args.out is not None else None,
         out_table=args.out_table,
         overwrite=True,
-        engine=_engine(args),
+        engine=engine_of(args),
         threads=args.threads,
     )
     write_text(args.sql, script)
@@ -454,7 +444,7 @@ def _risk_script(args: argparse.Namespace) -> None:
         "dialect": args.dialect,
         "table": args.table,
         "overwrite": True,
-        "engine": _engine(args),
+        "engine": engine_of(args),
         "threads": args.threads,
     }
     script = risk_to_sql(
@@ -513,7 +503,7 @@ def risk_command(args: argparse.Namespace) -> None:
     l_table = None
     if args.out_table is not None:  # in --out FILE.duckdb, else on the engine's database
         l_out, l_table = out, f"{args.out_table}_ldiversity"
-    common = {"engine": _engine(args), "threads": args.threads}
+    common = {"engine": engine_of(args), "threads": args.threads}
     res = risk(
         args.data,
         args.keys,

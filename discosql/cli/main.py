@@ -23,7 +23,7 @@ from typing import Any
 
 from ..core.output import DATABASE_SUFFIXES
 from ..errors import DiscoSQLError, DiscoSQLWarning, InputError
-from . import commands, matches, singling_out
+from . import commands, linkability, matches, singling_out
 from .output import Progress
 from .parser import UsageError, build_parser
 
@@ -221,6 +221,7 @@ def _run(args: argparse.Namespace, progress: Progress) -> None:
             "risk": commands.risk_command,
             "singling-out": singling_out.run,
             "matches": matches.run,
+            "linkability": linkability.run,
         }
         runs[args.command](args)
 

@@ -13,13 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from ..anonymity.matches import exact_matches
-from ..errors import InputError
-from ..sql.dialects import is_template_dialect
+from .args import csv_list, engine_of
 from .output import text_table, write
-
-
-def _names(text: str) -> list[str]:
-    return [x.strip() for x in text.split(",") if x.strip()]
 
 
 def add_parser(
@@ -36,7 +31,7 @@ def add_parser(
     p.add_argument("synthetic", nargs="+", help="synthetic data set(s): m syntheses")
     p.add_argument(
         "--columns",
-        type=_names,
+        type=csv_list,
         default=None,
         metavar="A,B,...",
         help="the columns compared, comma-separated (default: every column of the original)",
@@ -53,17 +48,6 @@ def add_parser(
     return p
 
 
-def _engine(args: argparse.Namespace) -> Any:
-    """engine= from --engine, --memory-limit and --temp-dir (as the other subcommands')."""
-    if args.memory_limit is None and args.temp_dir is None:
-        return args.engine
-    if args.engine is not None and not is_template_dialect(args.engine):
-        raise InputError("--memory-limit and --temp-dir apply to DuckDB, not to --engine DSN")
-    from ..engines.factory import duckdb_engine
-
-    return duckdb_engine(memory_limit=args.memory_limit, temp_directory=args.temp_dir)
-
-
 def run(args: argparse.Namespace) -> None:
     """The numbers: a summary and the distance table (table format), the result's
     ``to_dict()`` (JSON), or the distance table, one row per synthesis, data set compared and
@@ -74,7 +58,7 @@ def run(args: argparse.Namespace) -> None:
         syn,
         columns=args.columns,
         control=args.control,
-        engine=_engine(args),
+        engine=engine_of(args),
         threads=args.threads,
     )
     table = res.distances

@@ -10,7 +10,8 @@ from typing import Any, NoReturn
 from ..core.results import ATTRIB_MEASURES, IDENT_MEASURES, TABLE_NAMES
 from ..protect.uniques import SYNTHPOP_DEFAULT, SYNTHPOP_RELEASES
 from ..sql.dialects import DEFAULT, DIALECTS, ORDERED_DIALECTS, UNEXECUTED
-from . import matches, singling_out
+from . import linkability, matches, singling_out
+from .args import csv_list
 
 # what --dialect says of the dialects whose scripts no test has run
 UNTRIED = f"; {', '.join(UNEXECUTED)}: parsed only, never executed (docs/engines.md)"
@@ -18,10 +19,6 @@ UNTRIED = f"; {', '.join(UNEXECUTED)}: parsed only, never executed (docs/engines
 
 class UsageError(Exception):
     """A flag value that cannot be parsed."""
-
-
-def csv_list(text: str) -> list[str]:
-    return [x.strip() for x in text.split(",") if x.strip()]
 
 
 def boolean(text: str) -> bool:
@@ -486,6 +483,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_report(sub)
     singling_out.add_parser(sub, _add_engine_options, _add_output_options)
     matches.add_parser(sub, _add_engine_options, _add_output_options)
+    linkability.add_parser(sub, _add_engine_options, _add_output_options)
 
     w = sub.add_parser("sweep", help="the measures of every subset of the keys (key sweep)")
     _add_common(w)

@@ -14,13 +14,8 @@ from typing import Any
 import pyarrow as pa
 
 from ..anonymity.singling_out import MODES, singling_out
-from ..errors import InputError
-from ..sql.dialects import is_template_dialect
+from .args import csv_list, engine_of
 from .output import text_table, write
-
-
-def _names(text: str) -> list[str]:
-    return [x.strip() for x in text.split(",") if x.strip()]
 
 
 def add_parser(
@@ -37,7 +32,7 @@ def add_parser(
     p.add_argument("synthetic", help="one synthetic data set")
     p.add_argument(
         "--columns",
-        type=_names,
+        type=csv_list,
         default=None,
         metavar="A,B,...",
         help="the columns the predicates use, comma-separated (default: every column of "
@@ -69,17 +64,6 @@ def add_parser(
     return p
 
 
-def _engine(args: argparse.Namespace) -> Any:
-    """engine= from --engine, --memory-limit and --temp-dir (as the other subcommands')."""
-    if args.memory_limit is None and args.temp_dir is None:
-        return args.engine
-    if args.engine is not None and not is_template_dialect(args.engine):
-        raise InputError("--memory-limit and --temp-dir apply to DuckDB, not to --engine DSN")
-    from ..engines.factory import duckdb_engine
-
-    return duckdb_engine(memory_limit=args.memory_limit, temp_directory=args.temp_dir)
-
-
 def run(args: argparse.Namespace) -> None:
     """The attack's numbers: a summary and the table by columns (text), the result's
     ``to_dict()`` (JSON), or the table by columns (CSV: the columns joined by ", ";
@@ -91,7 +75,7 @@ def run(args: argparse.Namespace) -> None:
         mode=args.mode,
         n_cols=args.n_cols,
         control=args.control,
-        engine=_engine(args),
+        engine=engine_of(args),
         threads=args.threads,
     )
     table = res.by_columns

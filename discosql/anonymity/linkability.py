@@ -1,0 +1,445 @@
+"""linkability(): the GDPR's linkability test as anonymeter's linkability attack runs it, but
+exact and over every record: no sample of targets, no arbitrary choice among tied neighbours.
+
+The attacker holds two sets of columns about the same people, A and B (two data sources), and
+joins them through the synthesis: an original record is linked when the synthetic records
+closest to it on A and those closest to it on B share a record (anonymeter,
+``src/anonymeter/evaluators/linkability_evaluator.py``, with ``n_neighbors=1``). The distance
+is the number of differing columns (Hamming; on categorical columns anonymeter's Gower
+distance orders records the same way); NULL equals NULL. Nearest neighbours are found
+without comparing pairs of records: distance <= d on a side is a match on the side's columns
+without some d of them, one GROUP BY per set of d columns (``sql_templates/anonymity/
+linkability_level.sql.j2``), level by level until every record has its closest.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from ..core.inputs import Inputs, column_kinds, opened
+from ..core.results import AsData, json_rows, plain
+from ..core.spec import column_names
+from ..engines.base import Engine, Work
+from ..errors import InputError, SchemaError
+from ..sql.templates import ident, render
+from .common import coded_combinations, register_control, schema_check
+from .singling_out import (
+    CONFIDENCE_LEVEL,
+    bind_value,
+    residual_success,
+    success_rate,
+)
+
+COMBOS = "__disco_lk_combos"
+OPEN = "__disco_lk_open_"
+LEVEL = "__disco_lk_level_"
+CELLS = "__disco_lk_cells"
+LINKS = "__disco_lk_links_"
+SYNTHESIS = 1  # the synthesis's src; 0 the original, 2 the control
+# The bound (docs/anonymity.md, "How far exact linkability goes"): a side of s columns needs at
+# most 2^s - 1 GROUP BYs of the synthesis's combinations (level d has C(s, d) of them, in one
+# statement: C(10, 5) = 252 branches of a UNION ALL, within SQLite's 500), and the link step
+# as many joins again. 10 columns a side is 1,023 groupings at most; beyond, refused.
+MAX_SIDE = 10
+# The link step lists, for each target cell, its closest synthetic combinations on the side
+# with fewer of them; their total is known before the step runs and is refused beyond this.
+MAX_LISTED = 2_000_000_000
+BATCH = 128  # link branches per statement
+DATA_SETS = {0: "original", 2: "control"}
+
+BY_DISTANCE_SCHEMA = pa.schema(
+    [
+        ("data_set", pa.string()),
+        ("distance_a", pa.int32()),
+        ("distance_b", pa.int32()),
+        ("records", pa.int64()),
+        ("linked", pa.int64()),
+        ("linked_unique", pa.int64()),
+    ]
+)
+COUNTS_SCHEMA = pa.schema(
+    [
+        ("src", pa.int32()),
+        ("distance_a", pa.int32()),
+        ("distance_b", pa.int32()),
+        ("records", pa.int64()),
+        ("linked", pa.int64()),
+        ("linked_unique", pa.int64()),
+    ]
+)
+PLAN_SCHEMA = pa.schema(
+    [("via", pa.int32()), ("level", pa.int32()), ("cells", pa.int64()), ("listed", pa.int64())]
+)
+
+
+@dataclass(frozen=True)
+class LinkabilityResult(AsData):
+    """The linkability attack on every original (and control) record.
+
+    ``records``: the original's records; ``linked``: those whose closest synthetic records on
+    A and on B (every record at the smallest distance, ties included) share at least one;
+    ``linked_unique``: those with a single closest synthetic record on A, a single one on B,
+    and the same. ``rate`` = linked / records, ``rate_unique`` = linked_unique / records:
+    anonymeter's attack (one neighbour a side, ties broken by its search) succeeds on a
+    record with a probability between the two, and on every record counted in both.
+
+    With a control (a holdout of the original, not used to make the synthesis):
+    ``control_records``, ``control_linked``, ``control_linked_unique``, ``control_rate``,
+    ``control_rate_unique`` and ``risk`` = (rate - control_rate) / (1 - control_rate),
+    anonymeter's residual risk (NaN when control_rate = 1); None without a control.
+
+    ``ci``: anonymeter's 95% interval (the Wilson score interval over the records attacked):
+    of the rate without a control, of the risk with one; ``rate_ci`` is always the rate's.
+
+    ``by_distance``: data_set ("original", "control"), distance_a, distance_b (the number of
+    differing columns to the closest synthetic records on each side), records, linked,
+    linked_unique: where the links come from.
+    """
+
+    aux_cols: tuple[tuple[str, ...], tuple[str, ...]]
+    records: int
+    linked: int
+    linked_unique: int
+    by_distance: pa.Table
+    control_records: int | None = None
+    control_linked: int | None = None
+    control_linked_unique: int | None = None
+    confidence_level: float = CONFIDENCE_LEVEL
+
+    @property
+    def rate(self) -> float:
+        """linked / records (NaN without records)."""
+        return _ratio(self.linked, self.records)
+
+    @property
+    def rate_unique(self) -> float:
+        """linked_unique / records (NaN without records)."""
+        return _ratio(self.linked_unique, self.records)
+
+    @property
+    def control_rate(self) -> float | None:
+        """control_linked / control_records (None without a control)."""
+        if self.control_records is None or self.control_linked is None:
+            return None
+        return _ratio(self.control_linked, self.control_records)
+
+    @property
+    def control_rate_unique(self) -> float | None:
+        """control_linked_unique / control_records (None without a control)."""
+        if self.control_records is None or self.control_linked_unique is None:
+            return None
+        return _ratio(self.control_linked_unique, self.control_records)
+
+    @property
+    def risk(self) -> float | None:
+        """(rate - control_rate) / (1 - control_rate) (None without a control)."""
+        control = self.control_rate
+        if control is None:
+            return None
+        if math.isnan(control) or control == 1:
+            return math.nan
+        return (self.rate - control) / (1 - control)
+
+    @property
+    def rate_ci(self) -> tuple[float, float]:
+        """The rate's Wilson score interval over the records attacked."""
+        return bind_value(*success_rate(self.records, self.linked, self.confidence_level))
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        """The interval of anonymeter's ``risk()``: the rate's without a control, the residual
+        risk's with one."""
+        attack = success_rate(self.records, self.linked, self.confidence_level)
+        if self.control_records is None or self.control_linked is None:
+            return bind_value(*attack)
+        control = success_rate(self.control_records, self.control_linked, self.confidence_level)
+        return bind_value(*residual_success(attack, control))
+
+    def summary(self) -> dict[str, Any]:
+        """The numbers of the attack as plain data (NaN is None)."""
+        data: dict[str, Any] = plain(
+            {
+                "aux_cols": [list(self.aux_cols[0]), list(self.aux_cols[1])],
+                "records": self.records,
+                "linked": self.linked,
+                "linked_unique": self.linked_unique,
+                "rate": self.rate,
+                "rate_unique": self.rate_unique,
+                "control_records": self.control_records,
+                "control_linked": self.control_linked,
+                "control_linked_unique": self.control_linked_unique,
+                "control_rate": self.control_rate,
+                "control_rate_unique": self.control_rate_unique,
+                "risk": self.risk,
+                "ci": list(self.ci),
+                "rate_ci": list(self.rate_ci),
+                "confidence_level": self.confidence_level,
+            }
+        )
+        return data
+
+    def to_dict(self) -> dict[str, Any]:
+        """:meth:`summary` and the ``by_distance`` rows as plain data (NaN is None)."""
+        return {**self.summary(), "by_distance": json_rows(self.by_distance)}
+
+    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
+        a, b = (", ".join(side) for side in self.aux_cols)
+        title = f"linkability(): A = {a}; B = {b}"
+        numbers = {k: v for k, v in self.summary().items() if k != "aux_cols"}
+        numbers["ci"] = _interval(self.ci)
+        numbers["rate_ci"] = _interval(self.rate_ci)
+        tables = [("", pa.Table.from_pylist([numbers])), ("by distance", self.by_distance)]
+        return title, tables, []
+
+    def __str__(self) -> str:
+        a, b = (", ".join(side) for side in self.aux_cols)
+        lines = [
+            f"Linkability of A ({a}) and B ({b}) through the synthesis",
+            f"records: {self.records} (original records attacked)",
+            f"linked: {self.linked} (closest synthetic records on A and on B share one)",
+            f"linked uniquely: {self.linked_unique} (one closest record a side, the same)",
+            f"rate: {_number(self.rate)}, 95% CI {_interval(self.rate_ci)}; "
+            f"rate_unique: {_number(self.rate_unique)}",
+        ]
+        if self.control_records is not None:
+            lines += [
+                f"control: {self.control_linked} of {self.control_records} linked, "
+                f"{self.control_linked_unique} uniquely",
+                f"control rate: {_number(self.control_rate)}; control rate_unique: "
+                f"{_number(self.control_rate_unique)}",
+                f"risk: {_number(self.risk)}, 95% CI {_interval(self.ci)}",
+            ]
+        return "\n".join(lines)
+
+
+def _ratio(a: int, b: int) -> float:
+    return a / b if b else math.nan
+
+
+def _number(x: float | None) -> str:
+    return "NaN" if x is None or math.isnan(x) else f"{x:.4f}"
+
+
+def _interval(ci: tuple[float, float]) -> str:
+    return f"[{_number(ci[0])}, {_number(ci[1])}]"
+
+
+# --- the call -------------------------------------------------------------------------------------
+
+
+def linkability(
+    original: Any,
+    synthetic: Any,
+    aux_cols: Sequence[Sequence[str] | str],
+    control: Any = None,
+    *,
+    engine: Any = None,
+    threads: int | None = None,
+) -> LinkabilityResult:
+    """The linkability risk of a synthesis (anonymeter's ``LinkabilityEvaluator`` with one
+    neighbour), exact over every original record.
+
+    For an original record r and a side S (A or B), N_S(r) is the set of synthetic records at
+    the smallest Hamming distance (number of differing columns of S; NULL equals NULL) from r.
+    r is linked when N_A(r) and N_B(r) share a record; linked uniquely when N_A(r) = N_B(r) =
+    one record. rate = #linked / n and rate_unique = #linked uniquely / n over the n original
+    records; with a control, the same over the control's records and risk = (rate -
+    control_rate) / (1 - control_rate).
+
+    Columns compare as categories (a number is a category too; anonymeter's Gower distance
+    on numeric columns is out of scope): group a numeric column first to use it.
+
+    Args:
+        original: the data the synthesis was made from (every record is attacked).
+        synthetic: one synthesis.
+        aux_cols: (A, B): the two sets of columns the attacker holds, each a non-empty list of
+            at most 10 columns (a column may be in both).
+        control: a holdout of the original that the synthesis was not made from (any size).
+        engine, threads: where the SQL runs, as for every discosql measure.
+
+    Returns:
+        A :class:`LinkabilityResult`.
+    """
+    sides = check_arguments(synthetic, aux_cols)
+    names = list(dict.fromkeys([*sides[0], *sides[1]]))
+    with opened(engine, threads, original, synthetic, check=schema_check(names)) as inputs:
+        if control is not None:
+            reg = register_control(inputs, control, names)
+            inputs = Inputs(inputs.engine, [*inputs.sources, reg])
+        return linkability_on(inputs, sides)
+
+
+def check_arguments(synthetic: Any, aux_cols: Any) -> tuple[list[str], list[str]]:
+    """The arguments checked before any data is read (every problem at once)."""
+    problems: list[str] = []
+    if isinstance(synthetic, list | tuple):
+        problems.append(
+            f"synthetic: give one data set, got a {type(synthetic).__name__} of "
+            f"{len(synthetic)}; call once per synthesis"
+        )
+    sides: list[list[str]] = [[], []]
+    if isinstance(aux_cols, str) or not isinstance(aux_cols, Sequence) or len(aux_cols) != 2:
+        problems.append(
+            "aux_cols: expected two sets of columns (A, B), e.g. (['age', 'sex'], "
+            f"['region', 'education']), got {aux_cols!r}"
+        )
+    else:
+        for i, (label, given) in enumerate(zip("AB", aux_cols, strict=True)):
+            where = f"aux_cols[{i}] ({label})"
+            names = column_names(where, given, problems)
+            if names is None:
+                continue
+            if len(names) > MAX_SIDE:
+                problems.append(
+                    f"{where}: {len(names)} columns; at most {MAX_SIDE} a side (exact nearest "
+                    f"neighbours need up to 2^{len(names)} - 1 groupings of the synthesis: "
+                    "docs/anonymity.md, 'How far exact linkability goes')"
+                )
+            reserved = [c for c in names if c.startswith("__disco_")]
+            if reserved:
+                problems.append(f"{where}: names starting with '__disco_' are reserved: {reserved}")
+            sides[i] = names
+    if problems:
+        raise InputError(problems)
+    return sides[0], sides[1]
+
+
+def linkability_on(inputs: Inputs, sides: tuple[list[str], list[str]]) -> LinkabilityResult:
+    """:func:`linkability` on inputs already registered: the original, the synthesis and
+    optionally the control (data set 2), their columns checked."""
+    names = list(dict.fromkeys([*sides[0], *sides[1]]))
+    _, problems = column_kinds(inputs.sources, dict.fromkeys(names, "column"))
+    if problems:  # kinds that clash, known once the rows are counted
+        raise SchemaError(problems)
+    engine = inputs.engine
+    positions = [[names.index(c) for c in side] for side in sides]
+    with engine.work() as work:
+        coded = coded_combinations(work, inputs, names, COMBOS)
+        params = coded.params
+        ctx: dict[str, Any] = {
+            "keys": coded.keys,
+            "n_words": coded.n_words,
+            "combos": COMBOS,
+            "synthesis": SYNTHESIS,
+        }
+        everything = set(range(len(names)))
+        levels: list[list[dict[str, Any]]] = []
+        for s, side in enumerate(positions):
+            off_side = sorted(everything - set(side))
+            levels.append([])
+            open_cells = COMBOS  # the targets: combos' rows of src 0 and 2
+            for d in range(len(side)):  # level len(side) matches everything: step 3 says so
+                branches = [sorted([*off_side, *drop]) for drop in itertools.combinations(side, d)]
+                table = f"{LEVEL}{s}_{d}"
+                template = "anonymity/linkability_level.sql.j2"
+                sql = render(template, engine.dialect, open=open_cells, branches=branches, **ctx)
+                work.create(table, sql, params, template)
+                levels[-1].append({"table": table, "level": d})
+                template = "anonymity/linkability_open.sql.j2"
+                rest = f"{OPEN}{s}_{d}"
+                sql = render(template, engine.dialect, open=open_cells, found=table, **ctx)
+                work.create(rest, sql, params, template)
+                if open_cells != COMBOS:
+                    work.drop(open_cells)
+                open_cells = rest
+                left = engine.query(
+                    f"SELECT count(*) AS n FROM {ident(rest)}", {}, template, small=True
+                )
+                if not left.column(0)[0].as_py():
+                    break
+            if open_cells != COMBOS:
+                work.drop(open_cells)
+        template = "anonymity/linkability_cells.sql.j2"
+        side_ctx = [
+            {"size": len(side), "levels": lv} for side, lv in zip(positions, levels, strict=True)
+        ]
+        sql = render(template, engine.dialect, sides=side_ctx, cells=CELLS, **ctx)
+        work.create(CELLS, sql, params, template)
+        for lv in levels:
+            for level in lv:
+                work.drop(level["table"])
+        links = _links(work, engine, positions, everything, params, ctx)
+        template = "anonymity/linkability.sql.j2"
+        sql = render(template, engine.dialect, cells=CELLS, links=links, **ctx)
+        counts = engine.query(sql, params, template, schema=COUNTS_SCHEMA)
+    return _result(sides, counts, with_control=len(inputs.sources) > 2)
+
+
+def _links(
+    work: Work,
+    engine: Engine,
+    positions: list[list[int]],
+    everything: set[int],
+    params: dict[str, Any],
+    ctx: dict[str, Any],
+) -> list[str]:
+    """Step 4's tables: the target cells linked. The closest records listed, per side and
+    distance, are counted first and refused beyond MAX_LISTED."""
+    template = "anonymity/linkability_plan.sql.j2"
+    sql = render(template, engine.dialect, cells=CELLS)
+    plan = engine.query(sql, {}, template, small=True, schema=PLAN_SCHEMA).to_pylist()
+    listed = sum(p["listed"] or 0 for p in plan)
+    if listed > MAX_LISTED:
+        raise InputError(
+            f"aux_cols: the records' closest synthetic records number {listed:,} in all (on "
+            f"the side with fewer of them); an exact link check lists them, at most "
+            f"{MAX_LISTED:,}: give sides with more distinguishing columns"
+        )
+    template = "anonymity/linkability_links.sql.j2"
+    branches = []
+    for p in plan:
+        via, level = p["via"], p["level"]
+        side, other = positions[via], positions[1 - via]
+        for drop in itertools.combinations(side, level):
+            keep = set(side) - set(drop)
+            branches.append(
+                {
+                    "via": via,
+                    "level": level,
+                    "drop": sorted(everything - keep),
+                    "other": other,
+                    "other_lvl": "lvl_" + "ab"[1 - via],
+                }
+            )
+    tables: list[str] = []
+    for i in range(0, len(branches), BATCH):
+        table = f"{LINKS}{len(tables)}"
+        sql = render(template, engine.dialect, cells=CELLS, branches=branches[i : i + BATCH], **ctx)
+        work.create(table, sql, params, template)
+        tables.append(table)
+    return tables
+
+
+def _result(
+    sides: tuple[list[str], list[str]], counts: pa.Table, with_control: bool
+) -> LinkabilityResult:
+    rows = counts.to_pylist()
+
+    def total(src: int, what: str) -> int:
+        return sum(int(r[what]) for r in rows if r["src"] == src)
+
+    by_distance = pa.Table.from_pylist(
+        [{"data_set": DATA_SETS[r.pop("src")], **r} for r in [dict(r) for r in rows]],
+        schema=BY_DISTANCE_SCHEMA,
+    )
+    control: dict[str, Any] = {}
+    if with_control:
+        control = {
+            "control_records": total(2, "records"),
+            "control_linked": total(2, "linked"),
+            "control_linked_unique": total(2, "linked_unique"),
+        }
+    return LinkabilityResult(
+        aux_cols=(tuple(sides[0]), tuple(sides[1])),
+        records=total(0, "records"),
+        linked=total(0, "linked"),
+        linked_unique=total(0, "linked_unique"),
+        by_distance=by_distance,
+        **control,
+    )
