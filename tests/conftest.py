@@ -44,6 +44,7 @@ ENGINE_MARKERS = {
     "spark": ("spark", "spark_connect"),
     "browser": ("chromium",),
     "snowflake": ("fakesnow",),
+    "anonymeter": ("anonymeter",),
 }
 
 
@@ -114,6 +115,15 @@ def fakesnow() -> Iterator[None]:
 
     with fakesnow.patch():
         yield
+
+
+@pytest.fixture(scope="session")
+def anonymeter() -> Any:
+    """anonymeter 1.1, the reference implementation of the GDPR's three tests (its own
+    environment: it pins numpy below 2; .ci/anonymeter)."""
+    import anonymeter
+
+    return anonymeter
 
 
 @pytest.fixture(scope="session")

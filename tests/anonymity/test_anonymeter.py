@@ -1,0 +1,152 @@
+"""discosql's exact singling-out and linkability rates against anonymeter 1.1 itself, run
+beside it on all-categorical data: the bundled SD2011 (its 9 columns as text) and the Adult
+fixture's 9 categorical columns (tests/data/adult). Run by .ci/anonymeter, in an environment
+of its own (anonymeter pins numpy below 2); the ``anonymeter`` fixture marks these tests.
+
+* Multivariate singling out samples distinct queries uniformly (a random synthetic record and
+  random columns, kept when they single out), so its success rate estimates discosql's exact
+  rate: anonymeter's 95% interval (fixed seed, 2,000 queries) contains it, main and control.
+* Univariate singling out asked for exactly as many queries as exist lists every one: its
+  counts equal discosql's.
+* Linkability with every record attacked (n_attacks=None) and one neighbour breaks ties by
+  its search: its successes lie between discosql's linked_unique and linked.
+
+anonymeter deduplicates each data set before singling out (singling_out_evaluator.py,
+``SinglingOutEvaluator.__init__``: ``unique(maintain_order=True)``), so the singling-out
+comparisons give discosql the distinct records, and a control of the original's distinct
+size (anonymeter rescales the control's successes otherwise).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import discosql as ds
+
+DATA = Path(ds.__file__).parent / "data"
+ADULT = Path(__file__).parent.parent / "data" / "adult"
+SEED = 20261127
+ATTACKS = 2000
+# anonymeter's own warning when its random-guess baseline does as well as the attack (it
+# warns, and still reports the counts compared here)
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:Attack is as good or worse as baseline model:UserWarning"
+)
+
+
+def _as_text(t: pa.Table, columns: list[str]) -> Any:
+    """The columns as text (numbers too: each value a category), in pandas."""
+    frame = t.select(columns).to_pandas()
+    for c in columns:
+        frame[c] = [None if v is None or v != v else str(v) for v in frame[c]]
+    return frame.astype(object)
+
+
+def _sd2011() -> tuple[Any, Any, Any]:
+    cols = pq.read_table(DATA / "sd2011.parquet").column_names
+    return tuple(
+        _as_text(pq.read_table(DATA / f"{n}.parquet"), cols) for n in ("sd2011", "syn_1", "syn_2")
+    )  # type: ignore[return-value]
+
+
+def _adult() -> tuple[Any, Any, Any]:
+    t = pq.read_table(ADULT / "original.parquet")
+    cols = [f.name for f in t.schema if pa.types.is_string(f.type)]
+    names = ("original", "syn_1", "syn_2")
+    return tuple(_as_text(pq.read_table(ADULT / f"{n}.parquet"), cols) for n in names)  # type: ignore[return-value]
+
+
+DATA_SETS = {"sd2011": _sd2011, "adult": _adult}
+
+
+def _distinct(original: Any, synthetic: Any, control: Any) -> tuple[Any, Any, Any]:
+    """What anonymeter's singling out sees: each data set's distinct records; the original
+    and the control cut to one size (the smaller's)."""
+    o = original.drop_duplicates(ignore_index=True)
+    s = synthetic.drop_duplicates(ignore_index=True)
+    c = control.drop_duplicates(ignore_index=True)
+    n = min(len(o), len(c))
+    return o.iloc[:n].reset_index(drop=True), s, c.iloc[:n].reset_index(drop=True)
+
+
+def _arrow(frame: Any) -> pa.Table:
+    return pa.Table.from_pandas(frame, preserve_index=False).cast(
+        pa.schema([(c, pa.string()) for c in frame.columns])
+    )
+
+
+def _inside(value: float, interval: tuple[float, float]) -> bool:
+    return interval[0] <= value <= interval[1]
+
+
+@pytest.mark.parametrize("data", list(DATA_SETS))
+def test_multivariate_singling_out_is_inside_anonymeters_interval(
+    anonymeter: Any, data: str
+) -> None:
+    from anonymeter.evaluators import SinglingOutEvaluator
+
+    o, s, c = _distinct(*DATA_SETS[data]())
+    mine = ds.singling_out(_arrow(o), _arrow(s), n_cols=3, control=_arrow(c))
+    evaluator = SinglingOutEvaluator(o, s, n_attacks=ATTACKS, n_cols=3, control=c, seed=SEED)
+    res = evaluator.evaluate(mode="multivariate").results()
+    assert res.n_attacks_ori == ATTACKS
+    attack, control = res.attack_rate, res.control_rate
+    assert _inside(mine.rate, (attack.value - attack.error, attack.value + attack.error))
+    assert control is not None
+    assert mine.control_rate is not None
+    assert _inside(
+        mine.control_rate, (control.value - control.error, control.value + control.error)
+    )
+    risk = evaluator.risk()
+    assert mine.risk is not None
+    assert _inside(mine.risk, risk.ci)
+
+
+@pytest.mark.parametrize("data", list(DATA_SETS))
+def test_univariate_singling_out_counts_every_query_as_anonymeter(
+    anonymeter: Any, data: str
+) -> None:
+    from anonymeter.evaluators import SinglingOutEvaluator
+
+    o, s, c = _distinct(*DATA_SETS[data]())
+    mine = ds.singling_out(_arrow(o), _arrow(s), mode="univariate", control=_arrow(c))
+    evaluator = SinglingOutEvaluator(o, s, n_attacks=mine.queries, control=c, seed=SEED)
+    res = evaluator.evaluate(mode="univariate").results()
+    assert len(evaluator.queries()) == res.n_success  # the successful ones
+    assert (res.n_attacks_ori, res.n_success, res.n_control) == (
+        mine.queries,
+        mine.successes,
+        mine.control_successes,
+    )
+
+
+SIDES = {
+    "sd2011": (["sex", "age", "region", "placesize"], ["marital", "ls", "workab", "depress"]),
+    "adult": (
+        ["workclass", "education", "marital.status", "sex"],
+        ["occupation", "race", "native.country", "relationship"],
+    ),
+}
+
+
+@pytest.mark.parametrize("data", list(DATA_SETS))
+def test_linkability_lies_between_the_exact_bounds(anonymeter: Any, data: str) -> None:
+    from anonymeter.evaluators import LinkabilityEvaluator
+
+    o, s, c = DATA_SETS[data]()
+    c = c.iloc[: len(o)].reset_index(drop=True)
+    a, b = SIDES[data]
+    mine = ds.linkability(_arrow(o), _arrow(s), (a, b), control=_arrow(c))
+    evaluator = LinkabilityEvaluator(o, s, aux_cols=(a, b), n_attacks=None, control=c)
+    res = evaluator.evaluate(n_jobs=1).results()
+    assert res.n_attacks_ori == len(o)
+    assert mine.linked_unique <= res.n_success <= mine.linked
+    assert mine.control_linked_unique is not None
+    assert mine.control_linked is not None
+    assert res.n_control is not None
+    assert mine.control_linked_unique <= res.n_control <= mine.control_linked
