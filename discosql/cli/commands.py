@@ -255,6 +255,19 @@ def report_command(args: argparse.Namespace, progress: Progress) -> None:
     elif args.synthpop is not None:
         raise UsageError("--synthpop: only with --sdc (the release sdc records)")
 
+    anonymity: dict[str, Any] | None = None
+    links = (args.link_a, args.link_b)
+    if args.anonymity:
+        anonymity = {"n_cols": args.n_cols}
+        if args.anonymity_columns is not None:
+            anonymity["columns"] = args.anonymity_columns
+        if any(side is not None for side in links):
+            if None in links:
+                raise UsageError("--link-a and --link-b: give both (linkability's A and B)")
+            anonymity["aux_cols"] = links
+    elif args.anonymity_columns is not None or any(side is not None for side in links):
+        raise UsageError("--anonymity-columns, --link-a, --link-b: only with --anonymity")
+
     def section(name: str) -> None:
         progress.say(f"report: {name}")
 
@@ -266,6 +279,7 @@ def report_command(args: argparse.Namespace, progress: Progress) -> None:
         sweep=True if args.sweep else None,
         sdc=sdc,
         risk=args.risk,
+        anonymity=anonymity,
         weight=args.weight,
         thresholds=thresholds or None,
         mode=args.mode,

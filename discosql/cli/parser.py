@@ -721,6 +721,36 @@ def _add_report(sub: Any) -> None:
     )
     _add_synthpop(r, "that --sdc records and the report states", default=None)
     r.add_argument(
+        "--anonymity",
+        action="store_true",
+        help="add the three tests of anonymisation: singling out, linkability (A the keys, B "
+        "the targets) and the exact matches",
+    )
+    r.add_argument(
+        "--anonymity-columns",
+        type=csv_list,
+        default=None,
+        metavar="C1,C2,...",
+        help="with --anonymity: the columns of singling out and the matches (default: the "
+        "keys and the targets)",
+    )
+    r.add_argument(
+        "--n-cols",
+        type=int,
+        default=3,
+        metavar="N",
+        help="with --anonymity: columns per singling-out predicate (default 3)",
+    )
+    for side in "ab":
+        r.add_argument(
+            f"--link-{side}",
+            type=csv_list,
+            default=None,
+            metavar="C1,C2,...",
+            help=f"with --anonymity: linkability's columns {side.upper()} (default: "
+            + ("the keys)" if side == "a" else "the targets)"),
+        )
+    r.add_argument(
         "--threshold",
         action="append",
         metavar="MEASURE=PERCENT",

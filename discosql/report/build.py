@@ -25,6 +25,7 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..anonymity.common import schema_check
 from ..core.files import atomic_paths
 from ..core.inputs import Inputs, opened
 from ..core.output import Destination
@@ -44,6 +45,7 @@ from ..risk.suda import SudaResult, default_max_size, suda_on
 from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
 from ..sweep.key_sweep import KeySweep, key_sweep, sweep_on
 from ..sweep.key_sweep import check_arguments as check_sweep
+from . import anonymity as tests_of_anonymity
 from . import sections
 from .charts import certainty_chart, summary_chart, sweep_chart
 from .sections import CAP_RISKS, DEFINITIONS, DIRECTIONS, ORIGINAL_SIDE, RISK_THRESHOLDS
@@ -96,6 +98,7 @@ def report(
     sweep: bool | Mapping[str, Any] | KeySweep | None = None,
     sdc: Mapping[str, Any] | SdcResult | None = None,
     risk: bool = False,
+    anonymity: bool | Mapping[str, Any] | None = None,
     weight: str | None = None,
     thresholds: Mapping[str, float] | None = None,
     mode: str = "internal",
@@ -115,6 +118,10 @@ def report(
             the CAP scores' baseline and excess risk.
         sweep: True (every subset of the keys), key_sweep arguments, or a KeySweep.
         sdc: an SdcResult (made with ``measure=``) or sdc() arguments (``measure`` is added).
+        anonymity: True, or a mapping of ``columns``, ``n_cols``, ``aux_cols``: adds "The three
+            tests of anonymisation": singling out (over the keys and targets, 3 columns at a
+            time), linkability (A the keys, B the targets) and the exact matches, each
+            synthesis against the original and the control (:mod:`discosql.anonymity`).
         risk, weight: add "Risk of the original data" (sdcMicro's measure_risk on the keys,
             with ``weight`` its sampling weight, and suda2's DIS-SUDA scores); a weight alone
             adds it too.
@@ -132,13 +139,14 @@ def report(
     syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
     rules = (min_count, round_to)
     asked = _asked(keys, targets, sweep, sdc, risk, weight, thresholds, mode, rules, options, syn)
+    asked.anonymity_args = tests_of_anonymity.check(anonymity)
     engine_spec(engine)  # an unknown engine fails here, before any data is read
     step = progress or (lambda _: None)
     data_sets = [("original", original), *((f"synthetic {j}", s) for j, s in enumerate(syn, 1))]
     if control is not None:
         data_sets.append(("control", control))
     # one engine and one registration for every section (a CSV file is parsed once)
-    schema = _schema_check(asked.keys, weight if asked.with_risk else None, step)
+    schema = _schema_check(asked, weight if asked.with_risk else None, step)
     with opened(engine, threads, original, syn, check=schema) as inputs:
         ran = _run(inputs, asked, data_sets, control, targets, weight, options, step)
     if isinstance(sweep, KeySweep):  # given, not run
@@ -172,6 +180,7 @@ class _Asked:
     sweep_args: dict[str, Any] | None
     sdc_args: dict[str, Any] | None = None
     risk_policy: dict[str, float] = field(default_factory=dict)  # on the original's own risk
+    anonymity_args: dict[str, Any] | None = None
 
     @property
     def external(self) -> bool:
@@ -220,6 +229,7 @@ class _Ran:
     swept: KeySweep | None = None
     protected: SdcResult | None = None
     original_risk: tuple[RiskResult, SudaResult] | None = None
+    anonymity: sections.Tested | None = None
 
 
 def _run(
@@ -265,6 +275,12 @@ def _run(
         ran.protected = _protect(inputs, summary, asked.sdc_args, options)
     if asked.with_risk:
         ran.original_risk = _original_risk(inputs, asked.keys, weight, step)
+    if asked.anonymity_args is not None:
+        given = regs[-1] if control is not None else None
+        targets_run = list(summary.results)
+        ran.anonymity = tests_of_anonymity.run(
+            inputs, given, asked.anonymity_args, asked.keys, targets_run, step
+        )
     return ran
 
 
@@ -294,6 +310,9 @@ def _content(ran: _Ran, asked: _Asked, inline_sql: bool) -> dict[str, Any]:
     )
     if ran.original_risk is not None:
         content["risk"] = sections.risk_section(*ran.original_risk, num, asked.risk_policy)
+    content["anonymity"] = (
+        None if ran.anonymity is None else sections.anonymity_section(ran.anonymity, num)
+    )
     content["withheld"] = sections.withheld_section(
         num.described() if isinstance(num, OutputCheck) else None
     )
@@ -321,6 +340,7 @@ SECTIONS = (
     Section("summary", "Summary"),
     Section("targets", "Per target"),
     Section("cap", "CAP family"),
+    Section("anonymity", "The three tests of anonymisation", "anonymity"),
     Section("sweep", "Key sweep", "sweep"),
     Section("sdc", "Protection (sdc)", "sdc"),
     Section("risk", "Risk of the original data", "risk"),
@@ -330,16 +350,23 @@ SECTIONS = (
 
 
 def _schema_check(
-    keys: list[str], weight: str | None, step: Callable[[str], None]
+    asked: _Asked, weight: str | None, step: Callable[[str], None]
 ) -> Callable[[list[Registered]], None]:
     """What the report checks on the schemas, before any data is counted and before its first
     progress line: the keys and the weight of the original's own risk (a misspelled or
-    non-numeric weight failed after the summary, the sweep and sdc had run)."""
+    non-numeric weight failed after the summary, the sweep and sdc had run), and the columns
+    the tests of anonymisation name, in every data set."""
 
     def check(regs: list[Registered]) -> None:
         if weight is not None:
-            roles = dict.fromkeys(keys, "key") | {weight: "weight"}
+            roles = dict.fromkeys(asked.keys, "key") | {weight: "weight"}
             check_columns(regs[0], roles, [weight])
+        args = asked.anonymity_args or {}
+        named = list(args.get("columns") or [])
+        for side in args.get("aux_cols") or ():
+            named += [side] if isinstance(side, str) else list(side)
+        if named:
+            schema_check(list(dict.fromkeys(named)))(regs)
         step("reading the data")
 
     return check

@@ -355,6 +355,10 @@ def test_arguments_are_checked_first() -> None:
         ({"sweep": {"sizes": [9]}}, "sizes: [9] out of range"),
         ({"attrib_meas": "X"}, "attrib_meas: 'X' is not one of"),
         ({"round_to": 2.5}, "round_to: expected an int >= 1, got 2.5"),
+        ({"anonymity": "yes"}, "anonymity: expected True or a mapping of columns, n_cols"),
+        ({"anonymity": {"n_col": 2}}, "anonymity: 'n_col' is not one of columns, n_cols"),
+        ({"anonymity": {"aux_cols": (["a"],)}}, "aux_cols: expected two sets of columns"),
+        ({"anonymity": {"n_cols": 0}}, "n_cols: expected the number of columns per predicate"),
     ]
     for kw, message in cases:
         with pytest.raises(ds.DiscoSQLError) as e:

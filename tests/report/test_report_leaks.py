@@ -45,6 +45,7 @@ EXEMPT = {
     "only_in_original",  # numbers of levels on one side only, not of records
     "only_in_synthetic",
     "tau",  # a certainty (the board's, or the grid of the DiSCO(tau) chart), not of records
+    "n_cols",  # columns per singling-out predicate
 }
 # derived from the numbers shown: checked as such below, not as counts
 DERIVED = re.compile(r"( mean$|^attrib_|^ident_|before$|after$|^TCAP|^DCAP/iS|excess|control)")
@@ -53,7 +54,8 @@ DERIVED = re.compile(r"( mean$|^attrib_|^ident_|before$|after$|^TCAP|^DCAP/iS|ex
 @pytest.fixture(scope="module")
 def external(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], str, list[int]]:
     """An external report on data sets of sizes off the rounding grid (4,987 original records;
-    syntheses of 4,993 and 4,999), with every section: control, sweep, sdc and risk."""
+    syntheses of 4,993 and 4,999), with every section: control, sweep, sdc, risk and the
+    three tests of anonymisation."""
     tmp = tmp_path_factory.mktemp("leaks")
     sizes = [4987, 4993, 4999, 2501]
     paths = []
@@ -72,6 +74,7 @@ def external(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], 
         sweep=True,
         sdc={"rm_replicated_uniques": True},
         weight="w",
+        anonymity={"aux_cols": (KEYS[:2], KEYS[2:])},
         thresholds={"repU": 5.0, "DiSCO": 20.0},
         mode="external",
         ngroups_targets=5,
@@ -177,6 +180,22 @@ def test_means_ratios_and_totals_are_of_the_numbers_shown(
     for r in content["cap"]:
         a = {x["synthesis"]: x for x in content["targets"][r["target"]]["attrib"]}[r["synthesis"]]
         assert r["DCAP/iS"] == pytest.approx(100 * r["DCAP"] / a["iS"], abs=step)
+    anonymity = content["anonymity"]
+    for test, of, part in (
+        ("singling_out", "queries", "successes"),
+        ("linkability", "records", "linked"),
+    ):
+        for r in anonymity[test]:
+            whole, k = (int(r[x].replace(",", "")) for x in (of, part))
+            assert float(r["rate (%)"]) == pytest.approx(100 * k / whole, abs=step), test
+            if test == "singling_out":  # the control's size is not the original's: none
+                assert "control rate (%)" not in r
+                continue
+            rate, control = float(r["rate (%)"]), float(r["control rate (%)"])
+            excess = 100 * (rate - control) / (100 - control)
+            assert float(r["excess risk (%)"]) == pytest.approx(excess, abs=step), test
+    assert anonymity["riskiest"] == []  # column combinations: internal mode only
+    assert "Singling out was run without the control" in anonymity["notes"][0]
     sdc = content["sdc"]
     parts = [r["rows"] for r in sdc["removed"]]
     if all(isinstance(p, int) for p in parts):

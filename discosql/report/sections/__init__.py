@@ -5,6 +5,7 @@ threshold may name, ``common`` how a measure is shown."""
 
 from __future__ import annotations
 
+from .anonymity import Tested, anonymity_section
 from .cap import CAP_RISKS, cap_section, certainty_section
 from .definitions import DEFINITIONS, DIRECTIONS, ORIGINAL_SIDE, RISK_THRESHOLDS
 from .provenance import provenance_section
@@ -29,6 +30,8 @@ __all__ = [
     "RISK_THRESHOLDS",
     "SCRIPT_HEADER",
     "SWISS_CHEESE",
+    "Tested",
+    "anonymity_section",
     "cap_section",
     "certainty_section",
     "provenance_section",

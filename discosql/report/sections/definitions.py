@@ -172,4 +172,22 @@ DEFINITIONS = (
         "control set (records not used to fit the synthesiser) gives",
         "Baillargeon & Charest, A closer look at the CAP risk measure",
     ),
+    (
+        "singling out rate",
+        "successes / queries: of the predicates on n_cols columns that exactly one synthetic "
+        "record satisfies, the share that exactly one original record satisfies (every query)",
+        "anonymeter SinglingOutEvaluator (Giomi et al., PETS 2023), exact",
+    ),
+    (
+        "linkability rate, rate_unique",
+        "the share of original records whose closest synthetic records on A and on B (fewest "
+        "differing columns, all ties) share one; _unique: one closest a side, the same",
+        "anonymeter LinkabilityEvaluator (n_neighbors = 1), exact",
+    ),
+    (
+        "UEM, identical",
+        "UEM: of the original records unique on the columns, the % the synthesis reproduces; "
+        "identical: the % of synthetic records equal to an original record",
+        "SDNist unique exact match; SDMetrics / MOSTLY AI identical-match share",
+    ),
 )

@@ -1,0 +1,93 @@
+"""The report's runs of the three tests of anonymisation (``report(anonymity=...)``): the
+arguments checked before any data is read, then singling out and linkability per synthesis
+and the exact matches of every synthesis on the report's registered inputs. The section's
+content is shaped by :mod:`.sections.anonymity`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..anonymity.linkability import MAX_SIDE, LinkabilityResult, linkability_on
+from ..anonymity.linkability import check_arguments as check_linkability
+from ..anonymity.matches import exact_matches_on
+from ..anonymity.singling_out import check_arguments as check_singling_out
+from ..anonymity.singling_out import singling_out_on
+from ..core.inputs import Inputs
+from ..engines.base import Registered
+from ..errors import InputError, did_you_mean
+from .sections.anonymity import Tested
+
+ARGUMENTS = ("columns", "n_cols", "aux_cols")
+
+
+def check(anonymity: Any) -> dict[str, Any] | None:
+    """The tests' arguments (True: the defaults; a mapping of ``columns``, ``n_cols``,
+    ``aux_cols``), checked before any data is read; None when not asked."""
+    if anonymity is None or anonymity is False:
+        return None
+    if anonymity is not True and not isinstance(anonymity, Mapping):
+        raise InputError(
+            f"anonymity: expected True or a mapping of columns, n_cols, aux_cols, got {anonymity!r}"
+        )
+    args = {} if anonymity is True else dict(anonymity)
+    problems = [
+        f"anonymity: {name!r} is not one of {', '.join(ARGUMENTS)}"
+        f"{did_you_mean(str(name), ARGUMENTS)}"
+        for name in args
+        if name not in ARGUMENTS
+    ]
+    if problems:
+        raise InputError(problems)
+    check_singling_out(None, args.get("columns"), "multivariate", args.get("n_cols", 3))
+    if args.get("aux_cols") is not None:
+        check_linkability(None, args["aux_cols"])
+    return args
+
+
+def run(
+    inputs: Inputs,
+    control: Registered | None,
+    args: dict[str, Any],
+    keys: Sequence[str],
+    targets: Sequence[str],
+    step: Callable[[str], None],
+) -> Tested:
+    """Singling out (multivariate, ``n_cols`` columns; default 3) over ``columns`` (default:
+    the keys and the targets), linkability with ``aux_cols`` (default: A the keys, B the
+    targets, when each side has at most 10 columns) and the exact matches over ``columns``,
+    each synthesis against the original (and the control where its size allows)."""
+    columns = list(args.get("columns") or [*keys, *targets])
+    n_cols = min(int(args.get("n_cols", 3)), len(columns))
+    aux = args.get("aux_cols")
+    notes = []
+    if aux is None and 0 < len(targets) <= MAX_SIDE and len(keys) <= MAX_SIDE:
+        aux = (list(keys), list(targets))
+    elif aux is None:
+        notes.append(
+            f"Linkability was not run: by default A is the keys and B the targets, at most "
+            f"{MAX_SIDE} columns a side; give aux_cols=(A, B) (--link-a, --link-b)."
+        )
+    original, syntheses = inputs.sources[0], inputs.sources[1:]
+    same_size = control is not None and control.n_rows == original.n_rows
+    if control is not None and not same_size:
+        notes.append(
+            "Singling out was run without the control: it has "
+            f"{control.n_rows:,} records and the original {original.n_rows:,} (an exact "
+            "control rate needs the same size); linkability and the matches use it."
+        )
+    step("the three tests of anonymisation")
+    singled = []
+    linked: list[LinkabilityResult] | None = [] if aux is not None else None
+    for syn in syntheses:
+        with_control = [control] if same_size and control is not None else []
+        on = Inputs(inputs.engine, [original, syn, *with_control])
+        singled.append(singling_out_on(on, columns, "multivariate", n_cols))
+        if linked is not None and aux is not None:
+            sides = check_linkability(None, aux)
+            every = [control] if control is not None else []
+            linked.append(linkability_on(Inputs(inputs.engine, [original, syn, *every]), sides))
+    every = [control] if control is not None else []
+    m = len(syntheses)
+    matches = exact_matches_on(Inputs(inputs.engine, [original, *syntheses, *every]), columns, m)
+    return Tested(singled, linked, matches, control is not None, notes)
