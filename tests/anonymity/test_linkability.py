@@ -21,6 +21,7 @@ import discosql as ds
 from discosql.anonymity.linkability import BY_DISTANCE_SCHEMA, MAX_SIDE
 
 from ..helpers.engines import Loaded, on_engines
+from ..helpers.profiles import REFERENCE_EXAMPLES
 from .linkability_reference import reference
 from .test_matches import data_sets
 
@@ -71,7 +72,9 @@ def sides(draw: Any, names: list[str]) -> tuple[list[str], list[str]]:
     return a, b
 
 
-@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=REFERENCE_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(st.data(), data_sets(), st.booleans())
 def test_linkability_agrees_with_the_reference(
     draw: st.DataObject, data: tuple[pa.Table, list[pa.Table], pa.Table], with_control: bool

@@ -21,6 +21,7 @@ import discosql as ds
 from discosql.anonymity.matches import BATCH, DISTANCE_SCHEMA, SUMMARY_SCHEMA, branches
 
 from ..helpers.engines import Loaded, on_engines
+from ..helpers.profiles import REFERENCE_EXAMPLES
 from .matches_reference import reference
 
 DATA = Path(ds.__file__).parent / "data"
@@ -112,7 +113,9 @@ def data_sets(draw: Any) -> tuple[pa.Table, list[pa.Table], pa.Table]:
 
 
 @pytest.mark.filterwarnings("ignore:exact_matches:discosql.errors.DiscoSQLWarning")
-@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=REFERENCE_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(data_sets(), st.booleans())
 def test_exact_matches_agree_with_the_reference(
     data: tuple[pa.Table, list[pa.Table], pa.Table], with_control: bool

@@ -20,6 +20,7 @@ import discosql as ds
 from discosql.anonymity.singling_out import bind_value, residual_success, success_rate
 
 from ..helpers.engines import Loaded, on_engines
+from ..helpers.profiles import REFERENCE_EXAMPLES
 from .singling_out_reference import reference
 
 DATA = Path(ds.__file__).parent / "data"
@@ -109,7 +110,9 @@ def data_sets(draw: Any) -> tuple[pa.Table, pa.Table, pa.Table, str, int]:
     return original, synthetic, control, mode, draw(st.integers(1, d))
 
 
-@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=REFERENCE_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(data_sets(), st.booleans())
 def test_singling_out_agrees_with_the_reference(
     data: tuple[pa.Table, pa.Table, pa.Table, str, int], with_control: bool

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from ..helpers.data import scenarios, to_arrow
+from ..helpers.profiles import REFERENCE_EXAMPLES
 from ..reference import MEASURES, REASONS, TABLES, label, reference_disclosure
 
 NAN = math.nan
@@ -519,11 +520,6 @@ def compare_with_reference(sc):
     for j in range(1, m + 1):
         assert norm(got2.pop(j, [])) == norm(ref["check_2way"][j]), j
     assert not got2
-
-
-# the ci profile (conftest.py) draws 500 examples per property test; this one, the reference
-# of synthpop's measures, draws 2,000 there; the development profile's 60 otherwise
-REFERENCE_EXAMPLES = 2000 if settings.default.max_examples >= 500 else settings.default.max_examples
 
 
 @pytest.mark.slow
