@@ -424,10 +424,8 @@ def _result(
     def total(src: int, what: str) -> int:
         return sum(int(r[what]) for r in rows if r["src"] == src)
 
-    by_distance = pa.Table.from_pylist(
-        [{"data_set": DATA_SETS[r.pop("src")], **r} for r in [dict(r) for r in rows]],
-        schema=BY_DISTANCE_SCHEMA,
-    )
+    named = [{**r, "data_set": DATA_SETS[r["src"]]} for r in rows]
+    by_distance = pa.Table.from_pylist(named, schema=BY_DISTANCE_SCHEMA)  # src dropped
     control: dict[str, Any] = {}
     if with_control:
         control = {

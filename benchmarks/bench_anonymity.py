@@ -1,0 +1,239 @@
+"""The three tests of anonymisation, timed: discosql's exact singling out, linkability and
+exact matches, side by side with anonymeter 1.1's sampled attacks on Adult, and on
+benchmarks/datagen.py's data at 1M to 100M rows and with more and more columns.
+
+    # Adult, 15 columns as categories, n_cols=3 (455 combinations) against anonymeter's
+    # n_attacks=2000; in an environment with both (.ci/anonymeter's .venv-anonymeter):
+    python benchmarks/bench_anonymity.py adult --adult path/to/adult.csv
+    # 1M and 10M rows of 8 columns; 100M under memory_limit="4GB"
+    python benchmarks/bench_anonymity.py scale --rows 1000000 10000000
+    python benchmarks/bench_anonymity.py scale --rows 100000000 --memory-limit 4GB \
+        --only singling_out
+    # how the time grows with the number of columns (1M rows)
+    python benchmarks/bench_anonymity.py columns --rows 1000000 --cols 4 6 8 10 12
+
+Each run appends its numbers as JSON lines to benchmarks/results/anonymity.jsonl. The floor
+of singling out is the plain queries it cannot do without: one ``GROUP BY`` count per column
+combination over the synthesis and one over the original, on the same engine and files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import datagen
+from bench_report import syntheses
+
+import discosql as ds
+
+RESULTS = Path(__file__).resolve().parent / "results" / "anonymity.jsonl"
+# anonymeter's own Adult example (its notebook), in the UCI file's names
+ADULT_SIDES = (
+    ["workclass", "education", "hours.per.week", "capital.loss", "capital.gain"],
+    ["race", "sex", "fnlwgt", "age", "native.country"],
+)
+
+
+def peak_gb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def record(entry: dict[str, Any]) -> None:
+    entry = {"date": time.strftime("%Y-%m-%d"), **entry, "peak_rss_gb": round(peak_gb(), 2)}
+    print(json.dumps(entry))
+    RESULTS.parent.mkdir(exist_ok=True)
+    with RESULTS.open("a") as f:
+        f.write(json.dumps(entry) + "\n")
+
+
+def timed(fn: Any) -> tuple[Any, float]:
+    start = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - start
+
+
+# --- Adult against anonymeter ------------------------------------------------------------------
+
+
+def adult(path: Path, attacks: int, seed: int) -> None:
+    """Adult's 32,561 records split in halves (original, control), every column as text and
+    each data set deduplicated (anonymeter's singling out sees distinct rows), a stand-in
+    synthesis of the original (bench_report.syntheses)."""
+    import numpy as np
+    from anonymeter.evaluators import LinkabilityEvaluator, SinglingOutEvaluator
+
+    table = pacsv.read_csv(path)
+    table = table.cast(pa.schema([(c, pa.string()) for c in table.column_names]))
+    order = np.random.default_rng(seed).permutation(table.num_rows)
+    half = table.num_rows // 2
+    original = table.take(pa.array(order[:half]))
+    control = table.take(pa.array(order[half : 2 * half]))
+    synthetic = syntheses(original, 1, seed)[0]
+    frames = [
+        t.to_pandas().drop_duplicates(ignore_index=True) for t in (original, synthetic, control)
+    ]
+    n = min(len(frames[0]), len(frames[2]))
+    o, s, c = frames[0].iloc[:n], frames[1], frames[2].iloc[:n]
+    arrow = [pa.Table.from_pandas(f, preserve_index=False) for f in (o, s, c)]
+    base = {"bench": "adult", "records": n, "columns": table.num_columns}
+
+    mine, seconds = timed(lambda: ds.singling_out(arrow[0], arrow[1], n_cols=3, control=arrow[2]))
+    theirs = SinglingOutEvaluator(o, s, n_attacks=attacks, n_cols=3, control=c, seed=seed)
+    res, their_seconds = timed(lambda: theirs.evaluate(mode="multivariate").results())
+    record(
+        base
+        | {
+            "test": "singling_out",
+            "combinations": mine.by_columns.num_rows,
+            "discosql_seconds": round(seconds, 2),
+            "discosql_queries": mine.queries,
+            "discosql_rate": mine.rate,
+            "discosql_control_rate": mine.control_rate,
+            "discosql_risk": mine.risk,
+            "anonymeter_seconds": round(their_seconds, 2),
+            "anonymeter_attacks": attacks,
+            "anonymeter_rate": [res.attack_rate.value, res.attack_rate.error],
+            "anonymeter_control_rate": [res.control_rate.value, res.control_rate.error],
+            "anonymeter_risk_ci": list(theirs.risk().ci),
+        }
+    )
+    sides = ADULT_SIDES
+    mine_lk, seconds = timed(lambda: ds.linkability(arrow[0], arrow[1], sides, control=arrow[2]))
+    lk = LinkabilityEvaluator(o, s, aux_cols=sides, n_attacks=attacks, control=c)
+    res, their_seconds = timed(lambda: lk.evaluate(n_jobs=2).results())
+    record(
+        base
+        | {
+            "test": "linkability",
+            "aux_cols": [list(x) for x in sides],
+            "discosql_seconds": round(seconds, 2),
+            "discosql_rate": mine_lk.rate,
+            "discosql_rate_unique": mine_lk.rate_unique,
+            "discosql_control_rate": mine_lk.control_rate,
+            "anonymeter_seconds": round(their_seconds, 2),
+            "anonymeter_attacks": attacks,
+            "anonymeter_rate": [res.attack_rate.value, res.attack_rate.error],
+        }
+    )
+
+
+# --- datagen's data at scale --------------------------------------------------------------------
+
+
+def files(rows: int, cols: int, work: Path) -> tuple[str, str, list[str]]:
+    """datagen's original and synthesis (seed 1), the first ``cols`` of its 16 columns."""
+    folder = work / f"{rows}"
+    if not (folder / "synthetic.parquet").exists():
+        datagen.write(rows, folder)
+    names = pq.read_schema(folder / "original.parquet").names[:cols]
+    return str(folder / "original.parquet"), str(folder / "synthetic.parquet"), names
+
+
+def floor(original: str, synthetic: str, names: list[str], n_cols: int, threads: int) -> float:
+    """One GROUP BY count per combination over the synthesis and over the original."""
+    con = duckdb.connect()
+    con.execute(f"SET threads = {threads}")
+    start = time.perf_counter()
+    for combo in itertools.combinations(names, n_cols):
+        cols = ", ".join(f'"{c}"' for c in combo)
+        for path in (synthetic, original):
+            con.execute(
+                f"SELECT count(*) FROM (SELECT {cols}, count(*) AS n FROM read_parquet('{path}') "
+                f"GROUP BY ALL HAVING count(*) = 1)"
+            ).fetchall()
+    return time.perf_counter() - start
+
+
+def measure(
+    rows: int, cols: int, work: Path, only: list[str], engine: Any, threads: int, bench: str
+) -> None:
+    original, synthetic, names = files(rows, cols, work)
+    half = len(names) // 2
+    threads_arg = threads if engine is None else None  # the engine has its own
+    runs = {
+        "singling_out": lambda: ds.singling_out(
+            original, synthetic, names, n_cols=3, engine=engine, threads=threads_arg
+        ),
+        "linkability": lambda: ds.linkability(
+            original,
+            synthetic,
+            (names[:half], names[half:]),
+            engine=engine,
+            threads=threads_arg,
+        ),
+        "exact_matches": lambda: ds.exact_matches(
+            original, synthetic, names, engine=engine, threads=threads_arg
+        ),
+    }
+    for name in only:
+        res, seconds = timed(runs[name])
+        entry: dict[str, Any] = {
+            "bench": bench,
+            "test": name,
+            "rows": rows,
+            "columns": len(names),
+            "seconds": round(seconds, 2),
+        }
+        if name == "singling_out":
+            entry |= {"queries": res.queries, "rate": res.rate}
+            if engine is None:
+                entry["floor_seconds"] = round(floor(original, synthetic, names, 3, threads), 2)
+                entry["ratio"] = round(seconds / entry["floor_seconds"], 2)
+        elif name == "linkability":
+            entry |= {"rate": res.rate, "rate_unique": res.rate_unique}
+        else:
+            entry |= {"uem": res.uem, "identical": res.identical}
+        record(entry)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("bench", choices=["adult", "scale", "columns"])
+    p.add_argument("--adult", type=Path, help="UCI Adult as CSV (the adult bench)")
+    p.add_argument("--attacks", type=int, default=2000, help="anonymeter's n_attacks")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--rows", type=int, nargs="+", default=[1_000_000])
+    p.add_argument("--cols", type=int, nargs="+", default=[8])
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--memory-limit", default=None)
+    p.add_argument(
+        "--work", type=Path, default=None, help="where the data go (default: a temp dir)"
+    )
+    p.add_argument(
+        "--only",
+        nargs="+",
+        default=["singling_out", "linkability", "exact_matches"],
+        choices=["singling_out", "linkability", "exact_matches"],
+    )
+    a = p.parse_args()
+    if a.bench == "adult":
+        if a.adult is None:
+            p.error("adult: give --adult path/to/adult.csv")
+        adult(a.adult, a.attacks, a.seed)
+        return
+    engine = None
+    if a.memory_limit is not None:
+        engine = ds.duckdb(memory_limit=a.memory_limit, threads=a.threads)
+    with tempfile.TemporaryDirectory() as tmp:
+        work = a.work or Path(tmp)
+        for rows in a.rows:
+            for cols in a.cols:
+                measure(rows, cols, work, a.only, engine, a.threads, a.bench)
+
+
+if __name__ == "__main__":
+    main()
