@@ -11,7 +11,7 @@ import pytest
 import sqlglot
 
 import discosql as ds
-from discosql.anonymity import matches, singling_out
+from discosql.anonymity import common, linkability, matches, singling_out
 from discosql.core import assumptions, dictionaries, plan, stacked, stages
 from discosql.protect import recoding, removal, uniques
 from discosql.protect import sdc as protect
@@ -54,6 +54,8 @@ def rendered() -> dict[str, str]:
         risk_frequencies,
         singling_out,
         matches,
+        linkability,
+        common,
     ):
         mp.setattr(module, "render", spy)
     every_option: dict[str, Any] = {
@@ -90,6 +92,8 @@ def rendered() -> dict[str, str]:
             so_columns = ["sex", "age", "income"]
             ds.singling_out(oracle.original_path(), syn[0], so_columns, mode, 2, syn[1])
         ds.exact_matches(oracle.original_path(), syn, ["sex", "age", "income"], syn[1])
+        sides = (["sex", "age"], ["income", "age"])  # a column on both sides
+        ds.linkability(oracle.original_path(), syn[0], sides, syn[1])
         ds.report(oracle.original_path(), syn, ["sex", "age"], ["depress"])
         with_weight = pa.table(
             {

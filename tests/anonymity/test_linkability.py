@@ -23,7 +23,7 @@ from discosql.anonymity.linkability import BY_DISTANCE_SCHEMA, MAX_SIDE
 from ..helpers.engines import Loaded, on_engines
 from ..helpers.profiles import REFERENCE_EXAMPLES
 from .linkability_reference import reference
-from .test_matches import data_sets
+from .strategies import data_sets
 
 DATA = Path(ds.__file__).parent / "data"
 ORIGINAL, SYNTHETIC = str(DATA / "sd2011.parquet"), str(DATA / "syn_1.parquet")
