@@ -31,9 +31,10 @@ templates.CHECK_PARSE = True
 pytest.register_assert_rewrite("tests.helpers")
 
 # Property tests against the brute-force references: 60 examples in the development loop, 500
-# in CI (`pytest --hypothesis-profile=ci`, as .ci/run runs it); synthpop's reference
-# (test_reference_agreement.py) draws 2,000 in CI. 2,000 for each of the five property tests
-# took 26.5 minutes of CI's 45 on 2 cores (measured 2026-11-26).
+# in CI (`pytest --hypothesis-profile=ci`, as .ci/run runs it); the brute-force references of
+# synthpop's measures and of the three anonymity tests draw 2,000 in CI
+# (tests/helpers/profiles.py): 24 minutes of property tests, which CI spreads over the cores
+# with pytest-xdist (measured 2026-11-27).
 settings.register_profile("dev", max_examples=60, deadline=None)
 settings.register_profile("ci", max_examples=500, deadline=None)
 settings.load_profile("dev")

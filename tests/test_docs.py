@@ -358,7 +358,7 @@ def test_user_pages_carry_no_development_history() -> None:
 QUICKSTART = [
     "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/discosql demo",
     "python3 -m venv .venv && .venv/bin/pip install '.[test]' && "
-    ".venv/bin/python -m pytest --hypothesis-profile=ci",
+    ".venv/bin/python -m pytest -n auto --dist loadfile --hypothesis-profile=ci",
     '.venv/bin/python -m pytest -m "postgres or spark or browser"',
 ]
 
