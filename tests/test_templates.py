@@ -94,6 +94,8 @@ def rendered() -> dict[str, str]:
         ds.exact_matches(oracle.original_path(), syn, ["sex", "age", "income"], syn[1])
         sides = (["sex", "age"], ["income", "age"])  # a column on both sides
         ds.linkability(oracle.original_path(), syn[0], sides, syn[1])
+        mp.setattr(linkability, "MAX_JOINT", 0)  # the link step's listing too
+        ds.linkability(oracle.original_path(), syn[0], sides, syn[1])
         ds.report(oracle.original_path(), syn, ["sex", "age"], ["depress"])
         with_weight = pa.table(
             {

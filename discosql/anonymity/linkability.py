@@ -47,10 +47,12 @@ SYNTHESIS = 1  # the synthesis's src; 0 the original, 2 the control
 # statement: C(10, 5) = 252 branches of a UNION ALL, within SQLite's 500), and the link step
 # as many joins again. 10 columns a side is 1,023 groupings at most; beyond, refused.
 MAX_SIDE = 10
-# The link step lists, for each target cell, its closest synthetic combinations on the side
-# with fewer of them; their total is known before the step runs and is refused beyond this.
+# The link step, per pair of distances (a on A, b on B): joint groupings, C(|A|, a) *
+# C(|B|, b) of them in one statement, up to MAX_JOINT (C(5, 2)^2 = 100); else the closest
+# records of the side with fewer of them, listed, up to MAX_LISTED in all; else refused.
+MAX_JOINT = 128
 MAX_LISTED = 2_000_000_000
-BATCH = 128  # link branches per statement
+BATCH = 128  # listing branches per statement
 DATA_SETS = {0: "original", 2: "control"}
 
 BY_DISTANCE_SCHEMA = pa.schema(
@@ -74,7 +76,13 @@ COUNTS_SCHEMA = pa.schema(
     ]
 )
 PLAN_SCHEMA = pa.schema(
-    [("via", pa.int32()), ("level", pa.int32()), ("cells", pa.int64()), ("listed", pa.int64())]
+    [
+        ("lvl_a", pa.int32()),
+        ("lvl_b", pa.int32()),
+        ("via", pa.int32()),
+        ("cells", pa.int64()),
+        ("listed", pa.int64()),
+    ]
 )
 
 
@@ -338,7 +346,9 @@ def linkability_on(inputs: Inputs, sides: tuple[list[str], list[str]]) -> Linkab
                 branches = [sorted([*off_side, *drop]) for drop in itertools.combinations(side, d)]
                 table = f"{LEVEL}{s}_{d}"
                 template = "anonymity/linkability_level.sql.j2"
-                sql = render(template, engine.dialect, open=open_cells, branches=branches, **ctx)
+                sql = render(
+                    template, engine.dialect, open=open_cells, branches=branches, where={}, **ctx
+                )
                 work.create(table, sql, params, template)
                 levels[-1].append({"table": table, "level": d})
                 template = "anonymity/linkability_open.sql.j2"
@@ -379,41 +389,75 @@ def _links(
     params: dict[str, Any],
     ctx: dict[str, Any],
 ) -> list[str]:
-    """Step 4's tables: the target cells linked. The closest records listed, per side and
-    distance, are counted first and refused beyond MAX_LISTED."""
+    """Step 4's tables: the target cells linked, one pair of distances (a on A, b on B) at a
+    time, by whichever check costs less. Joint: a record closest on both sides matches the
+    cell on (A without a columns) and (B without b columns) for some choice of them: one
+    grouping of the synthesis per choice, C(|A|, a) * C(|B|, b) of them (at most MAX_JOINT).
+    Listing: the closest records of the side with fewer of them, the other side's distance
+    computed per record (at most MAX_LISTED records listed in all). Neither: refused."""
     template = "anonymity/linkability_plan.sql.j2"
     sql = render(template, engine.dialect, cells=CELLS)
     plan = engine.query(sql, {}, template, small=True, schema=PLAN_SCHEMA).to_pylist()
-    listed = sum(p["listed"] or 0 for p in plan)
-    if listed > MAX_LISTED:
-        raise InputError(
-            f"aux_cols: the records' closest synthetic records number {listed:,} in all (on "
-            f"the side with fewer of them); an exact link check lists them, at most "
-            f"{MAX_LISTED:,}: give sides with more distinguishing columns"
-        )
-    template = "anonymity/linkability_links.sql.j2"
-    branches = []
+    pairs: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for p in plan:
-        via, level = p["via"], p["level"]
-        side, other = positions[via], positions[1 - via]
-        for drop in itertools.combinations(side, level):
-            keep = set(side) - set(drop)
-            branches.append(
-                {
-                    "via": via,
-                    "level": level,
-                    "drop": sorted(everything - keep),
-                    "other": other,
-                    "other_lvl": "lvl_" + "ab"[1 - via],
-                }
-            )
+        pairs.setdefault((p["lvl_a"], p["lvl_b"]), []).append(p)
     tables: list[str] = []
-    for i in range(0, len(branches), BATCH):
+    listing: list[dict[str, Any]] = []
+    listed = 0
+    for (a, b), groups in pairs.items():
+        joint = _joint(positions, everything, a, b)
+        if len(joint) <= MAX_JOINT:
+            table = f"{LINKS}{len(tables)}"
+            template = "anonymity/linkability_level.sql.j2"
+            where = {"lvl_a": a, "lvl_b": b}
+            sql = render(template, engine.dialect, open=CELLS, branches=joint, where=where, **ctx)
+            work.create(table, sql, params, template)
+            tables.append(table)
+            continue
+        listed += sum(g["listed"] or 0 for g in groups)
+        if listed > MAX_LISTED:
+            raise InputError(
+                f"aux_cols: the records at distance {a} on A and {b} on B need "
+                f"{len(joint):,} joint groupings (at most {MAX_JOINT}) or a list of "
+                f"{listed:,} closest synthetic records (at most {MAX_LISTED:,}): give sides "
+                "with fewer or more distinguishing columns"
+            )
+        for g in groups:
+            via = g["via"]
+            side, other = positions[via], positions[1 - via]
+            level, other_level = (a, b) if via == 0 else (b, a)
+            for drop in itertools.combinations(side, level):
+                keep = set(side) - set(drop)
+                listing.append(
+                    {
+                        "via": via,
+                        "level": level,
+                        "drop": sorted(everything - keep),
+                        "other": other,
+                        "other_lvl": "lvl_" + "ab"[1 - via],
+                        "other_level": other_level,
+                    }
+                )
+    template = "anonymity/linkability_links.sql.j2"
+    for i in range(0, len(listing), BATCH):
         table = f"{LINKS}{len(tables)}"
-        sql = render(template, engine.dialect, cells=CELLS, branches=branches[i : i + BATCH], **ctx)
+        sql = render(template, engine.dialect, cells=CELLS, branches=listing[i : i + BATCH], **ctx)
         work.create(table, sql, params, template)
         tables.append(table)
     return tables
+
+
+def _joint(positions: list[list[int]], everything: set[int], a: int, b: int) -> list[list[int]]:
+    """The joint check's branches for distances a on A and b on B: the key positions off
+    (A without D_A) and (B without D_B), for every D_A of a columns and D_B of b (once each:
+    with a column on both sides two choices can keep the same columns)."""
+    side_a, side_b = positions
+    drops = {
+        tuple(sorted(everything - ((set(side_a) - set(da)) | (set(side_b) - set(db)))))
+        for da in itertools.combinations(side_a, a)
+        for db in itertools.combinations(side_b, b)
+    }
+    return [list(d) for d in sorted(drops)]
 
 
 def _result(

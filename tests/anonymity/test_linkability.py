@@ -10,6 +10,7 @@ import math
 import re
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -79,9 +80,13 @@ def sides(draw: Any, names: list[str]) -> tuple[list[str], list[str]]:
 def test_linkability_agrees_with_the_reference(
     draw: st.DataObject, data: tuple[pa.Table, list[pa.Table], pa.Table], with_control: bool
 ) -> None:
+    """Both link checks: joint groupings (the default on small sides) and, in a third of the
+    examples, the listing of the closest records (MAX_JOINT 0)."""
     original, syntheses, control = data
     a, b = draw.draw(sides(original.column_names))
-    res = _check(original, syntheses[0], a, b, control if with_control else None)
+    joint = draw.draw(st.sampled_from([128, 128, 0]))
+    with mock.patch("discosql.anonymity.linkability.MAX_JOINT", joint):
+        res = _check(original, syntheses[0], a, b, control if with_control else None)
     assert res.linked_unique <= res.linked <= res.records
 
 
@@ -207,11 +212,27 @@ def test_one_synthesis_and_columns_of_every_data_set() -> None:
         ds.linkability(t, t, (["age"], ["sex"]), control=t.select(["age"]))
 
 
-def test_the_link_step_refuses_a_list_too_long(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_link_step_refuses_what_neither_check_can_do(monkeypatch: pytest.MonkeyPatch) -> None:
     t = pa.table({"a": ["x"] * 5, "b": ["y"] * 5})
+    monkeypatch.setattr("discosql.anonymity.linkability.MAX_JOINT", 0)
     monkeypatch.setattr("discosql.anonymity.linkability.MAX_LISTED", 4)
-    with pytest.raises(ds.InputError, match=re.escape("number 5 in all")):
+    message = (
+        "aux_cols: the records at distance 0 on A and 0 on B need 1 joint groupings (at most "
+        "0) or a list of 5 closest synthetic records (at most 4)"
+    )
+    with pytest.raises(ds.InputError, match=re.escape(message)):
         ds.linkability(t, t, (["a"], ["b"]))
+
+
+def test_joint_branches_with_a_column_on_both_sides() -> None:
+    from discosql.anonymity.linkability import _joint
+
+    everything = {0, 1, 2}
+    # A = (0, 1), B = (1, 2), distances 1 and 1: the columns off (A - D_A) | (B - D_B);
+    # D_A = {0}, D_B = {2} keeps {1} alone: drops 0 and 2
+    assert _joint([[0, 1], [1, 2]], everything, 1, 1) == [[0], [0, 2], [1], [2]]
+    assert _joint([[0, 1], [1, 2]], everything, 0, 0) == [[]]
+    assert _joint([[0, 1], [1, 2]], everything, 2, 2) == [[0, 1, 2]]
 
 
 def test_many_link_branches_take_several_statements(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -219,6 +240,8 @@ def test_many_link_branches_take_several_statements(monkeypatch: pytest.MonkeyPa
     s = pq.read_table(SYNTHETIC).slice(0, 200)
     a, b = ["sex", "age", "region"], ["placesize", "ls", "marital"]
     want = _check(o, s, a, b)
+    monkeypatch.setattr("discosql.anonymity.linkability.MAX_JOINT", 0)  # listing
+    assert ds.linkability(o, s, (a, b)).to_dict() == want.to_dict()
     monkeypatch.setattr("discosql.anonymity.linkability.BATCH", 2)
     assert ds.linkability(o, s, (a, b)).to_dict() == want.to_dict()
 
