@@ -15,7 +15,6 @@ linkability_level.sql.j2``), level by level until every record has its closest.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,12 +28,7 @@ from ..engines.base import Engine, Work
 from ..errors import InputError, SchemaError
 from ..sql.templates import ident, render
 from .common import coded_combinations, register_control, schema_check
-from .singling_out import (
-    CONFIDENCE_LEVEL,
-    bind_value,
-    residual_success,
-    success_rate,
-)
+from .stats import CONFIDENCE_LEVEL, interval, intervals, number, ratio, residual_risk
 
 COMBOS = "__disco_lk_combos"
 OPEN = "__disco_lk_open_"
@@ -123,51 +117,48 @@ class LinkabilityResult(AsData):
     @property
     def rate(self) -> float:
         """linked / records (NaN without records)."""
-        return _ratio(self.linked, self.records)
+        return ratio(self.linked, self.records)
 
     @property
     def rate_unique(self) -> float:
         """linked_unique / records (NaN without records)."""
-        return _ratio(self.linked_unique, self.records)
+        return ratio(self.linked_unique, self.records)
 
     @property
     def control_rate(self) -> float | None:
         """control_linked / control_records (None without a control)."""
         if self.control_records is None or self.control_linked is None:
             return None
-        return _ratio(self.control_linked, self.control_records)
+        return ratio(self.control_linked, self.control_records)
 
     @property
     def control_rate_unique(self) -> float | None:
         """control_linked_unique / control_records (None without a control)."""
         if self.control_records is None or self.control_linked_unique is None:
             return None
-        return _ratio(self.control_linked_unique, self.control_records)
+        return ratio(self.control_linked_unique, self.control_records)
 
     @property
     def risk(self) -> float | None:
         """(rate - control_rate) / (1 - control_rate) (None without a control)."""
-        control = self.control_rate
-        if control is None:
-            return None
-        if math.isnan(control) or control == 1:
-            return math.nan
-        return (self.rate - control) / (1 - control)
+        return residual_risk(self.rate, self.control_rate)
+
+    def _intervals(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        control = None
+        if self.control_records is not None and self.control_linked is not None:
+            control = (self.control_records, self.control_linked)
+        return intervals(self.records, self.linked, control, self.confidence_level)
 
     @property
     def rate_ci(self) -> tuple[float, float]:
         """The rate's Wilson score interval over the records attacked."""
-        return bind_value(*success_rate(self.records, self.linked, self.confidence_level))
+        return self._intervals()[1]
 
     @property
     def ci(self) -> tuple[float, float]:
         """The interval of anonymeter's ``risk()``: the rate's without a control, the residual
         risk's with one."""
-        attack = success_rate(self.records, self.linked, self.confidence_level)
-        if self.control_records is None or self.control_linked is None:
-            return bind_value(*attack)
-        control = success_rate(self.control_records, self.control_linked, self.confidence_level)
-        return bind_value(*residual_success(attack, control))
+        return self._intervals()[0]
 
     def summary(self) -> dict[str, Any]:
         """The numbers of the attack as plain data (NaN is None)."""
@@ -200,8 +191,8 @@ class LinkabilityResult(AsData):
         a, b = (", ".join(side) for side in self.aux_cols)
         title = f"linkability(): A = {a}; B = {b}"
         numbers = {k: v for k, v in self.summary().items() if k != "aux_cols"}
-        numbers["ci"] = _interval(self.ci)
-        numbers["rate_ci"] = _interval(self.rate_ci)
+        numbers["ci"] = interval(self.ci)
+        numbers["rate_ci"] = interval(self.rate_ci)
         tables = [("", pa.Table.from_pylist([numbers])), ("by distance", self.by_distance)]
         return title, tables, []
 
@@ -212,30 +203,18 @@ class LinkabilityResult(AsData):
             f"records: {self.records} (original records attacked)",
             f"linked: {self.linked} (closest synthetic records on A and on B share one)",
             f"linked uniquely: {self.linked_unique} (one closest record a side, the same)",
-            f"rate: {_number(self.rate)}, 95% CI {_interval(self.rate_ci)}; "
-            f"rate_unique: {_number(self.rate_unique)}",
+            f"rate: {number(self.rate)}, 95% CI {interval(self.rate_ci)}; "
+            f"rate_unique: {number(self.rate_unique)}",
         ]
         if self.control_records is not None:
             lines += [
                 f"control: {self.control_linked} of {self.control_records} linked, "
                 f"{self.control_linked_unique} uniquely",
-                f"control rate: {_number(self.control_rate)}; control rate_unique: "
-                f"{_number(self.control_rate_unique)}",
-                f"risk: {_number(self.risk)}, 95% CI {_interval(self.ci)}",
+                f"control rate: {number(self.control_rate)}; control rate_unique: "
+                f"{number(self.control_rate_unique)}",
+                f"risk: {number(self.risk)}, 95% CI {interval(self.ci)}",
             ]
         return "\n".join(lines)
-
-
-def _ratio(a: int, b: int) -> float:
-    return a / b if b else math.nan
-
-
-def _number(x: float | None) -> str:
-    return "NaN" if x is None or math.isnan(x) else f"{x:.4f}"
-
-
-def _interval(ci: tuple[float, float]) -> str:
-    return f"[{_number(ci[0])}, {_number(ci[1])}]"
 
 
 # --- the call -------------------------------------------------------------------------------------

@@ -12,10 +12,8 @@ combinations to a statement (``sql_templates/anonymity/singling_out.sql.j2``).
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Any
 
 import pyarrow as pa
@@ -29,9 +27,9 @@ from ..engines.base import Work
 from ..errors import InputError, SchemaError, did_you_mean
 from ..sql.templates import render
 from .common import register_control, schema_check
+from .stats import CONFIDENCE_LEVEL, interval, intervals, number, ratio, residual_risk
 
 MODES = ("univariate", "multivariate")
-CONFIDENCE_LEVEL = 0.95  # anonymeter's default (EvaluationResults, SinglingOutEvaluator.risk)
 BATCH = 64  # combinations per statement: C(15, 3) = 455 combinations are 8 statements
 RECORDS = "__disco_so_records"
 CELLS_TEMPLATE = "anonymity/singling_out.sql.j2"
@@ -86,39 +84,36 @@ class SinglingOutResult(AsData):
     @property
     def rate(self) -> float:
         """successes / queries, on the original (NaN without queries)."""
-        return _ratio(self.successes, self.queries)
+        return ratio(self.successes, self.queries)
 
     @property
     def control_rate(self) -> float | None:
         """control_successes / queries (None without a control)."""
         if self.control_successes is None:
             return None
-        return _ratio(self.control_successes, self.queries)
+        return ratio(self.control_successes, self.queries)
 
     @property
     def risk(self) -> float | None:
         """(rate - control_rate) / (1 - control_rate) (None without a control)."""
-        control = self.control_rate
-        if control is None:
-            return None
-        if math.isnan(control) or control == 1:
-            return math.nan
-        return (self.rate - control) / (1 - control)
+        return residual_risk(self.rate, self.control_rate)
+
+    def _intervals(self) -> tuple[tuple[float, float], tuple[float, float]]:
+        control = None
+        if self.control_successes is not None:
+            control = (self.queries, self.control_successes)
+        return intervals(self.queries, self.successes, control, self.confidence_level)
 
     @property
     def rate_ci(self) -> tuple[float, float]:
         """The rate's Wilson score interval (anonymeter's ``SuccessRate.to_risk()``)."""
-        return bind_value(*success_rate(self.queries, self.successes, self.confidence_level))
+        return self._intervals()[1]
 
     @property
     def ci(self) -> tuple[float, float]:
         """The interval of anonymeter's ``risk()``: the rate's without a control, the residual
         risk's with one."""
-        attack = success_rate(self.queries, self.successes, self.confidence_level)
-        if self.control_successes is None:
-            return bind_value(*attack)
-        control = success_rate(self.queries, self.control_successes, self.confidence_level)
-        return bind_value(*residual_success(attack, control))
+        return self._intervals()[0]
 
     def summary(self) -> dict[str, Any]:
         """The numbers of the attack as plain data (NaN is None)."""
@@ -149,8 +144,8 @@ class SinglingOutResult(AsData):
             f", {self.n_cols} columns at a time" if self.mode == "multivariate" else ""
         )
         numbers = {k: v for k, v in self.summary().items() if k not in ("columns", "mode")}
-        numbers["ci"] = _interval(self.ci)
-        numbers["rate_ci"] = _interval(self.rate_ci)
+        numbers["ci"] = interval(self.ci)
+        numbers["rate_ci"] = interval(self.rate_ci)
         names = [", ".join(c) for c in self.by_columns.column("columns").to_pylist()]
         shown = self.by_columns.set_column(0, "columns", pa.array(names, pa.string()))
         return title, [("", pa.Table.from_pylist([numbers])), ("by columns", shown)], []
@@ -161,73 +156,15 @@ class SinglingOutResult(AsData):
             f"Singling out ({mode}) over {len(self.columns)} columns",
             f"queries: {self.queries} (predicates that single out one synthetic record)",
             f"successes: {self.successes} (of them, single out one original record)",
-            f"rate: {_number(self.rate)}, 95% CI {_interval(self.rate_ci)}",
+            f"rate: {number(self.rate)}, 95% CI {interval(self.rate_ci)}",
         ]
         if self.control_successes is not None:
             lines += [
                 f"control successes: {self.control_successes}",
-                f"control rate: {_number(self.control_rate)}",
-                f"risk: {_number(self.risk)}, 95% CI {_interval(self.ci)}",
+                f"control rate: {number(self.control_rate)}",
+                f"risk: {number(self.risk)}, 95% CI {interval(self.ci)}",
             ]
         return "\n".join(lines)
-
-
-def _ratio(a: int, b: int) -> float:
-    return a / b if b else math.nan
-
-
-def _number(x: float | None) -> str:
-    return "NaN" if x is None or math.isnan(x) else f"{x:.4f}"
-
-
-def _interval(ci: tuple[float, float]) -> str:
-    return f"[{_number(ci[0])}, {_number(ci[1])}]"
-
-
-# --- anonymeter's statistics (statice/anonymeter 0188bdf, src/anonymeter/stats/confidence.py) ---
-
-
-def success_rate(n_total: int, n_success: int, confidence_level: float) -> tuple[float, float]:
-    """The Wilson score estimate of a success rate and its error (confidence.py L57-102,
-    ``success_rate``): z = probit((1 + level) / 2) (L49-54; the normal quantile of the
-    standard library, as scipy's ``norm.ppf``), rate = (k + z^2 / 2) / (n + z^2), error =
-    z / (n + z^2) * sqrt(k (n - k) / n + z^2 / 4). NaN for both when n = 0 (anonymeter
-    divides by zero)."""
-    if n_total == 0:
-        return math.nan, math.nan
-    z = NormalDist().inv_cdf(0.5 * (1.0 + confidence_level))
-    z_squared = z * z
-    n_success_var = n_success * (n_total - n_success) / n_total
-    denominator = n_total + z_squared
-    rate = (n_success + 0.5 * z_squared) / denominator
-    error = (z / denominator) * math.sqrt(n_success_var + 0.25 * z_squared)
-    return rate, error
-
-
-def residual_success(
-    attack: tuple[float, float], control: tuple[float, float]
-) -> tuple[float, float]:
-    """The residual success (attack - control) / (1 - control) of two Wilson estimates
-    (value, error), its error propagated to first order (confidence.py L105-141,
-    ``residual_success``)."""
-    (a, a_err), (c, c_err) = attack, control
-    if math.isnan(a) or math.isnan(c) or c == 1:
-        return math.nan, math.nan
-    residual = (a - c) / (1.0 - c)
-    der_wrt_attack = 1 / abs(1 - c)
-    der_wrt_control = (a - 1) / (1 - c) ** 2
-    error = math.sqrt((a_err * der_wrt_attack) ** 2 + (c_err * der_wrt_control) ** 2)
-    return residual, error
-
-
-def bind_value(point_estimate: float, error_bound: float) -> tuple[float, float]:
-    """The interval point +- error clipped to [0, 1] (confidence.py L144-166, ``bind_value``;
-    NaN stays NaN)."""
-    if math.isnan(point_estimate) or math.isnan(error_bound):
-        return math.nan, math.nan
-    lower = min(max(point_estimate - error_bound, 0.0), 1.0)
-    upper = min(max(point_estimate + error_bound, 0.0), 1.0)
-    return lower, upper
 
 
 # --- the call -------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import discosql as ds
-from discosql.anonymity.singling_out import bind_value, residual_success, success_rate
+from discosql.anonymity.stats import bind_value, residual_success, success_rate
 
 from ..helpers.engines import Loaded, on_engines
 from ..helpers.profiles import REFERENCE_EXAMPLES
