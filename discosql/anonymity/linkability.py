@@ -28,7 +28,7 @@ from ..engines.base import Engine, Work
 from ..errors import InputError, SchemaError
 from ..sql.templates import ident, render
 from .common import coded_combinations, register_control, schema_check
-from .stats import CONFIDENCE_LEVEL, interval, intervals, number, ratio, residual_risk
+from .stats import CONFIDENCE_LEVEL, AttackRates, interval, number, ratio
 
 COMBOS = "__disco_lk_combos"
 OPEN = "__disco_lk_open_"
@@ -81,7 +81,7 @@ PLAN_SCHEMA = pa.schema(
 
 
 @dataclass(frozen=True)
-class LinkabilityResult(AsData):
+class LinkabilityResult(AttackRates, AsData):
     """The linkability attack on every original (and control) record.
 
     ``records``: the original's records; ``linked``: those whose closest synthetic records on
@@ -138,27 +138,12 @@ class LinkabilityResult(AsData):
             return None
         return ratio(self.control_linked_unique, self.control_records)
 
-    @property
-    def risk(self) -> float | None:
-        """(rate - control_rate) / (1 - control_rate) (None without a control)."""
-        return residual_risk(self.rate, self.control_rate)
-
-    def _intervals(self) -> tuple[tuple[float, float], tuple[float, float]]:
+    def counts(self) -> tuple[int, int, tuple[int, int] | None]:
+        """(records, linked, (control records, control linked) or None)."""
         control = None
         if self.control_records is not None and self.control_linked is not None:
             control = (self.control_records, self.control_linked)
-        return intervals(self.records, self.linked, control, self.confidence_level)
-
-    @property
-    def rate_ci(self) -> tuple[float, float]:
-        """The rate's Wilson score interval over the records attacked."""
-        return self._intervals()[1]
-
-    @property
-    def ci(self) -> tuple[float, float]:
-        """The interval of anonymeter's ``risk()``: the rate's without a control, the residual
-        risk's with one."""
-        return self._intervals()[0]
+        return self.records, self.linked, control
 
     def summary(self) -> dict[str, Any]:
         """The numbers of the attack as plain data (NaN is None)."""

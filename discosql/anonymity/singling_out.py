@@ -27,7 +27,7 @@ from ..engines.base import Work
 from ..errors import InputError, SchemaError, did_you_mean
 from ..sql.templates import render
 from .common import register_control, schema_check
-from .stats import CONFIDENCE_LEVEL, interval, intervals, number, ratio, residual_risk
+from .stats import CONFIDENCE_LEVEL, AttackRates, interval, number, ratio
 
 MODES = ("univariate", "multivariate")
 BATCH = 64  # combinations per statement: C(15, 3) = 455 combinations are 8 statements
@@ -50,7 +50,7 @@ COUNTS_SCHEMA = pa.schema(
 
 
 @dataclass(frozen=True)
-class SinglingOutResult(AsData):
+class SinglingOutResult(AttackRates, AsData):
     """The singling-out attack over every query the synthesis offers.
 
     ``queries``: the distinct predicates that single out one synthetic record; ``successes``:
@@ -93,27 +93,12 @@ class SinglingOutResult(AsData):
             return None
         return ratio(self.control_successes, self.queries)
 
-    @property
-    def risk(self) -> float | None:
-        """(rate - control_rate) / (1 - control_rate) (None without a control)."""
-        return residual_risk(self.rate, self.control_rate)
-
-    def _intervals(self) -> tuple[tuple[float, float], tuple[float, float]]:
+    def counts(self) -> tuple[int, int, tuple[int, int] | None]:
+        """(queries, successes, (queries, control successes) or None)."""
         control = None
         if self.control_successes is not None:
             control = (self.queries, self.control_successes)
-        return intervals(self.queries, self.successes, control, self.confidence_level)
-
-    @property
-    def rate_ci(self) -> tuple[float, float]:
-        """The rate's Wilson score interval (anonymeter's ``SuccessRate.to_risk()``)."""
-        return self._intervals()[1]
-
-    @property
-    def ci(self) -> tuple[float, float]:
-        """The interval of anonymeter's ``risk()``: the rate's without a control, the residual
-        risk's with one."""
-        return self._intervals()[0]
+        return self.queries, self.successes, control
 
     def summary(self) -> dict[str, Any]:
         """The numbers of the attack as plain data (NaN is None)."""

@@ -38,6 +38,42 @@ def intervals(
     return bind_value(*residual_success(attack, success_rate(*control, level))), rate_ci
 
 
+class AttackRates:
+    """``risk``, ``ci`` and ``rate_ci`` of an attack result, from its ``rate``,
+    ``control_rate`` and :meth:`counts` (a mixin of the frozen result dataclasses)."""
+
+    confidence_level: float
+
+    @property
+    def rate(self) -> float:
+        raise NotImplementedError
+
+    @property
+    def control_rate(self) -> float | None:
+        raise NotImplementedError
+
+    def counts(self) -> tuple[int, int, tuple[int, int] | None]:
+        """(attacks, successes, (control attacks, control successes) or None)."""
+        raise NotImplementedError
+
+    @property
+    def risk(self) -> float | None:
+        """(rate - control_rate) / (1 - control_rate) (None without a control)."""
+        return residual_risk(self.rate, self.control_rate)
+
+    @property
+    def rate_ci(self) -> tuple[float, float]:
+        """The rate's Wilson score interval over the attacks (anonymeter's
+        ``SuccessRate.to_risk()``)."""
+        return intervals(*self.counts(), self.confidence_level)[1]
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        """The interval of anonymeter's ``risk()``: the rate's without a control, the residual
+        risk's with one."""
+        return intervals(*self.counts(), self.confidence_level)[0]
+
+
 def number(x: float | None) -> str:
     return "NaN" if x is None or math.isnan(x) else f"{x:.4f}"
 
