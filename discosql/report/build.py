@@ -313,6 +313,10 @@ def _content(ran: _Ran, asked: _Asked, inline_sql: bool) -> dict[str, Any]:
     content["anonymity"] = (
         None if ran.anonymity is None else sections.anonymity_section(ran.anonymity, num)
     )
+    if ran.anonymity is None:  # the tests' definitions only beside their section
+        content["definitions"] = [
+            d for d in content["definitions"] if d["measure"] not in sections.OF_ANONYMITY
+        ]
     content["withheld"] = sections.withheld_section(
         num.described() if isinstance(num, OutputCheck) else None
     )

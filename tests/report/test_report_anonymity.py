@@ -53,6 +53,10 @@ def test_the_numbers_are_the_apis() -> None:
     assert top["columns"] == ", ".join(most[0]["columns"])
     assert "The three tests of anonymisation" in rep.html
     assert "Singling out, every query" in rep.html
+    defined = [d["measure"] for d in rep.content["definitions"]]
+    assert {"singling out rate", "linkability rate, rate_unique", "UEM, identical"} <= set(defined)
+    plain = ds.report(ORIG, S1, KEYS, TARGETS)  # without the section: not defined either
+    assert "singling out rate" not in [d["measure"] for d in plain.content["definitions"]]
 
 
 def test_without_a_side_of_at_most_ten_columns_linkability_is_not_run(tmp_path: Path) -> None:

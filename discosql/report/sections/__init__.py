@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .anonymity import Tested, anonymity_section
 from .cap import CAP_RISKS, cap_section, certainty_section
-from .definitions import DEFINITIONS, DIRECTIONS, ORIGINAL_SIDE, RISK_THRESHOLDS
+from .definitions import DEFINITIONS, DIRECTIONS, OF_ANONYMITY, ORIGINAL_SIDE, RISK_THRESHOLDS
 from .provenance import provenance_section
 from .risk import risk_section
 from .sdc import SWISS_CHEESE, sdc_section
@@ -26,6 +26,7 @@ __all__ = [
     "DIRECTIONS",
     "HEADLINE",
     "LEVELS_SHOWN",
+    "OF_ANONYMITY",
     "ORIGINAL_SIDE",
     "RISK_THRESHOLDS",
     "SCRIPT_HEADER",

@@ -28,6 +28,9 @@ DIRECTIONS = {
 }
 
 
+# defined in a report only when it has the section "The three tests of anonymisation"
+OF_ANONYMITY = ("singling out rate", "linkability rate, rate_unique", "UEM, identical")
+
 DEFINITIONS = (
     (
         "UiO",
