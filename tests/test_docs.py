@@ -359,7 +359,7 @@ QUICKSTART = [
     "python3 -m venv .venv && .venv/bin/pip install . && .venv/bin/discosql demo",
     "python3 -m venv .venv && .venv/bin/pip install '.[test]' && "
     ".venv/bin/python -m pytest -n auto --dist loadfile --hypothesis-profile=ci",
-    '.venv/bin/python -m pytest -m "postgres or spark or browser"',
+    '.venv/bin/python -m pytest -n auto --dist loadfile -m "postgres or spark or browser"',
 ]
 
 
