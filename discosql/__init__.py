@@ -1,5 +1,6 @@
 """discosql: disclosure risk measures for synthetic data, computed inside a SQL engine."""
 
+from .anonymity.export import exact_matches_to_sql, linkability_to_sql, singling_out_to_sql
 from .anonymity.linkability import LinkabilityResult, linkability
 from .anonymity.matches import ExactMatches, exact_matches
 from .anonymity.singling_out import SinglingOutResult, singling_out
@@ -79,10 +80,12 @@ __all__ = [
     "duckdb",
     "duckdb_table",
     "exact_matches",
+    "exact_matches_to_sql",
     "key_sweep",
     "ldiversity",
     "ldiversity_to_sql",
     "linkability",
+    "linkability_to_sql",
     "postgres",
     "replicated_uniques",
     "report",
@@ -91,6 +94,7 @@ __all__ = [
     "sdc",
     "sdc_to_sql",
     "singling_out",
+    "singling_out_to_sql",
     "spark",
     "sqlite",
     "suda",

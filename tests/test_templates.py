@@ -12,6 +12,7 @@ import sqlglot
 
 import discosql as ds
 from discosql.anonymity import common, linkability, matches, singling_out
+from discosql.anonymity import stats as anonymity_stats
 from discosql.core import assumptions, dictionaries, plan, stacked, stages
 from discosql.protect import recoding, removal, uniques
 from discosql.protect import sdc as protect
@@ -56,6 +57,7 @@ def rendered() -> dict[str, str]:
         matches,
         linkability,
         common,
+        anonymity_stats,
     ):
         mp.setattr(module, "render", spy)
     every_option: dict[str, Any] = {
@@ -94,6 +96,10 @@ def rendered() -> dict[str, str]:
         ds.exact_matches(oracle.original_path(), syn, ["sex", "age", "income"], syn[1])
         sides = (["sex", "age"], ["income", "age"])  # a column on both sides
         ds.linkability(oracle.original_path(), syn[0], sides, syn[1])
+        # the exported scripts add up in SQL what the API adds up in Python
+        ds.singling_out_to_sql(oracle.original_path(), syn[0], so_columns, "univariate", 1, syn[1])
+        ds.exact_matches_to_sql(oracle.original_path(), syn, ["sex", "age", "income"], syn[1])
+        ds.linkability_to_sql(oracle.original_path(), syn[0], sides, syn[1])
         mp.setattr(linkability, "MAX_JOINT", 0)  # the link step's listing too
         ds.linkability(oracle.original_path(), syn[0], sides, syn[1])
         ds.report(oracle.original_path(), syn, ["sex", "age"], ["depress"])

@@ -1,5 +1,7 @@
 """What the anonymity tests share: the check of the data sets' columns before any row is
-counted, and the control set registered beside them."""
+counted, the control set registered beside them, and the columns coded (stage 010
+dictionaries, packed into q words): in an exported script with the q packing decided at export
+time and checked where it runs (stage 015)."""
 
 from __future__ import annotations
 
@@ -7,11 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.dictionaries import build_dictionary, key_radices, pack_keys
+from ..core.assumptions import GUARD, create_guard
+from ..core.dictionaries import build_dictionary, key_fits, key_radices, pack_keys
 from ..core.inputs import Inputs, column_kinds
 from ..core.plan import Column, as_text
 from ..engines.base import Registered, Work
-from ..errors import SchemaError
+from ..errors import EngineError, SchemaError
 from ..sql.templates import render
 
 COMBOS_TEMPLATE = "anonymity/matches_combos.sql.j2"
@@ -56,34 +59,79 @@ def register_control(inputs: Inputs, control: Any, names: list[str]) -> Register
 @dataclass(frozen=True)
 class Coded:
     """The columns coded and packed (``core.dictionaries.pack_keys``): the keys (pos, word,
-    place) the templates reduce q words with, the number of q words, the parameters."""
+    place) the templates reduce q words with, the number of q words, the parameters, each
+    column's radix."""
 
     keys: tuple[Column, ...]
     n_words: int
     params: dict[str, Any]
+    radices: tuple[int, ...]
 
 
-def coded_combinations(work: Work, inputs: Inputs, names: list[str], table: str) -> Coded:
-    """Step 1 of the whole-record tests: the work table ``table`` of every data set's distinct
-    value combinations on ``names`` (``sql_templates/anonymity/matches_combos.sql.j2``: src,
-    q words, k_i codes, n), each column coded by a stage 010 dictionary with NA (and NaN)
-    alone as code 0: NULL equals NULL, a text "NA" is a value, 57 and 57.0 are one value."""
-    engine = inputs.engine
-    sources, params = inputs.data_sets(), inputs.params()
-    columns = tuple(
+def coded_columns(inputs: Inputs, names: list[str], prefix: str, alias: str) -> list[Column]:
+    """The columns ``names`` as coded columns (``alias`` + position), each with its stage 010
+    dictionary's table (``prefix`` + ``_levels_`` + position)."""
+    return [
         Column(
             name=c,
-            alias=f"k_{i}",
+            alias=f"{alias}{i}",
             pos=i,
-            levels=f"{table}_levels_{i}",
+            levels=f"{prefix}_levels_{i}",
             as_text=as_text(inputs, c),
         )
         for i, c in enumerate(names)
-    )
+    ]
+
+
+def dictionaries(work: Work, inputs: Inputs, columns: list[Column]) -> None:
+    """Each column's stage 010 dictionary, NA (and NaN) alone as code 0: NULL equals NULL, a
+    text "NA" is a value, 57 and 57.0 are one value."""
+    sources, params = inputs.data_sets(), inputs.params()
     for c in columns:
         work.hold(c.levels)
-        build_dictionary(engine, sources, c, params, na_only_missing=True)
-    packed, n_words, coding = pack_keys(columns, key_radices(engine, columns))
+        build_dictionary(inputs.engine, sources, c, params, na_only_missing=True)
+
+
+def decide_radices(inputs: Inputs, names: list[str]) -> list[int]:
+    """Each column's radix (largest code + 1) in the data, read at export time: the script
+    packs its codes with them and checks where it runs that they still fit (:func:`radices_of`)."""
+    with inputs.engine.work() as work:
+        columns = coded_columns(inputs, names, "__disco_an", "k_")
+        dictionaries(work, inputs, columns)
+        return key_radices(inputs.engine, columns)
+
+
+def radices_of(
+    work: Work, inputs: Inputs, columns: list[Column], radices: list[int] | None
+) -> tuple[list[int], str | None]:
+    """The radices the codes are packed with and the stage 015 guard the coded records read:
+    on an engine, the dictionaries' own (no guard); in an exported script the ones decided at
+    export time, with the guard that stops the script when a column has more levels."""
+    engine = inputs.engine
+    if not engine.exporting:
+        return key_radices(engine, columns), None
+    if radices is None:
+        raise EngineError("an exported script needs the radices decided at export time")
+    checks = [key_fits(c, r) for c, r in zip(columns, radices, strict=True)]
+    create_guard(engine, inputs.data_sets(), inputs.params(), checks)
+    work.hold(GUARD)
+    return radices, GUARD
+
+
+def coded_combinations(
+    work: Work, inputs: Inputs, names: list[str], table: str, radices: list[int] | None = None
+) -> Coded:
+    """Step 1 of the whole-record tests: the work table ``table`` of every data set's distinct
+    value combinations on ``names`` (``sql_templates/anonymity/matches_combos.sql.j2``: src,
+    q words, k_i codes, n), each column coded by a stage 010 dictionary with NA (and NaN)
+    alone as code 0: NULL equals NULL, a text "NA" is a value, 57 and 57.0 are one value.
+    ``radices``: an exported script's, decided at export time (:func:`decide_radices`)."""
+    engine = inputs.engine
+    sources, params = inputs.data_sets(), inputs.params()
+    columns = coded_columns(inputs, names, table, "k_")
+    dictionaries(work, inputs, columns)
+    radices, guard = radices_of(work, inputs, columns, radices)
+    packed, n_words, coding = pack_keys(columns, radices)
     params = {**params, **coding}
     sql = render(
         COMBOS_TEMPLATE,
@@ -92,7 +140,7 @@ def coded_combinations(work: Work, inputs: Inputs, names: list[str], table: str)
         targets=[],
         positions=False,
         order=False,
-        guard=None,
+        guard=guard,
         keys=packed,
         n_words=n_words,
         combos=table,
@@ -100,4 +148,4 @@ def coded_combinations(work: Work, inputs: Inputs, names: list[str], table: str)
     work.create(table, sql, params, COMBOS_TEMPLATE)
     for c in columns:  # the codes are in the combinations now
         work.drop(c.levels)
-    return Coded(tuple(packed), n_words, params)
+    return Coded(tuple(packed), n_words, params, tuple(radices))

@@ -16,25 +16,28 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
 
+from ..core.assumptions import CHANGED, RE_EXPORT
 from ..core.inputs import Inputs, column_kinds, opened
 from ..core.results import AsData, json_rows, plain
 from ..core.spec import column_names
 from ..engines.base import Engine, Work
-from ..errors import InputError, SchemaError
+from ..errors import EngineError, InputError, SchemaError
 from ..sql.templates import ident, render
 from .common import coded_combinations, register_control, schema_check
-from .stats import CONFIDENCE_LEVEL, AttackRates, interval, number, ratio
+from .stats import CONFIDENCE_LEVEL, AttackRates, interval, number, print_rates, ratio
 
 COMBOS = "__disco_lk_combos"
 OPEN = "__disco_lk_open_"
 LEVEL = "__disco_lk_level_"
 CELLS = "__disco_lk_cells"
 LINKS = "__disco_lk_links_"
+CHECK = "__disco_lk_check_"  # exported scripts: the checks of the export's decisions
+COUNTS = "__disco_lk_counts"  # exported scripts: step 5's counts, then their summary
 SYNTHESIS = 1  # the synthesis's src; 0 the original, 2 the control
 # The bound (docs/anonymity.md, "How far exact linkability goes"): a side of s columns needs at
 # most 2^s - 1 GROUP BYs of the synthesis's combinations (level d has C(s, d) of them, in one
@@ -242,8 +245,7 @@ def linkability(
     names = list(dict.fromkeys([*sides[0], *sides[1]]))
     with opened(engine, threads, original, synthetic, check=schema_check(names)) as inputs:
         if control is not None:
-            reg = register_control(inputs, control, names)
-            inputs = Inputs(inputs.engine, [*inputs.sources, reg])
+            inputs = with_control(inputs, control, names)
         return linkability_on(inputs, sides)
 
 
@@ -282,17 +284,70 @@ def check_arguments(synthetic: Any, aux_cols: Any) -> tuple[list[str], list[str]
     return sides[0], sides[1]
 
 
+def with_control(inputs: Inputs, control: Any, names: list[str]) -> Inputs:
+    """The control registered as data set 2, its columns checked with the others' (any
+    size)."""
+    reg = register_control(inputs, control, names)
+    return Inputs(inputs.engine, [*inputs.sources, reg])
+
+
+@dataclass
+class LinkPlan:
+    """The decisions of one attack that depend on the data, recorded on an engine and
+    followed by an exported script, which checks them where it runs: ``radices`` (the q
+    packing), ``depth`` (per side, the distance levels computed: fewer than the side's
+    columns when they resolved every target cell), ``pairs`` ({(a, b): None for the joint
+    groupings, else the sides whose closest records are listed}, the pairs of distances the
+    target cells are at)."""
+
+    radices: list[int] = field(default_factory=list)
+    depth: list[int] = field(default_factory=list)
+    pairs: dict[tuple[int, int], tuple[int, ...] | None] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        """The decisions, for the script's header."""
+        joint = [f"({a}, {b})" for (a, b), v in self.pairs.items() if v is None]
+        listed = [f"({a}, {b})" for (a, b), v in self.pairs.items() if v is not None]
+        return "\n".join(
+            [
+                "decided at export time and checked where the script runs (a check stops it):",
+                f"  distance levels computed per side: A {self.depth[0]}, B {self.depth[1]}",
+                "  pairs of distances (A, B) linked by joint groupings: "
+                + (", ".join(joint) or "none"),
+                f"  by listing the closest records: {', '.join(listed) or 'none'}",
+            ]
+        )
+
+
 def linkability_on(inputs: Inputs, sides: tuple[list[str], list[str]]) -> LinkabilityResult:
     """:func:`linkability` on inputs already registered: the original, the synthesis and
     optionally the control (data set 2), their columns checked."""
+    counts, _ = attack(inputs, sides)
+    return _result(sides, counts, with_control=len(inputs.sources) > 2)
+
+
+def attack(
+    inputs: Inputs, sides: tuple[list[str], list[str]], ahead: LinkPlan | None = None
+) -> tuple[pa.Table, LinkPlan]:
+    """The attack's counts (step 5: src, distance_a, distance_b, records, linked,
+    linked_unique) and the decisions it made. On a script engine (``ahead``: the decisions
+    of a run on the data at export time) the script follows them and checks them, and
+    prints the summary and ``by_distance`` instead (the counts returned are empty)."""
     names = list(dict.fromkeys([*sides[0], *sides[1]]))
     _, problems = column_kinds(inputs.sources, dict.fromkeys(names, "column"))
     if problems:  # kinds that clash, known once the rows are counted
         raise SchemaError(problems)
     engine = inputs.engine
+    script = ahead if engine.exporting else None
+    if engine.exporting and script is None:
+        raise EngineError("an exported linkability script needs the decisions of a run")
+    plan = LinkPlan()
     positions = [[names.index(c) for c in side] for side in sides]
     with engine.work() as work:
-        coded = coded_combinations(work, inputs, names, COMBOS)
+        coded = coded_combinations(
+            work, inputs, names, COMBOS, None if script is None else script.radices
+        )
+        plan.radices = list(coded.radices)
         params = coded.params
         ctx: dict[str, Any] = {
             "keys": coded.keys,
@@ -300,35 +355,11 @@ def linkability_on(inputs: Inputs, sides: tuple[list[str], list[str]]) -> Linkab
             "combos": COMBOS,
             "synthesis": SYNTHESIS,
         }
-        everything = set(range(len(names)))
-        levels: list[list[dict[str, Any]]] = []
-        for s, side in enumerate(positions):
-            off_side = sorted(everything - set(side))
-            levels.append([])
-            open_cells = COMBOS  # the targets: combos' rows of src 0 and 2
-            for d in range(len(side)):  # level len(side) matches everything: step 3 says so
-                branches = [sorted([*off_side, *drop]) for drop in itertools.combinations(side, d)]
-                table = f"{LEVEL}{s}_{d}"
-                template = "anonymity/linkability_level.sql.j2"
-                sql = render(
-                    template, engine.dialect, open=open_cells, branches=branches, where={}, **ctx
-                )
-                work.create(table, sql, params, template)
-                levels[-1].append({"table": table, "level": d})
-                template = "anonymity/linkability_open.sql.j2"
-                rest = f"{OPEN}{s}_{d}"
-                sql = render(template, engine.dialect, open=open_cells, found=table, **ctx)
-                work.create(rest, sql, params, template)
-                if open_cells != COMBOS:
-                    work.drop(open_cells)
-                open_cells = rest
-                left = engine.query(
-                    f"SELECT count(*) AS n FROM {ident(rest)}", {}, template, small=True
-                )
-                if not left.column(0)[0].as_py():
-                    break
-            if open_cells != COMBOS:
-                work.drop(open_cells)
+        checks: list[str] = []
+        levels = [
+            _levels(work, s, side, names, ctx, params, plan, script, checks)
+            for s, side in enumerate(positions)
+        ]
         template = "anonymity/linkability_cells.sql.j2"
         side_ctx = [
             {"size": len(side), "levels": lv} for side, lv in zip(positions, levels, strict=True)
@@ -338,11 +369,104 @@ def linkability_on(inputs: Inputs, sides: tuple[list[str], list[str]]) -> Linkab
         for lv in levels:
             for level in lv:
                 work.drop(level["table"])
-        links = _links(work, engine, positions, everything, params, ctx)
+        links = _links(work, engine, positions, set(range(len(names))), params, ctx, plan, script)
+        if script is not None:
+            checks.append(_check(work, "plan", CELLS, script, params))
         template = "anonymity/linkability.sql.j2"
-        sql = render(template, engine.dialect, cells=CELLS, links=links, **ctx)
-        counts = engine.query(sql, params, template, schema=COUNTS_SCHEMA)
-    return _result(sides, counts, with_control=len(inputs.sources) > 2)
+        sql = render(template, engine.dialect, cells=CELLS, links=links, checks=checks, **ctx)
+        if script is None:
+            return engine.query(sql, params, template, schema=COUNTS_SCHEMA), plan
+        work.create(COUNTS, sql, params, template)
+        _print(engine, len(inputs.sources) > 2)
+    return COUNTS_SCHEMA.empty_table(), script
+
+
+def _levels(
+    work: Work,
+    s: int,
+    side: list[int],
+    names: list[str],
+    ctx: dict[str, Any],
+    params: dict[str, Any],
+    plan: LinkPlan,
+    script: LinkPlan | None,
+    checks: list[str],
+) -> list[dict[str, Any]]:
+    """Step 2 for side ``s``: the closest synthetic records of the target cells, level by
+    level (distance d: one grouping per set of d of the side's columns, for the cells no
+    lower level resolved) until none is left open; the levels' tables. A script computes the
+    levels the export did and checks that they resolved every cell again."""
+    engine = work.engine
+    off_side = sorted(set(range(len(names))) - set(side))
+    depth = len(side) if script is None else script.depth[s]
+    tables: list[dict[str, Any]] = []
+    open_cells = COMBOS  # the targets: combos' rows of src 0 and 2
+    for d in range(depth):  # level len(side) matches everything: step 3 says so
+        branches = [sorted([*off_side, *drop]) for drop in itertools.combinations(side, d)]
+        table = f"{LEVEL}{s}_{d}"
+        template = "anonymity/linkability_level.sql.j2"
+        sql = render(template, engine.dialect, open=open_cells, branches=branches, where={}, **ctx)
+        work.create(table, sql, params, template)
+        tables.append({"table": table, "level": d})
+        template = "anonymity/linkability_open.sql.j2"
+        rest = f"{OPEN}{s}_{d}"
+        sql = render(template, engine.dialect, open=open_cells, found=table, **ctx)
+        work.create(rest, sql, params, template)
+        if open_cells != COMBOS:
+            work.drop(open_cells)
+        open_cells = rest
+        if script is None:
+            left = engine.query(
+                f"SELECT count(*) AS n FROM {ident(rest)}", {}, template, small=True
+            )
+            if not left.column(0)[0].as_py():
+                break
+        elif d == depth - 1 and depth < len(side):
+            checks.append(_check(work, "open", rest, script, params, s))
+    plan.depth.append(len(tables))
+    if open_cells != COMBOS:
+        work.drop(open_cells)
+    return tables
+
+
+def _check(
+    work: Work,
+    kind: str,
+    table: str,
+    plan: LinkPlan,
+    params: dict[str, Any],
+    side: int = 0,
+) -> str:
+    """An exported script's check that a decision of the export holds (``anonymity/
+    linkability_check.sql.j2``); its table, which the counts read."""
+    name = f"{CHECK}{len(work.tables)}"
+    if kind == "open":
+        about = (
+            f"some target cells are farther from the synthesis on {'AB'[side]} than the "
+            f"{plan.depth[side]} distance level(s) computed at export time"
+        )
+    else:
+        about = "some target cells are at a pair of distances the export did not plan for"
+    message = f"{CHANGED}: {about}; {RE_EXPORT.replace('to_sql', 'linkability_to_sql')} ("
+    pairs = [{"a": a, "b": b, "vias": v} for (a, b), v in plan.pairs.items()]
+    template = "anonymity/linkability_check.sql.j2"
+    sql = render(template, work.engine.dialect, kind=kind, table=table, pairs=pairs)
+    work.create(name, sql, {**params, "check_message": message}, template)
+    return name
+
+
+def _print(engine: Engine, with_control: bool) -> None:
+    """An exported script's results: the summary (counts, rates, risk, intervals), then
+    ``by_distance``."""
+    template = "anonymity/linkability_totals.sql.j2"
+    totals = render(template, engine.dialect, counts=COUNTS, control=with_control)
+    columns = ["records", "linked", "linked_unique", "rate_unique"]
+    columns += ["control_records", "control_linked", "control_linked_unique"]
+    columns += ["control_rate_unique"]
+    control = ("control_records", "control_linked") if with_control else None
+    print_rates(engine, totals, columns, ("records", "linked"), control)
+    template = "anonymity/linkability_by_distance.sql.j2"
+    engine.query(render(template, engine.dialect, counts=COUNTS), {}, template)
 
 
 def _links(
@@ -352,18 +476,28 @@ def _links(
     everything: set[int],
     params: dict[str, Any],
     ctx: dict[str, Any],
+    plan: LinkPlan,
+    script: LinkPlan | None,
 ) -> list[str]:
     """Step 4's tables: the target cells linked, one pair of distances (a on A, b on B) at a
     time, by whichever check costs less. Joint: a record closest on both sides matches the
     cell on (A without a columns) and (B without b columns) for some choice of them: one
     grouping of the synthesis per choice, C(|A|, a) * C(|B|, b) of them (at most MAX_JOINT).
     Listing: the closest records of the side with fewer of them, the other side's distance
-    computed per record (at most MAX_LISTED records listed in all). Neither: refused."""
-    template = "anonymity/linkability_plan.sql.j2"
-    sql = render(template, engine.dialect, cells=CELLS)
-    plan = engine.query(sql, {}, template, small=True, schema=PLAN_SCHEMA).to_pylist()
+    computed per record (at most MAX_LISTED records listed in all). Neither: refused. A
+    script follows the export's choices (``script``); the caller checks them."""
+    if script is None:
+        template = "anonymity/linkability_plan.sql.j2"
+        sql = render(template, engine.dialect, cells=CELLS)
+        rows = engine.query(sql, {}, template, small=True, schema=PLAN_SCHEMA).to_pylist()
+    else:
+        rows = [
+            {"lvl_a": a, "lvl_b": b, "via": via, "listed": 0}
+            for (a, b), vias in script.pairs.items()
+            for via in (vias or (None,))
+        ]
     pairs: dict[tuple[int, int], list[dict[str, Any]]] = {}
-    for p in plan:
+    for p in rows:
         pairs.setdefault((p["lvl_a"], p["lvl_b"]), []).append(p)
     tables: list[str] = []
     listing: list[dict[str, Any]] = []
@@ -371,6 +505,7 @@ def _links(
     for (a, b), groups in pairs.items():
         joint = _joint(positions, everything, a, b)
         if len(joint) <= MAX_JOINT:
+            plan.pairs[(a, b)] = None
             table = f"{LINKS}{len(tables)}"
             template = "anonymity/linkability_level.sql.j2"
             where = {"lvl_a": a, "lvl_b": b}
@@ -378,6 +513,7 @@ def _links(
             work.create(table, sql, params, template)
             tables.append(table)
             continue
+        plan.pairs[(a, b)] = tuple(g["via"] for g in groups)
         listed += sum(g["listed"] or 0 for g in groups)
         if listed > MAX_LISTED:
             raise InputError(

@@ -29,12 +29,15 @@ import pyarrow.compute as pc
 from ..core.inputs import Inputs, column_kinds, opened
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
+from ..engines.base import Work
 from ..errors import DiscoSQLWarning, InputError, SchemaError
-from ..sql.templates import render
+from ..sql.templates import ident, render
 from .common import coded_combinations, register_control, schema_check
 
 COMBOS = "__disco_mt_combos"
 NEAR = "__disco_mt_near_"
+UEM = "__disco_mt_uem"  # exported scripts: UEM and the distances, then their summary
+DISTANCES_TABLE = "__disco_mt_distances"
 # step 2's branches (column subsets, each a join) per statement: SQLite joins at most 64
 # tables; 8 columns have 1 + 8 + 28 = 37 branches (74 with a control: two statements)
 BATCH = 60
@@ -263,7 +266,7 @@ def exact_matches(
         names = names or list(inputs.sources[0].columns)
         m = inputs.m
         if control is not None:
-            inputs = _with_control(inputs, control, names)
+            inputs = with_control(inputs, control, names)
         return exact_matches_on(inputs, names, m)
 
 
@@ -279,7 +282,7 @@ def check_arguments(columns: Any) -> list[str] | None:
     return names
 
 
-def _with_control(inputs: Inputs, control: Any, names: list[str]) -> Inputs:
+def with_control(inputs: Inputs, control: Any, names: list[str]) -> Inputs:
     """The control registered after the syntheses (src m + 1), its columns checked with the
     others'; a control without records is an error (no record to be near)."""
     reg = register_control(inputs, control, names)
@@ -306,43 +309,13 @@ def exact_matches_on(inputs: Inputs, names: list[str], m: int) -> ExactMatches:
         raise SchemaError(problems)
     engine = inputs.engine
     has_control = len(inputs.sources) > m + 1
-    syntheses = list(range(1, m + 1))
     with engine.work() as work:
-        coded = coded_combinations(work, inputs, names, COMBOS)
-        params = coded.params
-        ctx: dict[str, Any] = {"keys": coded.keys, "n_words": coded.n_words, "combos": COMBOS}
-        template = "anonymity/matches_near.sql.j2"
-        refs = [(0, 0), (1, m + 1)][: 1 + has_control]
-        todo = [
-            {"ref": ref, "src": src, "drop": drop}
-            for ref, src in refs
-            for drop in branches(len(names))
-        ]
-        near: list[str] = []
-        for i in range(0, len(todo), BATCH):
-            sql = render(
-                template,
-                engine.dialect,
-                branches=todo[i : i + BATCH],
-                control=has_control,
-                first=1,
-                last=m,
-                **ctx,
-            )
-            near.append(f"{NEAR}{len(near)}")
-            work.create(near[-1], sql, params, template)
+        ctx, params, near = _nearest(work, inputs, names, m, None)
         template = "anonymity/matches_uem.sql.j2"
-        sql = render(template, engine.dialect, syntheses=syntheses, **ctx)
+        sql = render(template, engine.dialect, **ctx)
         uem = engine.query(sql, params, template, schema=UEM_SCHEMA)
         template = "anonymity/matches_distance.sql.j2"
-        sql = render(
-            template,
-            engine.dialect,
-            syntheses=syntheses,
-            near=near,
-            control=has_control,
-            **ctx,
-        )
+        sql = render(template, engine.dialect, near=near, control=has_control, **ctx)
         distances = engine.query(sql, params, template, schema=DISTANCE_SCHEMA)
     summary = _summary(uem, distances, has_control)
     if summary.num_rows and summary["original_uniques"][0].as_py() == 0:
@@ -354,6 +327,67 @@ def exact_matches_on(inputs: Inputs, names: list[str], m: int) -> ExactMatches:
             stacklevel=3,
         )
     return ExactMatches(tuple(names), summary, distances, has_control)
+
+
+def exact_matches_script(inputs: Inputs, names: list[str], m: int, radices: list[int]) -> None:
+    """:func:`exact_matches` written to an exported script (``inputs`` on a script engine):
+    the same statements, UEM and the distances kept as work tables; the script prints the
+    summary (``anonymity/matches_summary.sql.j2``), then the distances."""
+    engine = inputs.engine
+    has_control = len(inputs.sources) > m + 1
+    with engine.work() as work:
+        ctx, params, near = _nearest(work, inputs, names, m, radices)
+        template = "anonymity/matches_uem.sql.j2"
+        work.create(UEM, render(template, engine.dialect, **ctx), params, template)
+        template = "anonymity/matches_distance.sql.j2"
+        sql = render(template, engine.dialect, near=near, control=has_control, **ctx)
+        work.create(DISTANCES_TABLE, sql, params, template)
+        template = "anonymity/matches_summary.sql.j2"
+        sql = render(
+            template, engine.dialect, uem=UEM, distances=DISTANCES_TABLE, control=has_control
+        )
+        engine.query(sql, {}, template)
+        sql = (
+            f"SELECT * FROM {ident(DISTANCES_TABLE)} ORDER BY synthesis, "
+            "CASE WHEN against = 'original' THEN 0 ELSE 1 END, distance"
+        )
+        engine.query(sql, {}, "exact matches: distances")
+
+
+def _nearest(
+    work: Work, inputs: Inputs, names: list[str], m: int, radices: list[int] | None
+) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """Steps 1 and 2: the coded combinations and the tables of the nearest original (and
+    control) combination per branch; returns the templates' context, the parameters and the
+    step 2 tables."""
+    engine = inputs.engine
+    has_control = len(inputs.sources) > m + 1
+    coded = coded_combinations(work, inputs, names, COMBOS, radices)
+    ctx: dict[str, Any] = {
+        "keys": coded.keys,
+        "n_words": coded.n_words,
+        "combos": COMBOS,
+        "syntheses": list(range(1, m + 1)),
+    }
+    template = "anonymity/matches_near.sql.j2"
+    refs = [(0, 0), (1, m + 1)][: 1 + has_control]
+    todo = [
+        {"ref": ref, "src": src, "drop": drop} for ref, src in refs for drop in branches(len(names))
+    ]
+    near: list[str] = []
+    for i in range(0, len(todo), BATCH):
+        sql = render(
+            template,
+            engine.dialect,
+            branches=todo[i : i + BATCH],
+            control=has_control,
+            first=1,
+            last=m,
+            **ctx,
+        )
+        near.append(f"{NEAR}{len(near)}")
+        work.create(near[-1], sql, coded.params, template)
+    return ctx, coded.params, near
 
 
 def _summary(uem: pa.Table, distances: pa.Table, control: bool) -> pa.Table:

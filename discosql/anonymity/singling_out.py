@@ -12,26 +12,31 @@ combinations to a statement (``sql_templates/anonymity/singling_out.sql.j2``).
 from __future__ import annotations
 
 import itertools
+import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
-from ..core.dictionaries import build_dictionary, code_type, key_radices
+from ..core.dictionaries import code_type
 from ..core.inputs import DataSet, Inputs, column_kinds, opened
-from ..core.plan import Column, as_text
+from ..core.plan import Column
 from ..core.results import AsData, json_rows, plain
 from ..core.spec import column_names
 from ..engines.base import Work
 from ..errors import InputError, SchemaError, did_you_mean
-from ..sql.templates import render
-from .common import register_control, schema_check
-from .stats import CONFIDENCE_LEVEL, AttackRates, interval, number, ratio
+from ..sql.templates import ident, render
+from .common import coded_columns, dictionaries, radices_of, register_control, schema_check
+from .stats import CONFIDENCE_LEVEL, AttackRates, interval, number, print_rates, ratio
 
 MODES = ("univariate", "multivariate")
 BATCH = 64  # combinations per statement: C(15, 3) = 455 combinations are 8 statements
 RECORDS = "__disco_so_records"
+COUNTS = "__disco_so_counts_"  # exported scripts: the batches' counts, then their sum
+HALF = "__disco_so_half_lines"
+BY_COLUMNS = "__disco_so_by_columns"
 CELLS_TEMPLATE = "anonymity/singling_out.sql.j2"
 HALF_LINES_TEMPLATE = "anonymity/singling_out_half_lines.sql.j2"
 NUMERIC = ("integer", "float")
@@ -204,11 +209,11 @@ def singling_out(
     """
     names, mode, n_cols = check_arguments(synthetic, columns, mode, n_cols)
     with opened(
-        engine, threads, original, synthetic, check=_schema_check(names, mode, n_cols)
+        engine, threads, original, synthetic, check=schema_check_for(names, mode, n_cols)
     ) as inputs:
         names = names or list(inputs.sources[0].columns)
         if control is not None:
-            inputs = _with_control(inputs, control, names)
+            inputs = with_control(inputs, control, names)
         return singling_out_on(inputs, names, mode, n_cols)
 
 
@@ -244,7 +249,7 @@ def check_arguments(
     return names, mode, n_cols
 
 
-def _schema_check(names: list[str] | None, mode: str, n_cols: int) -> Any:
+def schema_check_for(names: list[str] | None, mode: str, n_cols: int) -> Any:
     """The check of the schemas (before any row is counted): every column in every data set,
     with kinds that fit together; with the default columns, n_cols within their number."""
 
@@ -259,7 +264,7 @@ def _schema_check(names: list[str] | None, mode: str, n_cols: int) -> Any:
     return schema_check(names, too_few)
 
 
-def _with_control(inputs: Inputs, control: Any, names: list[str]) -> Inputs:
+def with_control(inputs: Inputs, control: Any, names: list[str]) -> Inputs:
     """The control registered as data set 2; its columns checked with the others', its size
     with the original's."""
     reg = register_control(inputs, control, names)
@@ -309,24 +314,27 @@ def _cells(
     work: Work, inputs: Inputs, names: list[str], combos: list[tuple[int, ...]]
 ) -> dict[tuple[int, ...], list[int]]:
     """{combination: [queries, successes, control successes]} of the value predicates, in the
-    order of ``combos``: the columns coded once (stage 010 dictionaries, NA alone as code 0;
-    stage 020 records, every column a code), then ``BATCH`` combinations per statement."""
+    order of ``combos``: the coded records (:func:`coded_records`), then ``BATCH``
+    combinations per statement."""
+    columns = coded_records(work, inputs, names)
+    counts: dict[tuple[int, ...], list[int]] = {combo: [0, 0, 0] for combo in combos}
+    for sql in cell_counts(inputs, columns, combos):
+        got = inputs.engine.query(sql, {}, CELLS_TEMPLATE, small=True, schema=COUNTS_SCHEMA)
+        for r in got.to_pylist():
+            counts[combos[r["cid"]]] = [r["queries"], r["successes"], r["control_successes"]]
+    return counts
+
+
+def coded_records(
+    work: Work, inputs: Inputs, names: list[str], radices: list[int] | None = None
+) -> list[Column]:
+    """The work table RECORDS: every column coded (stage 010 dictionaries, NA alone as code
+    0; stage 020 records, every column a code of the narrowest type). ``radices``: an
+    exported script's, decided at export time (checked where it runs: stage 015)."""
     engine = inputs.engine
-    sources, params = inputs.data_sets(), inputs.params()
-    columns = [
-        Column(
-            name=c,
-            alias=f"t_{i}",
-            pos=i,
-            levels=f"__disco_so_levels_{i}",
-            as_text=as_text(inputs, c),
-        )
-        for i, c in enumerate(names)
-    ]
-    for c in columns:
-        work.hold(c.levels)
-        build_dictionary(engine, sources, c, params, na_only_missing=True)
-    radices = key_radices(engine, columns)
+    columns = coded_columns(inputs, names, "__disco_so", "t_")
+    dictionaries(work, inputs, columns)
+    radices, guard = radices_of(work, inputs, columns, radices)
     targets = [
         Column(c.name, c.alias, c.pos, c.levels, c.as_text, code_type=code_type(r))
         for c, r in zip(columns, radices, strict=True)
@@ -335,39 +343,62 @@ def _cells(
     sql = render(
         template,
         engine.dialect,
-        sources=sources,
+        sources=inputs.data_sets(),
         keys=[],
         targets=targets,
         n_words=0,
         order=False,
-        guard=None,
+        guard=guard,
         positions=False,
     )
-    work.create(RECORDS, sql, params, template)
+    work.create(RECORDS, sql, inputs.params(), template)
     for c in columns:  # the codes are all the counts need
         work.drop(c.levels)
-    counts: dict[tuple[int, ...], list[int]] = {combo: [0, 0, 0] for combo in combos}
+    return columns
+
+
+def cell_counts(inputs: Inputs, columns: list[Column], combos: list[tuple[int, ...]]) -> list[str]:
+    """The statements counting the cells of ``combos`` over RECORDS, ``BATCH`` combinations
+    each (``sql_templates/anonymity/singling_out.sql.j2``; cid: the position in ``combos``)."""
+    statements = []
     for start in range(0, len(combos), BATCH):
         batch = [
             {"cid": start + j, "aliases": [columns[i].alias for i in combo]}
             for j, combo in enumerate(combos[start : start + BATCH])
         ]
-        sql = render(CELLS_TEMPLATE, engine.dialect, records=RECORDS, combinations=batch)
-        got = engine.query(sql, {}, CELLS_TEMPLATE, small=True, schema=COUNTS_SCHEMA)
-        for r in got.to_pylist():
-            counts[combos[r["cid"]]] = [r["queries"], r["successes"], r["control_successes"]]
-    return counts
+        statements.append(
+            render(CELLS_TEMPLATE, inputs.engine.dialect, records=RECORDS, combinations=batch)
+        )
+    return statements
 
 
 def _half_lines(inputs: Inputs, names: list[str], numeric: list[int]) -> dict[int, list[int]]:
     """{column: [queries, successes, control successes]} of the half-lines ``c <= min`` and
     ``c >= max`` of the synthesis, for the numeric columns."""
-    engine = inputs.engine
+    sql, schema = _half_lines_sql(inputs, names, numeric)
+    got = inputs.engine.query(sql, inputs.params(), HALF_LINES_TEMPLATE, small=True, schema=schema)
+    by_src = {r["src"]: r for r in got.to_pylist()}
+    out = {}
+    for i in numeric:
+        tally = [0, 0, 0]
+        for side in ("le_", "ge_"):
+            name = f"{side}c{i}"
+            if by_src[1][name] == 1:  # one synthetic record at the bound: a query
+                tally[0] += 1
+                tally[1] += by_src[0][name] == 1
+                tally[2] += 2 in by_src and by_src[2][name] == 1
+        out[i] = tally
+    return out
+
+
+def _half_lines_sql(inputs: Inputs, names: list[str], numeric: list[int]) -> tuple[str, pa.Schema]:
+    """The half-lines' statement (one row per data set; the column at position i has the
+    alias ``ci``) and its schema."""
     sources: list[DataSet] = inputs.data_sets()
     columns = [{"name": names[i], "alias": f"c{i}"} for i in numeric]
     sql = render(
         HALF_LINES_TEMPLATE,
-        engine.dialect,
+        inputs.engine.dialect,
         synthetic=sources[1],
         sources=sources,
         columns=columns,
@@ -375,18 +406,63 @@ def _half_lines(inputs: Inputs, names: list[str], numeric: list[int]) -> dict[in
     fields = [("src", pa.int32())]
     for c in columns:
         fields += [(f"le_{c['alias']}", pa.int64()), (f"ge_{c['alias']}", pa.int64())]
-    got = engine.query(
-        sql, inputs.params(), HALF_LINES_TEMPLATE, small=True, schema=pa.schema(fields)
-    )
-    by_src = {r["src"]: r for r in got.to_pylist()}
-    out = {}
-    for i, c in zip(numeric, columns, strict=True):
-        tally = [0, 0, 0]
-        for side in ("le_", "ge_"):
-            name = side + c["alias"]
-            if by_src[1][name] == 1:  # one synthetic record at the bound: a query
-                tally[0] += 1
-                tally[1] += by_src[0][name] == 1
-                tally[2] += 2 in by_src and by_src[2][name] == 1
-        out[i] = tally
-    return out
+    return sql, pa.schema(fields)
+
+
+def singling_out_script(
+    inputs: Inputs, names: list[str], mode: str, n_cols: int, radices: list[int]
+) -> None:
+    """:func:`singling_out` written to an exported script (``inputs`` on a script engine): the
+    same statements, the counts kept as work tables and added up in SQL; the script prints
+    the summary (``anonymity/rates.sql.j2``) and then ``by_columns`` (with the cid of each
+    combination and its control successes)."""
+    kinds, _ = column_kinds(inputs.sources, dict.fromkeys(names, "column"))
+    engine = inputs.engine
+    size = 1 if mode == "univariate" else n_cols
+    combos = list(itertools.combinations(range(len(names)), size))
+    control = len(inputs.sources) > 2
+    with engine.work() as work:
+        columns = coded_records(work, inputs, names, radices)
+        counts = [f"{COUNTS}{b}" for b in range(math.ceil(len(combos) / BATCH))]
+        for table, sql in zip(counts, cell_counts(inputs, columns, combos), strict=True):
+            work.create(table, sql, {}, CELLS_TEMPLATE)
+        numeric = [i for i, c in enumerate(names) if kinds.get(c) in NUMERIC]
+        half = None
+        if mode == "univariate" and numeric:
+            half = HALF
+            work.create(
+                half,
+                _half_lines_sql(inputs, names, numeric)[0],
+                inputs.params(),
+                HALF_LINES_TEMPLATE,
+            )
+        template = "anonymity/singling_out_by_columns.sql.j2"
+        sql = render(
+            template,
+            engine.dialect,
+            counts=counts,
+            names=[{"cid": cid, "param": f"so_columns_{cid}"} for cid in range(len(combos))],
+            half=half,
+            numeric=[{"cid": i, "alias": f"c{i}"} for i in numeric] if half else [],
+            control=control,
+        )
+        given = {
+            f"so_columns_{cid}": json.dumps([names[i] for i in combo], ensure_ascii=False)
+            for cid, combo in enumerate(combos)
+        }
+        work.create(BY_COLUMNS, sql, given, template)
+        template = "anonymity/singling_out_totals.sql.j2"
+        totals = render(
+            template, engine.dialect, by_columns=BY_COLUMNS, n_cols=size, control=control
+        )
+        print_rates(
+            engine,
+            totals,
+            ["mode", "n_cols", "queries", "successes", "control_successes"],
+            ("queries", "successes"),
+            ("queries", "control_successes") if control else None,
+            {"mode": mode},
+        )
+        engine.query(
+            f"SELECT * FROM {ident(BY_COLUMNS)} ORDER BY cid", {}, "singling out: by_columns"
+        )

@@ -5,7 +5,14 @@ results print them."""
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from statistics import NormalDist
+from typing import TYPE_CHECKING, Any
+
+from ..sql.templates import render
+
+if TYPE_CHECKING:
+    from ..engines.base import Engine
 
 CONFIDENCE_LEVEL = 0.95  # anonymeter's default (EvaluationResults, the evaluators' risk())
 
@@ -123,3 +130,32 @@ def bind_value(point_estimate: float, error_bound: float) -> tuple[float, float]
     lower = min(max(point_estimate - error_bound, 0.0), 1.0)
     upper = min(max(point_estimate + error_bound, 0.0), 1.0)
     return lower, upper
+
+
+def print_rates(
+    engine: Engine,
+    counts: str,
+    columns: Sequence[str],
+    attack: tuple[str, str],
+    control: tuple[str, str] | None,
+    params: dict[str, Any] | None = None,
+) -> None:
+    """An exported script's summary: the one-row query ``counts`` (its ``columns`` printed
+    first) with the rates, the risk and the intervals the result classes compute
+    (``sql_templates/anonymity/rates.sql.j2``); ``attack`` and ``control`` name the columns
+    holding (attacks, successes); ``params``: the parameters of ``counts``."""
+    template = "anonymity/rates.sql.j2"
+    z = NormalDist().inv_cdf(0.5 * (1.0 + CONFIDENCE_LEVEL))
+    cn, ck = control or (None, None)
+    sql = render(
+        template,
+        engine.dialect,
+        counts=counts,
+        columns=list(columns),
+        n=attack[0],
+        k=attack[1],
+        control=control is not None,
+        cn=cn,
+        ck=ck,
+    )
+    engine.query(sql, {**(params or {}), "z": z}, template)

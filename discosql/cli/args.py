@@ -25,3 +25,29 @@ def engine_of(args: argparse.Namespace) -> Any:
     from ..engines.factory import duckdb_engine
 
     return duckdb_engine(memory_limit=args.memory_limit, temp_directory=args.temp_dir)
+
+
+def script_tables(args: argparse.Namespace) -> dict[str, Any] | None:
+    """What an exported script reads, from --original-table, --synthetic-tables and (the
+    anonymity tests) --control-table."""
+    tables: dict[str, Any] = {}
+    if args.original_table:
+        tables["original"] = args.original_table
+    if args.synthetic_tables:
+        tables["synthetic"] = args.synthetic_tables
+    if getattr(args, "control_table", None):
+        tables["control"] = args.control_table
+    return tables or None
+
+
+def script_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of an anonymity test's ``*_to_sql`` from --dialect, the table
+    names and the engine options."""
+    if args.out is not None:
+        raise InputError("--out: not with --sql (the script is written to the --sql FILE)")
+    return {
+        "dialect": args.dialect,
+        "tables": script_tables(args),
+        "engine": engine_of(args),
+        "threads": args.threads,
+    }

@@ -14,7 +14,7 @@ import pyarrow as pa
 from ..core.files import atomic_path, write_text
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
 from ..sql.dialects import is_template_dialect
-from .args import csv_list, engine_of
+from .args import csv_list, engine_of, script_tables
 from .output import Progress, text_table, write
 from .parser import UsageError, boolean, parse_cont_na, target_map
 
@@ -65,16 +65,6 @@ def _target_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def _script_tables(args: argparse.Namespace) -> dict[str, Any] | None:
-    """What an exported script reads, from --original-table/--synthetic-tables."""
-    tables: dict[str, Any] = {}
-    if args.original_table:
-        tables["original"] = args.original_table
-    if args.synthetic_tables:
-        tables["synthetic"] = args.synthetic_tables
-    return tables or None
-
-
 def sql_command(args: argparse.Namespace) -> None:
     from ..measure.export import to_sql
 
@@ -83,7 +73,7 @@ def sql_command(args: argparse.Namespace) -> None:
         args.synthetic,
         target=csv_list(args.target),
         dialect=args.dialect,
-        tables=_script_tables(args),
+        tables=script_tables(args),
         tau=args.tau,
         **_target_kwargs(args),
         **_common_kwargs(args),
@@ -175,7 +165,7 @@ def sdc_command(args: argparse.Namespace) -> None:
     if args.sql is not None:
         from ..protect.export import sdc_to_sql
 
-        tables = _script_tables(args)
+        tables = script_tables(args)
         script = sdc_to_sql(
             args.original, args.synthetic, dialect=args.dialect, tables=tables, **protection
         )
@@ -330,7 +320,7 @@ def sweep_command(args: argparse.Namespace, progress: Progress) -> None:
             args.original,
             args.synthetic,
             dialect=args.dialect,
-            tables=_script_tables(args),
+            tables=script_tables(args),
             **kwargs,
         )
         write_text(args.sql, script)

@@ -11,8 +11,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ..anonymity.export import linkability_to_sql
 from ..anonymity.linkability import linkability
-from .args import csv_list, engine_of
+from ..core.files import write_text
+from .args import csv_list, engine_of, script_options
 from .output import text_table, write
 
 
@@ -50,7 +52,18 @@ def add_parser(
 
 def run(args: argparse.Namespace) -> None:
     """The attack's numbers: a summary and the table by distance (text), the result's
-    ``to_dict()`` (JSON), or the table by distance (CSV, Parquet)."""
+    ``to_dict()`` (JSON), or the table by distance (CSV, Parquet); with --sql the script
+    written to FILE instead."""
+    if args.sql is not None:
+        script = linkability_to_sql(
+            args.original,
+            args.synthetic,
+            aux_cols=(args.a, args.b),
+            control=args.control,
+            **script_options(args),
+        )
+        write_text(args.sql, script)
+        return
     res = linkability(
         args.original,
         args.synthetic,

@@ -12,8 +12,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from ..anonymity.export import exact_matches_to_sql
 from ..anonymity.matches import exact_matches
-from .args import csv_list, engine_of
+from ..core.files import write_text
+from .args import csv_list, engine_of, script_options
 from .output import text_table, write
 
 
@@ -51,8 +53,14 @@ def add_parser(
 def run(args: argparse.Namespace) -> None:
     """The numbers: a summary and the distance table (table format), the result's
     ``to_dict()`` (JSON), or the distance table, one row per synthesis, data set compared and
-    distance (CSV, Parquet)."""
+    distance (CSV, Parquet); with --sql the script written to FILE instead."""
     syn = args.synthetic[0] if len(args.synthetic) == 1 else list(args.synthetic)
+    if args.sql is not None:
+        script = exact_matches_to_sql(
+            args.original, syn, columns=args.columns, control=args.control, **script_options(args)
+        )
+        write_text(args.sql, script)
+        return
     res = exact_matches(
         args.original,
         syn,

@@ -250,6 +250,17 @@ def _add_script_options(p: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+def _add_anonymity_script(p: argparse.ArgumentParser) -> None:
+    """--sql FILE and what the script reads (singling-out, matches, linkability)."""
+    _add_script_options(p, "the test")
+    p.add_argument(
+        "--control-table",
+        default=None,
+        metavar="NAME",
+        help="with --sql: the table the script reads as the control",
+    )
+
+
 def _add_targets_options(s: argparse.ArgumentParser, tau: bool = True) -> None:
     """disclosure_summary's per-target options (summary, sweep, report; ``tau``: with
     --tau)."""
@@ -481,9 +492,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_risk(sub)
     _add_suda(sub)
     _add_report(sub)
-    singling_out.add_parser(sub, _add_engine_options, _add_output_options)
-    matches.add_parser(sub, _add_engine_options, _add_output_options)
-    linkability.add_parser(sub, _add_engine_options, _add_output_options)
+    for module in (singling_out, matches, linkability):
+        module.add_parser(sub, _add_engine_options, _add_output_options, _add_anonymity_script)
 
     w = sub.add_parser("sweep", help="the measures of every subset of the keys (key sweep)")
     _add_common(w)

@@ -13,8 +13,10 @@ from typing import Any
 
 import pyarrow as pa
 
+from ..anonymity.export import singling_out_to_sql
 from ..anonymity.singling_out import MODES, singling_out
-from .args import csv_list, engine_of
+from ..core.files import write_text
+from .args import csv_list, engine_of, script_options
 from .output import text_table, write
 
 
@@ -67,7 +69,19 @@ def add_parser(
 def run(args: argparse.Namespace) -> None:
     """The attack's numbers: a summary and the table by columns (text), the result's
     ``to_dict()`` (JSON), or the table by columns (CSV: the columns joined by ", ";
-    Parquet)."""
+    Parquet); with --sql the script written to FILE instead."""
+    if args.sql is not None:
+        script = singling_out_to_sql(
+            args.original,
+            args.synthetic,
+            columns=args.columns,
+            mode=args.mode,
+            n_cols=args.n_cols,
+            control=args.control,
+            **script_options(args),
+        )
+        write_text(args.sql, script)
+        return
     res = singling_out(
         args.original,
         args.synthetic,
