@@ -110,7 +110,7 @@ def radices_of(
     engine = inputs.engine
     if not engine.exporting:
         return key_radices(engine, columns), None
-    if radices is None:
+    if not radices:  # the caller forgot the export-time decision
         raise EngineError("an exported script needs the radices decided at export time")
     checks = [key_fits(c, r) for c, r in zip(columns, radices, strict=True)]
     create_guard(engine, inputs.data_sets(), inputs.params(), checks)

@@ -439,7 +439,7 @@ def _check(
 ) -> str:
     """An exported script's check that a decision of the export holds (``anonymity/
     linkability_check.sql.j2``); its table, which the counts read."""
-    name = f"{CHECK}{len(work.tables)}"
+    name = f"{CHECK}{kind}_{side}"
     if kind == "open":
         about = (
             f"some target cells are farther from the synthesis on {'AB'[side]} than the "

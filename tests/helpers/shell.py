@@ -22,6 +22,26 @@ def duckdb_cli() -> str:
     return found
 
 
+def shell_result(script: str, cwd: Path) -> tuple[list[list[dict[str, Any]]], str, int]:
+    """Run ``script`` in the duckdb shell with -bail (the first error stops it): every result
+    table printed before it stopped, its stderr and its exit status."""
+    out = subprocess.run(
+        [duckdb_cli(), "-json", "-bail"],
+        input=script,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+    decoder, text, pos, tables = json.JSONDecoder(), out.stdout, 0, []
+    while text[pos:].strip():
+        while text[pos].isspace():
+            pos += 1
+        table, pos = decoder.raw_decode(text, pos)
+        tables.append(table)
+    return tables, out.stderr, out.returncode
+
+
 def run_shell(script: str, cwd: Path) -> list[list[dict[str, Any]]]:
     """Run ``script`` in the duckdb shell; every result table as a list of rows."""
     out = subprocess.run(

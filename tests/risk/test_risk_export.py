@@ -6,10 +6,8 @@ weight) or give the API's result for the new data, never other numbers."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +20,7 @@ import discosql as ds
 
 from .. import engine_data
 from ..helpers.oracle import load
-from ..helpers.shell import duckdb_cli
+from ..helpers.shell import shell_result
 from ..helpers.sql import assert_portable
 
 KEYS = ["urbrur", "roof", "walls", "water", "sex"]
@@ -37,22 +35,7 @@ def _data() -> pa.Table:
 
 
 def _shell(script: str, cwd: Path) -> tuple[list[list[dict[str, Any]]], str, int]:
-    """Run ``script`` in the duckdb shell (-bail): each result table's rows, stderr, status."""
-    out = subprocess.run(
-        [duckdb_cli(), "-json", "-bail"],
-        input=script,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        check=False,
-    )
-    decoder, text, pos, tables = json.JSONDecoder(), out.stdout, 0, []
-    while text[pos:].strip():
-        while text[pos].isspace():
-            pos += 1
-        table, pos = decoder.raw_decode(text, pos)
-        tables.append(table)
-    return tables, out.stderr, out.returncode
+    return shell_result(script, cwd)
 
 
 def _close(got: Any, want: Any) -> bool:
