@@ -273,6 +273,17 @@ def literal(value: Any) -> exp.Expr:
     return exp.convert(value)
 
 
+def _inlined(m: re.Match[str], params: dict[str, Any]) -> str:
+    """A lexeme of :data:`_LEXEMES` as a duckdb script writes it: a parameter as its value's
+    literal, anything else as it is."""
+    name = m.group(1)
+    if name is None:
+        return m.group(0)
+    if name not in params:
+        raise EngineError(f"parameter ${name} has no value")
+    return str(literal(params[name]).sql("duckdb"))
+
+
 @functools.lru_cache(maxsize=512)
 def transpile(sql: str, dialect: str) -> str:
     """DuckDB-dialect SQL in ``dialect`` (cached: the same statement recurs across targets)."""
@@ -287,8 +298,13 @@ def inline_params(
 
     For exported scripts only, which must run without a driver. The literals are built by
     sqlglot from the values (quoted and escaped there), never by pasting text.
-    ``file_format``: a CREATE TABLE gets it (Spark's ``USING PARQUET``).
+    ``file_format``: a CREATE TABLE gets it (Spark's ``USING PARQUET``). A duckdb script
+    keeps the statement as the engine runs it, each parameter's literal in its place (the
+    scan of :func:`placeholders`): parsing and rewriting every statement cost a report's
+    script most of its time, and the templates' own layout is the readable one.
     """
+    if dialect == "duckdb" and file_format is None:
+        return _LEXEMES.sub(lambda m: _inlined(m, params), sql)
     trees = _parsed(sql, dialect)  # transform() below works on a copy of each cached tree
 
     def replace(node: Any) -> Any:

@@ -207,10 +207,10 @@ def test_the_report_has_every_part(rep: ds.Report) -> None:
     assert any(len(d["SHA-256"] or "") > 64 for d in rep.content["provenance"]["inputs"])
     assert "Swiss cheese" in rep.html
     assert rep.sql is not None
-    assert "CREATE TEMPORARY TABLE" in rep.sql
+    assert "CREATE TEMP TABLE" in rep.sql
     assert rep.content["sql"]["sha256"] == hashlib.sha256(rep.sql.encode()).hexdigest()
     assert rep.content["sql"]["sha256"] in rep.html
-    assert "CREATE TEMPORARY TABLE" not in rep.html  # the script is beside the report
+    assert "CREATE TEMP TABLE" not in rep.html  # the script is beside the report
     for link in ('href="http', "src=", "url(http", "url(//", "@import"):  # nothing to fetch
         assert link not in rep.html, link
     assert "<script" not in rep.html
