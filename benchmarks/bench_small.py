@@ -1,0 +1,165 @@
+"""Small data: ds.risk and ds.suda against sdcMicro's measure_risk and suda2, both warm and with
+their data already in memory (issue 40).
+
+    python benchmarks/bench_small.py --rows 10000 100000 [--data skewed|datagen] [--sdcmicro]
+
+Data: ``skewed`` (seeded): 8 text keys of 2, 4, 8, 12, 20, 35, 60 and 90 levels, each drawn
+Zipf-like (P(level r) proportional to 1 / r^1.1), and a weight w = round(1 + 100 *
+lognormal(0, 1), 2); ``datagen``: bench_risk.py's data (datagen's original, 8 keys, its
+weight). discosql: one warm process, the data a pyarrow Table, DuckDB with --threads; each
+call once to warm up, then --repeat times. sdcMicro (--sdcmicro; benchmarks/install_sdcmicro.sh
+installs it): benchmarks/sdcmicro_small.R in one R process, the data a data.frame read before
+the clock, each function once to warm up, then --repeat times. Best of --repeat on each side;
+ratio = discosql / sdcMicro (below 1: discosql is faster). The two sides' numbers are checked
+against each other (global_risk_ER, sum of risk, fk, Fk; sum of SUDA and DIS-SUDA scores) to
+1e-9 relative (DIS-SUDA 1e-6, as tests/suda). Appends one JSON line per size to
+benchmarks/results/small.jsonl.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+RESULTS = HERE / "results"
+KEYS = [f"k{i}" for i in range(8)]
+LEVELS = [2, 4, 8, 12, 20, 35, 60, 90]
+
+
+def skewed(rows: int, seed: int = 1) -> Any:
+    """The skewed data as a pyarrow Table: keys k0..k7 (text), weight w."""
+    import numpy as np
+    import pyarrow as pa
+
+    rng = np.random.default_rng(seed)
+    cols: dict[str, Any] = {}
+    for key, levels in zip(KEYS, LEVELS, strict=True):
+        p = 1 / np.arange(1, levels + 1) ** 1.1
+        codes = rng.choice(levels, size=rows, p=p / p.sum())
+        cols[key] = pa.array([f"L{c:02d}" for c in codes], pa.string())
+    cols["w"] = pa.array(np.round(1 + 100 * rng.lognormal(0.0, 1.0, rows), 2), pa.float64())
+    return pa.table(cols)
+
+
+def datagen(rows: int) -> tuple[Any, list[str], str]:
+    """bench_risk.py's data: the table, its 8 keys and its weight."""
+    import pyarrow.parquet as pq
+    from bench_risk import KEYS as RISK_KEYS  # type: ignore[import-not-found]
+    from bench_risk import WEIGHT
+    from bench_risk import data as risk_data
+
+    table = pq.read_table(risk_data(rows, 0.0) / "data.parquet")
+    return table.select([*RISK_KEYS, WEIGHT]), list(RISK_KEYS), WEIGHT
+
+
+def best(call: Callable[[], Any], repeat: int) -> tuple[float, Any]:
+    result = call()  # warm-up
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        result = call()
+        times.append(time.perf_counter() - t)
+    return min(times), result
+
+
+def discosql_side(
+    table: Any, keys: list[str], weight: str, a: argparse.Namespace
+) -> dict[str, Any]:
+    import pyarrow.compute as pc
+
+    import discosql as ds
+
+    engine = ds.duckdb(threads=a.threads)
+    t_risk, risk = best(lambda: ds.risk(table, keys, weight=weight, engine=engine), a.repeat)
+    t_suda, suda = best(lambda: ds.suda(table, keys, engine=engine), a.repeat)
+    rec, srec = risk.records, suda.records
+
+    def total(t: Any, c: str) -> float:
+        return float(pc.sum(t[c]).as_py())
+
+    return {
+        "risk_s": t_risk,
+        "suda_s": t_suda,
+        "global_risk_ER": risk.value("global_risk_ER"),
+        "sum_risk": total(rec, "risk"),
+        "sum_fk": total(rec, "fk"),
+        "sum_Fk": total(rec, "Fk"),
+        "sum_score": total(srec, "suda_score"),
+        "sum_dis_score": total(srec, "dis_suda_score"),
+    }
+
+
+def sdcmicro_side(table: Any, keys: list[str], weight: str, repeat: int) -> dict[str, Any]:
+    import pyarrow.csv as pcsv
+
+    with tempfile.TemporaryDirectory() as tmp:
+        csv, out = Path(tmp) / "data.csv", Path(tmp) / "out.json"
+        pcsv.write_csv(table, csv)
+        args = [str(csv), str(out), ",".join(keys), weight, str(repeat)]
+        subprocess.run(["Rscript", str(HERE / "sdcmicro_small.R"), *args], check=True)
+        r = json.loads(out.read_text())
+    return {**r, "risk_s": min(r["measure_risk"]), "suda_s": min(r["suda2"])}
+
+
+CHECKED = ("global_risk_ER", "sum_risk", "sum_fk", "sum_Fk", "sum_score", "sum_dis_score")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--rows", type=int, nargs="+", default=[10_000, 100_000])
+    p.add_argument("--data", choices=("skewed", "datagen"), default="skewed")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--sdcmicro", action="store_true")
+    a = p.parse_args()
+    sys.path.insert(0, str(HERE))
+    RESULTS.mkdir(exist_ok=True)
+    for rows in a.rows:
+        if a.data == "skewed":
+            table, keys, weight = skewed(rows), KEYS, "w"
+        else:
+            table, keys, weight = datagen(rows)
+        ours = discosql_side(table, keys, weight, a)
+        line: dict[str, Any] = {
+            "when": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "machine": f"{platform.machine()}, {platform.python_version()}",
+            "data": a.data,
+            "rows": rows,
+            "threads": a.threads,
+            "repeat": a.repeat,
+            "discosql": ours,
+        }
+        text = f"{a.data} {rows:,} rows: ds.risk {ours['risk_s']:.3f} s, "
+        text += f"ds.suda {ours['suda_s']:.3f} s"
+        if a.sdcmicro:
+            theirs = sdcmicro_side(table, keys, weight, a.repeat)
+            for k in CHECKED:
+                # DIS-SUDA: sdcMicro's C++ sums its terms in another order (1e-6, as tests/suda)
+                tol = 1e-6 if k == "sum_dis_score" else 1e-9
+                assert math.isclose(ours[k], theirs[k], rel_tol=tol), (k, ours[k], theirs[k])
+            line["sdcmicro"] = theirs
+            line["ratio_risk"] = ours["risk_s"] / theirs["risk_s"]
+            line["ratio_suda"] = ours["suda_s"] / theirs["suda_s"]
+            text += (
+                f"; sdcMicro measure_risk {theirs['risk_s']:.3f} s (ratio "
+                f"{line['ratio_risk']:.2f}), suda2 {theirs['suda_s']:.3f} s (ratio "
+                f"{line['ratio_suda']:.2f})"
+            )
+        print(text, flush=True)
+        with (RESULTS / "small.jsonl").open("a") as f:
+            f.write(json.dumps(line) + "\n")
+
+
+if __name__ == "__main__":
+    main()
