@@ -70,27 +70,14 @@ def run(args: argparse.Namespace) -> None:
     """The attack's numbers: a summary and the table by columns (text), the result's
     ``to_dict()`` (JSON), or the table by columns (CSV: the columns joined by ", ";
     Parquet); with --sql the script written to FILE instead."""
+    given = {"columns": args.columns, "mode": args.mode, "n_cols": args.n_cols}
+    given["control"] = args.control
     if args.sql is not None:
-        script = singling_out_to_sql(
-            args.original,
-            args.synthetic,
-            columns=args.columns,
-            mode=args.mode,
-            n_cols=args.n_cols,
-            control=args.control,
-            **script_options(args),
-        )
+        script = singling_out_to_sql(args.original, args.synthetic, **given, **script_options(args))
         write_text(args.sql, script)
         return
     res = singling_out(
-        args.original,
-        args.synthetic,
-        columns=args.columns,
-        mode=args.mode,
-        n_cols=args.n_cols,
-        control=args.control,
-        engine=engine_of(args),
-        threads=args.threads,
+        args.original, args.synthetic, **given, engine=engine_of(args), threads=args.threads
     )
     table = res.by_columns
     names = [", ".join(c) for c in table.column("columns").to_pylist()]

@@ -8,7 +8,6 @@ pair of distances the export did not plan for) or give the API's result for the 
 from __future__ import annotations
 
 import json
-import math
 import re
 import tempfile
 import warnings
@@ -24,6 +23,7 @@ from hypothesis import strategies as st
 import discosql as ds
 
 from .. import engine_data
+from ..helpers.compare import script_value
 from ..helpers.profiles import SCRIPT_EXAMPLES
 from ..helpers.shell import shell_result
 from ..helpers.sql import assert_portable
@@ -36,17 +36,9 @@ SIDES = (["sex", "age", "region", "placesize"], ["income", "marital", "ls"])
 SO_COLUMNS = ["sex", "age", "region", "placesize", "income"]
 
 
-def _close(got: Any, want: Any) -> bool:
-    if want is None or (isinstance(want, float) and math.isnan(want)):
-        return got is None or (isinstance(got, float) and math.isnan(got)) or got == "nan"
-    if isinstance(want, float):
-        return math.isclose(float(got), want, rel_tol=1e-12, abs_tol=1e-12)
-    return bool(got == want)
-
-
 def _same(got: dict[str, Any], want: dict[str, Any]) -> None:
     assert set(want) <= set(got), (got, want)
-    assert all(_close(got[k], want[k]) for k in want), (got, want)
+    assert all(script_value(got[k], want[k]) for k in want), (got, want)
 
 
 def _rates(res: Any) -> dict[str, Any]:

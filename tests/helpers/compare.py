@@ -1,6 +1,6 @@
 """The float comparators of the tests. Each keeps the tolerance and NaN rule its tests have
 always used; comparators with another rule stay in their test module (``_same`` in
-test_sweep.py, ``_close`` in test_risk_export.py and test_risk_reference.py, ``close`` in
+test_sweep.py, ``_close`` in test_risk_reference.py, ``close`` in
 test_risk.py, ``same`` in test_reference_agreement.py)."""
 
 from __future__ import annotations
@@ -58,3 +58,13 @@ def assert_script_tables(tables: list[Any], ref: Any) -> None:
             for col in w:
                 value = float(g[col]) if type(g[col]).__name__ == "Decimal" else g[col]
                 assert_value(value, w[col], f"{spec.name}.{col}")
+
+
+def script_value(got: Any, want: Any) -> bool:
+    """A value an exported script printed (the duckdb shell's JSON: NaN may come as "nan") is
+    the API's: floats to 1e-12 relative, NaN and None alike, anything else equal."""
+    if want is None or (isinstance(want, float) and math.isnan(want)):
+        return got is None or (isinstance(got, float) and math.isnan(got)) or got == "nan"
+    if isinstance(want, float):
+        return math.isclose(float(got), want, rel_tol=1e-12, abs_tol=1e-12)
+    return bool(got == want)

@@ -22,11 +22,14 @@ def duckdb_cli() -> str:
     return found
 
 
-def shell_result(script: str, cwd: Path) -> tuple[list[list[dict[str, Any]]], str, int]:
-    """Run ``script`` in the duckdb shell with -bail (the first error stops it): every result
-    table printed before it stopped, its stderr and its exit status."""
+def shell_result(
+    script: str, cwd: Path, flags: tuple[str, ...] = ("-bail",)
+) -> tuple[list[list[dict[str, Any]]], str, int]:
+    """Run ``script`` in the duckdb shell with ``flags`` (-bail: the first error stops it; a
+    database file may follow; none: it goes on after errors): every result table printed,
+    its stderr and its exit status."""
     out = subprocess.run(
-        [duckdb_cli(), "-json", "-bail"],
+        [duckdb_cli(), "-json", *flags],
         input=script,
         capture_output=True,
         text=True,

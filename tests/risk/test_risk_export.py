@@ -6,7 +6,6 @@ weight) or give the API's result for the new data, never other numbers."""
 
 from __future__ import annotations
 
-import math
 import re
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ import pytest
 import discosql as ds
 
 from .. import engine_data
+from ..helpers.compare import script_value
 from ..helpers.oracle import load
 from ..helpers.shell import shell_result
 from ..helpers.sql import assert_portable
@@ -38,19 +38,11 @@ def _shell(script: str, cwd: Path) -> tuple[list[list[dict[str, Any]]], str, int
     return shell_result(script, cwd)
 
 
-def _close(got: Any, want: Any) -> bool:
-    if want is None or (isinstance(want, float) and math.isnan(want)):
-        return got is None or (isinstance(got, float) and math.isnan(got)) or got == "nan"
-    if isinstance(want, float):
-        return math.isclose(float(got), want, rel_tol=1e-12, abs_tol=1e-12)
-    return bool(got == want)
-
-
 def _assert_rows(got: list[dict[str, Any]], want: list[dict[str, Any]]) -> None:
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         assert list(g) == list(w)
-        assert all(_close(g[k], w[k]) for k in w), (g, w)
+        assert all(script_value(g[k], w[k]) for k in w), (g, w)
 
 
 def _fk(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

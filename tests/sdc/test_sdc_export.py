@@ -6,9 +6,7 @@ other grouping breaks) or gives the API's result for the new data, never other r
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +19,7 @@ import discosql as ds
 
 from .. import engine_data
 from ..helpers.data import changed, sd2011_pair
-from ..helpers.shell import duckdb_cli, run_datafusion
+from ..helpers.shell import run_datafusion, shell_result
 from ..helpers.sql import assert_portable, strip_strings
 
 KW: dict[str, Any] = {
@@ -70,21 +68,8 @@ def _removed(rows: list[dict[str, Any]]) -> list[tuple[int, str, int]]:
 
 
 def _shell(script: str, cwd: Path, *args: str) -> tuple[list[Any], str, int]:
-    out = subprocess.run(
-        [duckdb_cli(), "-json", *args],
-        input=script,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        check=False,
-    )
-    results, pos, decoder, text = [], 0, json.JSONDecoder(), out.stdout
-    while text[pos:].strip():
-        while text[pos].isspace():
-            pos += 1
-        table, pos = decoder.raw_decode(text, pos)
-        results.append(table)
-    return results, out.stderr, out.returncode
+    """The duckdb shell with ``args`` only (none: it goes on after an error)."""
+    return shell_result(script, cwd, args)
 
 
 def _files(tmp: Path, tables: dict[str, pa.Table]) -> dict[str, str]:
