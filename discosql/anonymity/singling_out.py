@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -282,18 +281,12 @@ def with_control(inputs: Inputs, control: Any, names: list[str]) -> Inputs:
 def singling_out_on(inputs: Inputs, names: list[str], mode: str, n_cols: int) -> SinglingOutResult:
     """:func:`singling_out` on inputs already registered: the original, the synthesis and
     optionally the control (data set 2), their columns checked."""
-    kinds, problems = column_kinds(inputs.sources, dict.fromkeys(names, "column"))
-    if problems:  # kinds that clash, known once the rows are counted
-        raise SchemaError(problems)
-    size = 1 if mode == "univariate" else n_cols
-    combos = list(itertools.combinations(range(len(names)), size))
+    size, combos, numeric = _queries(inputs, names, mode, n_cols)
     with inputs.engine.work() as work:
         counts = _cells(work, inputs, names, combos)
-    if mode == "univariate":
-        numeric = [i for i, c in enumerate(names) if kinds.get(c) in NUMERIC]
-        if numeric:
-            for i, more in _half_lines(inputs, names, numeric).items():
-                counts[(i,)] = [a + b for a, b in zip(counts[(i,)], more, strict=True)]
+    if numeric:
+        for i, more in _half_lines(inputs, names, numeric).items():
+            counts[(i,)] = [a + b for a, b in zip(counts[(i,)], more, strict=True)]
     rows = [
         {"columns": [names[i] for i in combo], "queries": q, "successes": s}
         for combo, (q, s, _) in counts.items()
@@ -308,6 +301,20 @@ def singling_out_on(inputs: Inputs, names: list[str], mode: str, n_cols: int) ->
         by_columns=pa.Table.from_pylist(rows, schema=BY_COLUMNS_SCHEMA),
         control_successes=sum(c for _, _, c in counts.values()) if with_control else None,
     )
+
+
+def _queries(
+    inputs: Inputs, names: list[str], mode: str, n_cols: int
+) -> tuple[int, list[tuple[int, ...]], list[int]]:
+    """What the attack asks: the columns per predicate, the column combinations (positions in
+    ``names``) and, univariate, the numeric columns whose half-lines count too."""
+    kinds, problems = column_kinds(inputs.sources, dict.fromkeys(names, "column"))
+    if problems:  # kinds that clash, known once the rows are counted
+        raise SchemaError(problems)
+    size = 1 if mode == "univariate" else n_cols
+    combos = list(itertools.combinations(range(len(names)), size))
+    numeric = [i for i, c in enumerate(names) if kinds.get(c) in NUMERIC]
+    return size, combos, numeric if mode == "univariate" else []
 
 
 def _cells(
@@ -416,19 +423,17 @@ def singling_out_script(
     same statements, the counts kept as work tables and added up in SQL; the script prints
     the summary (``anonymity/rates.sql.j2``) and then ``by_columns`` (with the cid of each
     combination and its control successes)."""
-    kinds, _ = column_kinds(inputs.sources, dict.fromkeys(names, "column"))
     engine = inputs.engine
-    size = 1 if mode == "univariate" else n_cols
-    combos = list(itertools.combinations(range(len(names)), size))
+    size, combos, numeric = _queries(inputs, names, mode, n_cols)
     control = len(inputs.sources) > 2
     with engine.work() as work:
         columns = coded_records(work, inputs, names, radices)
-        counts = [f"{COUNTS}{b}" for b in range(math.ceil(len(combos) / BATCH))]
-        for table, sql in zip(counts, cell_counts(inputs, columns, combos), strict=True):
-            work.create(table, sql, {}, CELLS_TEMPLATE)
-        numeric = [i for i, c in enumerate(names) if kinds.get(c) in NUMERIC]
+        counts = []
+        for b, sql in enumerate(cell_counts(inputs, columns, combos)):
+            counts.append(f"{COUNTS}{b}")
+            work.create(counts[-1], sql, {}, CELLS_TEMPLATE)
         half = None
-        if mode == "univariate" and numeric:
+        if numeric:
             half = HALF
             work.create(
                 half,
@@ -443,7 +448,7 @@ def singling_out_script(
             counts=counts,
             names=[{"cid": cid, "param": f"so_columns_{cid}"} for cid in range(len(combos))],
             half=half,
-            numeric=[{"cid": i, "alias": f"c{i}"} for i in numeric] if half else [],
+            numeric=[{"cid": i, "alias": f"c{i}"} for i in numeric],
             control=control,
         )
         given = {

@@ -303,7 +303,7 @@ def inline_params(
     scan of :func:`placeholders`): parsing and rewriting every statement cost a report's
     script most of its time, and the templates' own layout is the readable one.
     """
-    if dialect == "duckdb" and file_format is None:
+    if is_template_dialect(dialect) and file_format is None:
         return _LEXEMES.sub(lambda m: _inlined(m, params), sql)
     trees = _parsed(sql, dialect)  # transform() below works on a copy of each cached tree
 

@@ -314,11 +314,11 @@ def test_cli_writes_the_scripts(tmp_path: Path, capsys: pytest.CaptureFixture[st
     argv = ["matches", ORIGINAL, SYN[0], "--sql", str(tmp_path / "x.sql"), "--out", "y.csv"]
     assert main(argv) != 0
     assert "--out: not with --sql" in capsys.readouterr().err
-    argv = ["linkability", ORIGINAL, SYN[0], "--a", "sex", "--b", "age", "--sql", "z.sql"]
+    z = tmp_path / "z.sql"
+    argv = ["linkability", ORIGINAL, SYN[0], "--a", "sex", "--b", "age", "--sql", str(z)]
     argv += ["--dialect", "postgres", "--original-table", "s.p", "--synthetic-tables", "s.q"]
     assert main([*argv, "--control-table", "s.h", "--control", SYN[1]]) == 0
-    assert '"s"."h"' in Path("z.sql").read_text()
-    Path("z.sql").unlink()
+    assert '"s"."h"' in z.read_text()
 
 
 def test_postgres_runs_the_exports(pg_dsn: str) -> None:
