@@ -283,8 +283,18 @@ def deliver(cells: KeyCells, dest: Destination, sql: str, stage: str) -> pa.Tabl
         return None
 
 
-def frequencies(cells: KeyCells, alpha: float) -> None:
-    """FREQUENCIES: each cell's fk and Fk with missing keys as wildcards (risk/frequencies)."""
+def frequencies(cells: KeyCells, alpha: float) -> str | None:
+    """Each cell's fk and Fk with missing keys as wildcards: the table FREQUENCIES
+    (risk/frequencies), named; None where no cell has a missing key, which a live engine
+    counts first (risk/incomplete): then fk = n and Fk = w, which risk/individual reads off
+    the cells (a statement fewer, and the costliest to plan of a small risk()). An exported
+    script cannot know its data ahead: it always makes the table."""
     k = len(cells.keys)
     cells.params.update({"alpha": alpha, "full": 2**k - 1, "one_key": k == 1})
+    if not cells.exported:
+        sql = cells.render("risk/incomplete.sql.j2", cells=CELLS)
+        row = cells.engine.query(sql, cells.params, "risk/incomplete", small=True).to_pylist()
+        if not row[0]["n"]:
+            return None
     cells.create(FREQUENCIES, "risk/frequencies.sql.j2", cells=CELLS)
+    return FREQUENCIES

@@ -272,11 +272,11 @@ def run_risk(
     roles |= {household: "household"} if household else {}
     fq.check_columns(reg, roles, [weight] if weight else [])
     with fq.key_cells(eng, reg, keys, weight=weight, household=household, radices=radices) as cells:
-        fq.frequencies(cells, alpha)
         cells.create(
             INDIVIDUAL,
             "risk/individual.sql.j2",
-            frequencies=fq.FREQUENCIES,
+            frequencies=fq.frequencies(cells, alpha),
+            cells=fq.CELLS,
             weighted=weight is not None,
         )
         summary = _summary(cells, max_global_risk, household is not None)
