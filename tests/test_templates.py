@@ -390,7 +390,7 @@ def test_compiled_templates_cache_never_fails_a_render(tmp_path: Path) -> None:
     from discosql.sql import templates
 
     env = templates.environment()
-    columns = [{"levels": "a"}, {"levels": "b"}]
+    columns = [{"levels": "a", "stack": None}, {"levels": "b", "stack": None}]
     expected = templates.render("inspect/radices.sql.j2", columns=columns)
 
     def rendered(cache: jinja2.BytecodeCache) -> str:

@@ -64,11 +64,13 @@ def read(
 @dataclass(frozen=True)
 class Fits:
     """Every code of a stage 010 dictionary is below ``limit`` (a key's radix, or the
-    capacity of a target's code type); ``about`` names the column ("key 'age'")."""
+    capacity of a target's code type); ``about`` names the column ("key 'age'"); ``stack``:
+    the column's number in ``levels`` when that table stacks dictionaries."""
 
     levels: str
     limit: int
     about: str
+    stack: int | None = None
 
 
 @dataclass(frozen=True)
@@ -95,10 +97,11 @@ def create_guard(
         item: dict[str, Any] = {"message": msg}
         if isinstance(check, Fits):
             guard_params[value] = check.limit
-            item |= {"kind": "fits", "levels": check.levels, "limit": value}
+            item |= {"kind": "fits", "levels": check.levels, "stack": check.stack}
+            item["limit"] = value
         elif isinstance(check, Present):
             guard_params[value] = check.level
-            item |= {"kind": "present", "levels": check.levels, "level": value}
+            item |= {"kind": "present", "levels": check.levels, "stack": None, "level": value}
         else:
             guard_params |= check.params
             rows = []

@@ -50,16 +50,56 @@ def build_dictionary(
     """Stage 010: the level dictionary of one column, from the data sets where it has values.
     ``na_only_missing``: only NA and NaN get code 0, a text 'Missing' is a value of its own
     (replicated uniques compare values; disclosure() follows synthpop's factor levels)."""
-    with_values = [s for s in sources if not s.empty and s.kinds[column.name] != "null"]
+    entries = [{"column": column, "sources": _with_values(sources, column)}]
     template = "stages/010_codes.sql.j2"
     sql = render(
         template,
         engine.dialect,
-        column=column,
-        sources=with_values,
+        entries=entries,
+        stacked=False,
+        prelude=None,
+        grouped=False,
         na_only_missing=na_only_missing,
     )
     engine.create_table(column.levels, sql, params, template)
+
+
+def build_dictionaries(
+    engine: Engine,
+    name: str,
+    columns: Sequence[tuple[Column, list[DataSet]]],
+    params: dict[str, Any],
+    na_only_missing: bool = False,
+    prelude: tuple[str, str] | None = None,
+    grouped: bool = False,
+) -> tuple[Column, ...]:
+    """Stage 010 for several columns in one statement: their dictionaries stacked in the
+    table ``name``, each column from its data sets (those where it has no values are left
+    out). Returns the columns with ``levels`` = ``name`` and ``stack``, their number there.
+    ``prelude``: (name, sql) of a common table expression the data sets read; ``grouped``:
+    it is risk/key_values over the columns' one data set (their distinct values, read once).
+    """
+    stacked = tuple(replace(c, levels=name, stack=i) for i, (c, _) in enumerate(columns))
+    entries = [
+        {"column": c, "sources": _with_values(sources, c)}
+        for c, (_, sources) in zip(stacked, columns, strict=True)
+    ]
+    template = "stages/010_codes.sql.j2"
+    sql = render(
+        template,
+        engine.dialect,
+        entries=entries,
+        stacked=True,
+        prelude={"name": prelude[0], "sql": prelude[1]} if prelude else None,
+        grouped=grouped,
+        na_only_missing=na_only_missing,
+    )
+    engine.create_table(name, sql, params, template)
+    return stacked
+
+
+def _with_values(sources: list[DataSet], column: Column) -> list[DataSet]:
+    return [s for s in sources if not s.empty and s.kinds[column.name] != "null"]
 
 
 def dictionary_facts(engine: Engine, columns: Sequence[Column]) -> tuple[list[int], set[str]]:
@@ -115,7 +155,7 @@ CODE_CAPACITY = {"smallint": 2**15, "integer": 2**31}
 def key_fits(key: Column, radix: int) -> Fits:
     """The guard's check that a key's codes still fit the radix its q packing was fixed for."""
     about = f"key {key.name!r} has more than the {radix - 1} levels the q packing was fixed for"
-    return Fits(key.levels, radix, about)
+    return Fits(key.levels, radix, about, key.stack)
 
 
 def code_type(radix: int) -> str:

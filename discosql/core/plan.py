@@ -138,6 +138,8 @@ class Column:
     Keys packed into q words also have ``word`` and the parameter names ``place`` and
     ``radix`` (code = (q_word // place) % radix); a target in a summary has ``code_type``.
     ``name_param`` names a parameter holding the column's name (for checks that print it).
+    ``stack``: the column's number in ``levels`` when that table stacks several columns'
+    dictionaries (stage 010; read through macros/coding's ``dictionary``), else None.
     """
 
     name: str
@@ -151,6 +153,7 @@ class Column:
     radix: str | None = None
     code_type: str | None = None
     name_param: str | None = None
+    stack: int | None = None
 
 
 @dataclass(frozen=True)

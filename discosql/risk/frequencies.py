@@ -16,7 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..core.assumptions import GUARD, create_guard
-from ..core.dictionaries import build_dictionary, key_fits, key_radices, pack_keys
+from ..core.dictionaries import build_dictionaries, key_fits, key_radices, pack_keys
 from ..core.inputs import DataSet, named_columns, source_ctx
 from ..core.output import DATABASE_SUFFIXES, Destination, destination, write_stream
 from ..core.plan import Column
@@ -24,13 +24,14 @@ from ..core.spec import column_names
 from ..engines.base import Engine, Registered, Work
 from ..errors import DiscoSQLWarning, InputError
 from ..sql.dialects import facts
-from ..sql.templates import ident, render
+from ..sql.templates import render
 
 RECORDS = "__disco_risk_records"
 WEIGHT_GUARD = "__disco_risk_weights_ok"
 CELLS = "__disco_risk_cells"
 FREQUENCIES = "__disco_risk_freq"
 KEY_VALUES = "__disco_risk_key_values"
+LEVELS = "__disco_risk_levels"  # the keys' stage 010 dictionaries, stacked
 MAX_KEYS = 60  # a cell's pattern of known keys is a BIGINT bit mask
 BATCH = 1_000_000  # records per batch streamed to an out= file
 
@@ -165,10 +166,9 @@ class KeyCells:
 
 
 def key_columns(keys: Sequence[str]) -> tuple[Column, ...]:
-    """The keys as coded columns, each with its stage 010 dictionary's table."""
+    """The keys as coded columns, their stage 010 dictionaries stacked in one table."""
     return tuple(
-        Column(name=k, alias=f"k_{i}", pos=i, levels=f"__disco_risk_levels_k{i}")
-        for i, k in enumerate(keys)
+        Column(name=k, alias=f"k_{i}", pos=i, levels=LEVELS, stack=i) for i, k in enumerate(keys)
     )
 
 
@@ -183,23 +183,20 @@ def decide_radices(engine: Engine, reg: Registered, keys: Sequence[str]) -> list
 
 
 def dictionaries(cells: KeyCells, data: DataSet, params: dict[str, Any]) -> None:
-    """Each key's stage 010 dictionary (NA and NaN alone as code 0), from one pass over the
-    data where the engine has grouping sets (risk/key_values), else one pass per key."""
+    """The keys' stage 010 dictionaries (NA and NaN alone as code 0) in one statement and one
+    table (LEVELS), from one pass over the data where the engine has grouping sets
+    (risk/key_values, a common table expression of the statement), else one pass per key."""
     engine = cells.engine
-    sources = [data] * len(cells.keys)
-    if facts(engine.dialect).grouping_sets:
+    grouped = facts(engine.dialect).grouping_sets
+    prelude = None
+    if grouped:
         sql = render("risk/key_values.sql.j2", engine.dialect, source=data, keys=cells.keys)
-        cells.work.create(KEY_VALUES, sql, params, "risk/key_values.sql.j2")
-        values = "(SELECT {} FROM " + ident(KEY_VALUES) + " WHERE {} = 0)"
-        sources = [
-            DataSet(0, values.format(ident(c.name), ident(f"g_{c.pos}")), data.kinds, data.empty)
-            for c in cells.keys
-        ]
-    for c, source in zip(cells.keys, sources, strict=True):
-        cells.work.hold(c.levels)
-        build_dictionary(engine, [source], c, params, na_only_missing=True)
-    if facts(engine.dialect).grouping_sets:
-        cells.work.drop(KEY_VALUES)
+        prelude = (KEY_VALUES, sql)
+    cells.work.hold(LEVELS)
+    columns = [(c, [data]) for c in cells.keys]
+    build_dictionaries(
+        engine, LEVELS, columns, params, na_only_missing=True, prelude=prelude, grouped=grouped
+    )
 
 
 @contextlib.contextmanager
