@@ -76,11 +76,13 @@ class Fits:
 @dataclass(frozen=True)
 class Present:
     """``level`` is a level of a stage 010 dictionary; ``about`` says what it means when it
-    is not ("not_targetlev: 'x' is no longer a level of the target 'y'")."""
+    is not ("not_targetlev: 'x' is no longer a level of the target 'y'"); ``stack``: as
+    :class:`Fits`'s."""
 
     levels: str
     level: str
     about: str
+    stack: int | None = None
 
 
 def create_guard(
@@ -101,7 +103,8 @@ def create_guard(
             item["limit"] = value
         elif isinstance(check, Present):
             guard_params[value] = check.level
-            item |= {"kind": "present", "levels": check.levels, "stack": None, "level": value}
+            item |= {"kind": "present", "levels": check.levels, "stack": check.stack}
+            item["level"] = value
         else:
             guard_params |= check.params
             rows = []

@@ -84,7 +84,7 @@ def _measure_batch(batch: list[tuple[Plan, Cells]]) -> list[DisclosureResult]:
     try:
         steps = _stack(batch)
         p0, cells0 = batch[0]
-        stacked = replace(cells0, target=replace(cells0.target, levels=STACKED_LEVELS))
+        stacked = replace(cells0, target=replace(cells0.target, levels=STACKED_LEVELS, stack=None))
         tables = measure_tables(p0, stacked, steps, names, tid=True)
     finally:
         drop_flagged(engine)

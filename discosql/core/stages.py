@@ -26,6 +26,7 @@ from ..sql.templates import render
 from .assumptions import GUARD, Assumption, Fits, Present, create_guard
 from .dictionaries import (
     CODE_CAPACITY,
+    build_dictionaries,
     build_dictionary,
     code_type,
     dictionary_facts,
@@ -35,7 +36,7 @@ from .dictionaries import (
     warn_empty_text,
 )
 from .inputs import DataSet, Inputs
-from .plan import Column, Plan, plan
+from .plan import Column, GroupingParams, Plan, plan
 from .results import RESULT_TABLES, DisclosureResult, computed_tables, conform_result
 from .spec import DisclosureSpec
 
@@ -89,7 +90,7 @@ def counted(
     engine = plans[0].inputs.engine
     sources = plans[0].inputs.data_sets()
     keys, targets = _dictionaries(plans, sources, prefix)
-    dictionaries = [c.levels for c in [*keys, *targets]]
+    dictionaries = list(dict.fromkeys(c.levels for c in [*keys, *targets]))
     if keep is not None:
         keep.extend(dictionaries)
     with engine.work() as work:
@@ -181,18 +182,19 @@ def _guard_checks(
         if t.code_type in CODE_CAPACITY:
             cap = CODE_CAPACITY[t.code_type]
             about = f"target {t.name!r} has more than {cap - 1} levels ({t.code_type} codes)"
-            checks.append(Fits(t.levels, cap, about))
+            checks.append(Fits(t.levels, cap, about, t.stack))
     for p, t in zip(plans, targets, strict=True):
         name = repr(p.spec.target)
         gone = "is no longer a level of"
         for lev in p.spec.not_targetlev:
-            checks.append(Present(t.levels, lev, f"not_targetlev: {lev!r} {gone} {name}"))
+            checks.append(Present(t.levels, lev, f"not_targetlev: {lev!r} {gone} {name}", t.stack))
         by_name = {k.name: k for k in keys}
         for i, ex in enumerate(p.spec.exclusions):
             about = f"exclude_targetlevs[{i}]: {ex.targetlev!r} {gone} {name}"
-            checks.append(Present(t.levels, ex.targetlev, about))
+            checks.append(Present(t.levels, ex.targetlev, about, t.stack))
             about = f"exclude_keylevs[{i}]: {ex.keylev!r} {gone} {ex.key!r}"
-            checks.append(Present(by_name[ex.key].levels, ex.keylev, about))
+            key = by_name[ex.key]
+            checks.append(Present(key.levels, ex.keylev, about, key.stack))
     return checks
 
 
@@ -202,8 +204,8 @@ def decide_radices(plans: Sequence[Plan]) -> list[list[int]]:
     engine = plans[0].inputs.engine
     with engine.work() as work:
         keys, targets = _dictionaries(plans, plans[0].inputs.data_sets())
-        for c in [*keys, *targets]:
-            work.hold(c.levels)
+        for name in dict.fromkeys(c.levels for c in [*keys, *targets]):
+            work.hold(name)
         radices = key_radices(engine, [*keys, *targets])
     n_keys = len(keys)
     return [[*radices[:n_keys], r] for r in radices[n_keys:]]
@@ -212,19 +214,58 @@ def decide_radices(plans: Sequence[Plan]) -> list[list[int]]:
 def _dictionaries(
     plans: Sequence[Plan], sources: list[DataSet], prefix: str = "__disco_levels_"
 ) -> tuple[tuple[Column, ...], list[Column]]:
-    """Stage 010 for the keys (once) and each plan's target: their contexts, with each
-    dictionary table named from ``prefix`` (k{i}, t{i}) and each target's alias and position
-    (t_i, i)."""
+    """Stage 010 for the keys (once) and each plan's target: their contexts, each target with
+    its alias and position (t_i, i). Small inputs (records x columns within the engine's
+    stack_budget) get all the dictionaries in one statement, stacked in the table
+    ``{prefix}all``: each statement's fixed cost is most of a small one's. Larger ones, and
+    exported scripts, get a table per column (``{prefix}k{i}``, ``{prefix}t{i}``): a
+    stacked statement holds every column's grouping of every data set at once (DuckDB with
+    a 64 MB memory limit ran out on 4 columns of 2 x 300,000 records). The plans' targets
+    share parameter names (a grouping's gt_b0, ...): stacked, each target's are renamed
+    (t{i}_gt_b0, ...)."""
     engine = plans[0].inputs.engine
-    keys = tuple(replace(k, levels=f"{prefix}k{k.pos}") for k in plans[0].keys_ctx)
-    for k in keys:
-        build_dictionary(engine, sources, k, plans[0].params)
-    targets = []
-    for i, p in enumerate(plans):
-        t = replace(p.target_ctx, alias=f"t_{i}", pos=i, levels=f"{prefix}t{i}")
-        build_dictionary(engine, sources, t, p.params)
-        targets.append(t)
-    return keys, targets
+    keys = plans[0].keys_ctx
+    records = sum(reg.n_rows for reg in plans[0].inputs.sources)
+    stacked = not engine.exporting and records * (len(keys) + len(plans)) <= engine.stack_budget
+    if not stacked:
+        keys = tuple(replace(k, levels=f"{prefix}k{k.pos}") for k in keys)
+        for k in keys:
+            build_dictionary(engine, sources, k, plans[0].params)
+        targets = []
+        for i, p in enumerate(plans):
+            t = replace(p.target_ctx, alias=f"t_{i}", pos=i, levels=f"{prefix}t{i}")
+            build_dictionary(engine, sources, t, p.params)
+            targets.append(t)
+        return keys, targets
+    params = dict(plans[0].params)
+    targets = [
+        replace(
+            p.target_ctx,
+            alias=f"t_{i}",
+            pos=i,
+            grouping=_renamed(p.target_ctx.grouping, p.params, f"t{i}_", params),
+        )
+        for i, p in enumerate(plans)
+    ]
+    columns = [(c, sources) for c in [*keys, *targets]]
+    made = build_dictionaries(engine, f"{prefix}all", columns, params)
+    return made[: len(keys)], list(made[len(keys) :])
+
+
+def _renamed(
+    g: GroupingParams | None, values: dict[str, Any], prefix: str, params: dict[str, Any]
+) -> GroupingParams | None:
+    """The grouping ``g`` (its values in ``values``) with its parameters' names prefixed by
+    ``prefix``, their values added to ``params``."""
+    if g is None:
+        return None
+    names = [*g.breaks, *g.labels, *(n for pair in g.codes for n in pair)]
+    params.update({prefix + n: values[n] for n in names})
+    return GroupingParams(
+        breaks=tuple(prefix + n for n in g.breaks),
+        labels=tuple(prefix + n for n in g.labels),
+        codes=tuple((prefix + v, prefix + lab) for v, lab in g.codes),
+    )
 
 
 @dataclass

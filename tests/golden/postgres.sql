@@ -24,19 +24,30 @@
 -- q packing (decided at export time): key radices [3, 80, 17, 7] (levels + 1), 1 BIGINT word(s); more levels in the data need a new export
 
 -- stages/010_codes.sql.j2
--- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
--- value in the original and the syntheses gets its level name (synthpop's factor levels, as
--- macros/levels) and an integer code: 0 for 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for
--- the other names in byte order. Later stages count and join small integers, and turn codes
--- back into names only in the few rows of the checks.
--- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
---          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
---          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
---          has values); na_only_missing: only NA and NaN get code 0, and a genuine text
---          'Missing' gets a code of its own (replicated uniques compare values).
--- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
---          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
---          match v, their code is 0.
+-- Stage 010 codes: the level dictionaries of one or more columns (keys, targets) in one
+-- statement. Every distinct raw value of a column in the original and the syntheses gets its
+-- level name (synthpop's factor levels, as macros/levels) and an integer code: 0 for
+-- 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for the other names in byte order. Later
+-- stages count and join small integers, and turn codes back into names only in the few rows
+-- of the checks. On small data several columns share one statement (and one table: stacked):
+-- there a dictionary is mostly a statement's fixed cost (DuckDB binds, optimizes and runs
+-- eight one-column statements in 25 ms, the eight stacked in 6 ms); stages read a column's
+-- dictionary only through macros/coding's dictionary(col).
+-- Context: entries = [{column, sources}]: column = {name, grouping, as_text, stack} (as_text:
+--          the column's engine types differ between data sets, e.g. BIGINT and DOUBLE, so raw
+--          values are matched by their text, not by a lossy union; stack: its number in a
+--          stacked table, or none for a table of its own); sources = [{src, sql, kinds}]
+--          (data sets where the column has values); stacked (whether the table is stacked);
+--          prelude (none, or {name, sql}: a common table expression the sources read, such
+--          as risk/key_values); grouped (stacked, one data set: the prelude is
+--          risk/key_values, whose rows are the columns' distinct values, read once);
+--          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
+--          a code of its own (replicated uniques compare values).
+-- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
+--          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
+--          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
+--          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values
+--          never match v, their code is 0.
 -- synthpop: D:197-262 (factor(), grouping, "Missing").
 
 CREATE TEMPORARY TABLE "__disco_levels_k0" AS
@@ -122,19 +133,30 @@ FROM one_per_value;
 ANALYZE "__disco_levels_k0";
 
 -- stages/010_codes.sql.j2
--- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
--- value in the original and the syntheses gets its level name (synthpop's factor levels, as
--- macros/levels) and an integer code: 0 for 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for
--- the other names in byte order. Later stages count and join small integers, and turn codes
--- back into names only in the few rows of the checks.
--- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
---          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
---          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
---          has values); na_only_missing: only NA and NaN get code 0, and a genuine text
---          'Missing' gets a code of its own (replicated uniques compare values).
--- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
---          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
---          match v, their code is 0.
+-- Stage 010 codes: the level dictionaries of one or more columns (keys, targets) in one
+-- statement. Every distinct raw value of a column in the original and the syntheses gets its
+-- level name (synthpop's factor levels, as macros/levels) and an integer code: 0 for
+-- 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for the other names in byte order. Later
+-- stages count and join small integers, and turn codes back into names only in the few rows
+-- of the checks. On small data several columns share one statement (and one table: stacked):
+-- there a dictionary is mostly a statement's fixed cost (DuckDB binds, optimizes and runs
+-- eight one-column statements in 25 ms, the eight stacked in 6 ms); stages read a column's
+-- dictionary only through macros/coding's dictionary(col).
+-- Context: entries = [{column, sources}]: column = {name, grouping, as_text, stack} (as_text:
+--          the column's engine types differ between data sets, e.g. BIGINT and DOUBLE, so raw
+--          values are matched by their text, not by a lossy union; stack: its number in a
+--          stacked table, or none for a table of its own); sources = [{src, sql, kinds}]
+--          (data sets where the column has values); stacked (whether the table is stacked);
+--          prelude (none, or {name, sql}: a common table expression the sources read, such
+--          as risk/key_values); grouped (stacked, one data set: the prelude is
+--          risk/key_values, whose rows are the columns' distinct values, read once);
+--          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
+--          a code of its own (replicated uniques compare values).
+-- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
+--          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
+--          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
+--          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values
+--          never match v, their code is 0.
 -- synthpop: D:197-262 (factor(), grouping, "Missing").
 
 CREATE TEMPORARY TABLE "__disco_levels_k1" AS
@@ -220,19 +242,30 @@ FROM one_per_value;
 ANALYZE "__disco_levels_k1";
 
 -- stages/010_codes.sql.j2
--- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
--- value in the original and the syntheses gets its level name (synthpop's factor levels, as
--- macros/levels) and an integer code: 0 for 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for
--- the other names in byte order. Later stages count and join small integers, and turn codes
--- back into names only in the few rows of the checks.
--- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
---          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
---          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
---          has values); na_only_missing: only NA and NaN get code 0, and a genuine text
---          'Missing' gets a code of its own (replicated uniques compare values).
--- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
---          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
---          match v, their code is 0.
+-- Stage 010 codes: the level dictionaries of one or more columns (keys, targets) in one
+-- statement. Every distinct raw value of a column in the original and the syntheses gets its
+-- level name (synthpop's factor levels, as macros/levels) and an integer code: 0 for
+-- 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for the other names in byte order. Later
+-- stages count and join small integers, and turn codes back into names only in the few rows
+-- of the checks. On small data several columns share one statement (and one table: stacked):
+-- there a dictionary is mostly a statement's fixed cost (DuckDB binds, optimizes and runs
+-- eight one-column statements in 25 ms, the eight stacked in 6 ms); stages read a column's
+-- dictionary only through macros/coding's dictionary(col).
+-- Context: entries = [{column, sources}]: column = {name, grouping, as_text, stack} (as_text:
+--          the column's engine types differ between data sets, e.g. BIGINT and DOUBLE, so raw
+--          values are matched by their text, not by a lossy union; stack: its number in a
+--          stacked table, or none for a table of its own); sources = [{src, sql, kinds}]
+--          (data sets where the column has values); stacked (whether the table is stacked);
+--          prelude (none, or {name, sql}: a common table expression the sources read, such
+--          as risk/key_values); grouped (stacked, one data set: the prelude is
+--          risk/key_values, whose rows are the columns' distinct values, read once);
+--          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
+--          a code of its own (replicated uniques compare values).
+-- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
+--          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
+--          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
+--          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values
+--          never match v, their code is 0.
 -- synthpop: D:197-262 (factor(), grouping, "Missing").
 
 CREATE TEMPORARY TABLE "__disco_levels_k2" AS
@@ -318,19 +351,30 @@ FROM one_per_value;
 ANALYZE "__disco_levels_k2";
 
 -- stages/010_codes.sql.j2
--- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
--- value in the original and the syntheses gets its level name (synthpop's factor levels, as
--- macros/levels) and an integer code: 0 for 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for
--- the other names in byte order. Later stages count and join small integers, and turn codes
--- back into names only in the few rows of the checks.
--- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
---          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
---          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
---          has values); na_only_missing: only NA and NaN get code 0, and a genuine text
---          'Missing' gets a code of its own (replicated uniques compare values).
--- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
---          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
---          match v, their code is 0.
+-- Stage 010 codes: the level dictionaries of one or more columns (keys, targets) in one
+-- statement. Every distinct raw value of a column in the original and the syntheses gets its
+-- level name (synthpop's factor levels, as macros/levels) and an integer code: 0 for
+-- 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for the other names in byte order. Later
+-- stages count and join small integers, and turn codes back into names only in the few rows
+-- of the checks. On small data several columns share one statement (and one table: stacked):
+-- there a dictionary is mostly a statement's fixed cost (DuckDB binds, optimizes and runs
+-- eight one-column statements in 25 ms, the eight stacked in 6 ms); stages read a column's
+-- dictionary only through macros/coding's dictionary(col).
+-- Context: entries = [{column, sources}]: column = {name, grouping, as_text, stack} (as_text:
+--          the column's engine types differ between data sets, e.g. BIGINT and DOUBLE, so raw
+--          values are matched by their text, not by a lossy union; stack: its number in a
+--          stacked table, or none for a table of its own); sources = [{src, sql, kinds}]
+--          (data sets where the column has values); stacked (whether the table is stacked);
+--          prelude (none, or {name, sql}: a common table expression the sources read, such
+--          as risk/key_values); grouped (stacked, one data set: the prelude is
+--          risk/key_values, whose rows are the columns' distinct values, read once);
+--          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
+--          a code of its own (replicated uniques compare values).
+-- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
+--          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
+--          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
+--          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values
+--          never match v, their code is 0.
 -- synthpop: D:197-262 (factor(), grouping, "Missing").
 
 CREATE TEMPORARY TABLE "__disco_levels_k3" AS
@@ -416,19 +460,30 @@ FROM one_per_value;
 ANALYZE "__disco_levels_k3";
 
 -- stages/010_codes.sql.j2
--- Stage 010 codes: the level dictionary of one column (a key or a target). Every distinct raw
--- value in the original and the syntheses gets its level name (synthpop's factor levels, as
--- macros/levels) and an integer code: 0 for 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for
--- the other names in byte order. Later stages count and join small integers, and turn codes
--- back into names only in the few rows of the checks.
--- Context: column = {name, grouping, as_text} (as_text: the column's engine types differ
---          between data sets, e.g. BIGINT and DOUBLE, so raw values are matched by their text,
---          not by a lossy union); sources = [{src, sql, kinds}] (data sets where the column
---          has values); na_only_missing: only NA and NaN get code 0, and a genuine text
---          'Missing' gets a code of its own (replicated uniques compare values).
--- Output:  v (a raw value, or its text), level VARCHAR, code BIGINT. One row per distinct v,
---          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values never
---          match v, their code is 0.
+-- Stage 010 codes: the level dictionaries of one or more columns (keys, targets) in one
+-- statement. Every distinct raw value of a column in the original and the syntheses gets its
+-- level name (synthpop's factor levels, as macros/levels) and an integer code: 0 for
+-- 'Missing' (NA, NaN, a genuine 'Missing'), 1..n for the other names in byte order. Later
+-- stages count and join small integers, and turn codes back into names only in the few rows
+-- of the checks. On small data several columns share one statement (and one table: stacked):
+-- there a dictionary is mostly a statement's fixed cost (DuckDB binds, optimizes and runs
+-- eight one-column statements in 25 ms, the eight stacked in 6 ms); stages read a column's
+-- dictionary only through macros/coding's dictionary(col).
+-- Context: entries = [{column, sources}]: column = {name, grouping, as_text, stack} (as_text:
+--          the column's engine types differ between data sets, e.g. BIGINT and DOUBLE, so raw
+--          values are matched by their text, not by a lossy union; stack: its number in a
+--          stacked table, or none for a table of its own); sources = [{src, sql, kinds}]
+--          (data sets where the column has values); stacked (whether the table is stacked);
+--          prelude (none, or {name, sql}: a common table expression the sources read, such
+--          as risk/key_values); grouped (stacked, one data set: the prelude is
+--          risk/key_values, whose rows are the columns' distinct values, read once);
+--          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
+--          a code of its own (replicated uniques compare values).
+-- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
+--          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
+--          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
+--          plus (NULL, 'Missing', 0) so that 'Missing' always has a name; NULL raw values
+--          never match v, their code is 0.
 -- synthpop: D:197-262 (factor(), grouping, "Missing").
 
 CREATE TEMPORARY TABLE "__disco_levels_t0" AS
@@ -873,56 +928,56 @@ CROSS JOIN (
 CROSS JOIN (
   SELECT
     COUNT(*) AS bad
-  FROM "__disco_levels_k0"
+  FROM "__disco_levels_k0" AS __disco_d
   WHERE
     code >= 3
 ) AS "c_2"
 CROSS JOIN (
   SELECT
     COUNT(*) AS bad
-  FROM "__disco_levels_k1"
+  FROM "__disco_levels_k1" AS __disco_d
   WHERE
     code >= 80
 ) AS "c_3"
 CROSS JOIN (
   SELECT
     COUNT(*) AS bad
-  FROM "__disco_levels_k2"
+  FROM "__disco_levels_k2" AS __disco_d
   WHERE
     code >= 17
 ) AS "c_4"
 CROSS JOIN (
   SELECT
     COUNT(*) AS bad
-  FROM "__disco_levels_k3"
+  FROM "__disco_levels_k3" AS __disco_d
   WHERE
     code >= 7
 ) AS "c_5"
 CROSS JOIN (
   SELECT
     COUNT(*) AS bad
-  FROM "__disco_levels_t0"
+  FROM "__disco_levels_t0" AS __disco_d
   WHERE
     code >= 32768
 ) AS "c_6"
 CROSS JOIN (
   SELECT
     CASE WHEN COUNT(*) = 0 THEN 1 ELSE 0 END AS bad
-  FROM "__disco_levels_t0"
+  FROM "__disco_levels_t0" AS __disco_d
   WHERE
     level = '[-8,600)'
 ) AS "c_7"
 CROSS JOIN (
   SELECT
     CASE WHEN COUNT(*) = 0 THEN 1 ELSE 0 END AS bad
-  FROM "__disco_levels_t0"
+  FROM "__disco_levels_t0" AS __disco_d
   WHERE
     level = '[1440,2000)'
 ) AS "c_8"
 CROSS JOIN (
   SELECT
     CASE WHEN COUNT(*) = 0 THEN 1 ELSE 0 END AS bad
-  FROM "__disco_levels_k0"
+  FROM "__disco_levels_k0" AS __disco_d
   WHERE
     level = 'MALE'
 ) AS "c_9";
@@ -1052,7 +1107,7 @@ WITH "__disco_cells_base" AS (
       WHEN t = (
         SELECT
           MAX(code)
-        FROM "__disco_levels_t0"
+        FROM "__disco_levels_t0" AS __disco_d
         WHERE
           level = '[-8,600)'
       )
@@ -1066,7 +1121,7 @@ WITH "__disco_cells_base" AS (
       WHEN t = (
         SELECT
           MAX(code)
-        FROM "__disco_levels_t0"
+        FROM "__disco_levels_t0" AS __disco_d
         WHERE
           level = '[1440,2000)'
       )
@@ -1077,7 +1132,7 @@ WITH "__disco_cells_base" AS (
       ) = (
         SELECT
           MAX(code)
-        FROM "__disco_levels_k0"
+        FROM "__disco_levels_k0" AS __disco_d
         WHERE
           level = 'MALE'
       )
@@ -1663,7 +1718,7 @@ WITH by_level AS (
     SELECT DISTINCT
       code,
       level
-    FROM "__disco_levels_t0"
+    FROM "__disco_levels_t0" AS __disco_d
   ) AS n
     ON n.code = b.t
 ), ranked AS (
@@ -1867,25 +1922,25 @@ WITH key_target AS (
     0 AS key_pos,
     code,
     level
-  FROM "__disco_levels_k0"
+  FROM "__disco_levels_k0" AS __disco_d
   UNION ALL
   SELECT DISTINCT
     1 AS key_pos,
     code,
     level
-  FROM "__disco_levels_k1"
+  FROM "__disco_levels_k1" AS __disco_d
   UNION ALL
   SELECT DISTINCT
     2 AS key_pos,
     code,
     level
-  FROM "__disco_levels_k2"
+  FROM "__disco_levels_k2" AS __disco_d
   UNION ALL
   SELECT DISTINCT
     3 AS key_pos,
     code,
     level
-  FROM "__disco_levels_k3"
+  FROM "__disco_levels_k3" AS __disco_d
 ), flagged AS (
   SELECT
     p.j AS synthesis,
@@ -1914,7 +1969,7 @@ WITH key_target AS (
     SELECT DISTINCT
       code,
       level
-    FROM "__disco_levels_t0"
+    FROM "__disco_levels_t0" AS __disco_d
   ) AS nt
     ON nt.code = p.t
   INNER JOIN key_names AS kn

@@ -40,7 +40,7 @@ WITH by_level AS (
     SELECT DISTINCT
       code,
       level
-    FROM `__disco_levels_t0`
+    FROM `__disco_levels_t0` AS __disco_d
   ) AS n
     ON n.code = b.t
 ), ranked AS (

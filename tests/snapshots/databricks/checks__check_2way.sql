@@ -138,25 +138,25 @@ WITH key_target AS (
     0 AS key_pos,
     code,
     level
-  FROM `__disco_levels_k0`
+  FROM `__disco_levels_k0` AS __disco_d
   UNION ALL
   SELECT DISTINCT
     1 AS key_pos,
     code,
     level
-  FROM `__disco_levels_k1`
+  FROM `__disco_levels_k1` AS __disco_d
   UNION ALL
   SELECT DISTINCT
     2 AS key_pos,
     code,
     level
-  FROM `__disco_levels_k2`
+  FROM `__disco_levels_k2` AS __disco_d
   UNION ALL
   SELECT DISTINCT
     3 AS key_pos,
     code,
     level
-  FROM `__disco_levels_k3`
+  FROM `__disco_levels_k3` AS __disco_d
 ), flagged AS (
   SELECT
     p.j AS synthesis,
@@ -185,7 +185,7 @@ WITH key_target AS (
     SELECT DISTINCT
       code,
       level
-    FROM `__disco_levels_t0`
+    FROM `__disco_levels_t0` AS __disco_d
   ) AS nt
     ON nt.code = p.t
   INNER JOIN key_names AS kn

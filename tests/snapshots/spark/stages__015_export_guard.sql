@@ -304,56 +304,56 @@ CROSS JOIN (
 CROSS JOIN (
   SELECT
     COUNT(*) AS bad
-  FROM `__disco_levels_k0`
+  FROM `__disco_levels_k0` AS __disco_d
   WHERE
     code >= 3
 ) AS `c_2`
 CROSS JOIN (
   SELECT
     COUNT(*) AS bad
-  FROM `__disco_levels_k1`
+  FROM `__disco_levels_k1` AS __disco_d
   WHERE
     code >= 80
 ) AS `c_3`
 CROSS JOIN (
   SELECT
     COUNT(*) AS bad
-  FROM `__disco_levels_k2`
+  FROM `__disco_levels_k2` AS __disco_d
   WHERE
     code >= 17
 ) AS `c_4`
 CROSS JOIN (
   SELECT
     COUNT(*) AS bad
-  FROM `__disco_levels_k3`
+  FROM `__disco_levels_k3` AS __disco_d
   WHERE
     code >= 7
 ) AS `c_5`
 CROSS JOIN (
   SELECT
     COUNT(*) AS bad
-  FROM `__disco_levels_t0`
+  FROM `__disco_levels_t0` AS __disco_d
   WHERE
     code >= 32768
 ) AS `c_6`
 CROSS JOIN (
   SELECT
     CASE WHEN COUNT(*) = 0 THEN 1 ELSE 0 END AS bad
-  FROM `__disco_levels_t0`
+  FROM `__disco_levels_t0` AS __disco_d
   WHERE
     level = '[-8,600)'
 ) AS `c_7`
 CROSS JOIN (
   SELECT
     CASE WHEN COUNT(*) = 0 THEN 1 ELSE 0 END AS bad
-  FROM `__disco_levels_t0`
+  FROM `__disco_levels_t0` AS __disco_d
   WHERE
     level = '[1440,2000)'
 ) AS `c_8`
 CROSS JOIN (
   SELECT
     CASE WHEN COUNT(*) = 0 THEN 1 ELSE 0 END AS bad
-  FROM `__disco_levels_k0`
+  FROM `__disco_levels_k0` AS __disco_d
   WHERE
     level = 'MALE'
 ) AS `c_9`;

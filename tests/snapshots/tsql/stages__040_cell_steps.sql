@@ -95,7 +95,7 @@ WITH [#__disco_cells_base] AS (
       WHEN t = (
         SELECT
           MAX(code)
-        FROM [#__disco_levels_t0]
+        FROM [#__disco_levels_t0] AS __disco_d
         WHERE
           level = '[-8,600)'
       )
@@ -109,7 +109,7 @@ WITH [#__disco_cells_base] AS (
       WHEN t = (
         SELECT
           MAX(code)
-        FROM [#__disco_levels_t0]
+        FROM [#__disco_levels_t0] AS __disco_d
         WHERE
           level = '[1440,2000)'
       )
@@ -120,7 +120,7 @@ WITH [#__disco_cells_base] AS (
       ) = (
         SELECT
           MAX(code)
-        FROM [#__disco_levels_k0]
+        FROM [#__disco_levels_k0] AS __disco_d
         WHERE
           level = 'MALE'
       )
