@@ -20,24 +20,37 @@ WORD_LIMIT = 2**62  # q words stay below this: sums of code * place value never 
 
 
 def pack_keys(
-    keys: Sequence[Column], radices: Sequence[int], tag: str = "k"
+    keys: Sequence[Column], radices: Sequence[int], tag: str = "k", first_major: bool = False
 ) -> tuple[tuple[Column, ...], int, dict[str, int]]:
     """Pack the keys into BIGINT q words, in key order, each word's product of radices below
     WORD_LIMIT (exact: no code * place value sum can overflow). Returns the keys with their
     word and the names of their place value and radix parameters ({tag}mul_i, {tag}rad_i),
-    the number of words, and the parameters."""
+    the number of words, and the parameters. ``first_major``: within a word the first key
+    has the largest place value (not the smallest), so that ordering by the q words is
+    ordering by the keys' codes in key order (risk/riskiest's tie order)."""
+    words: list[list[tuple[Column, int]]] = [[]]
+    product = 1
+    for k, r in zip(keys, radices, strict=True):
+        if product * r >= WORD_LIMIT and product > 1:
+            words.append([])
+            product = 1
+        words[-1].append((k, r))
+        product *= r
+    places: dict[int, tuple[int, int]] = {}  # a key's pos: its word and place value
+    for word, members in enumerate(words):
+        place = 1
+        for k, r in reversed(members) if first_major else members:
+            places[k.pos] = (word, place)
+            place *= r
     params: dict[str, int] = {}
     packed = []
-    word, place = 0, 1
     for k, r in zip(keys, radices, strict=True):
-        if place * r >= WORD_LIMIT and place > 1:
-            word, place = word + 1, 1
+        word, place = places[k.pos]
         mul, rad = f"{tag}mul_{k.pos}", f"{tag}rad_{k.pos}"
         packed.append(replace(k, word=word, place=mul, radix=rad))
         params[mul] = place
         params[rad] = r
-        place *= r
-    return tuple(packed), word + 1, params
+    return tuple(packed), len(words), params
 
 
 def build_dictionary(

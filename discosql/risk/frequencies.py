@@ -225,7 +225,9 @@ def key_cells(
             create_guard(engine, [data], reg.params, checks)
             guard = GUARD
             work.hold(GUARD)
-        packed, n_words, coding = pack_keys(columns, radices or key_radices(engine, columns))
+        # first key most significant: risk/riskiest orders cells by their q words
+        radices = radices or key_radices(engine, columns)
+        packed, n_words, coding = pack_keys(columns, radices, first_major=True)
         cells.keys, cells.n_words = packed, n_words
         cells.params.update(coding)
         cells.create(
