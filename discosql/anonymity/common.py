@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.assumptions import GUARD, create_guard
-from ..core.dictionaries import build_dictionary, key_fits, key_radices, pack_keys
+from ..core.dictionaries import build_for, key_fits, key_radices, pack_keys
 from ..core.inputs import Inputs, column_kinds
 from ..core.plan import Column, as_text
 from ..engines.base import Registered, Work
@@ -83,21 +83,20 @@ def coded_columns(inputs: Inputs, names: list[str], prefix: str, alias: str) -> 
     ]
 
 
-def dictionaries(work: Work, inputs: Inputs, columns: list[Column]) -> None:
+def dictionaries(work: Work, inputs: Inputs, columns: list[Column]) -> list[Column]:
     """Each column's stage 010 dictionary, NA (and NaN) alone as code 0: NULL equals NULL, a
-    text "NA" is a value, 57 and 57.0 are one value."""
+    text "NA" is a value, 57 and 57.0 are one value; the columns as built (on small data
+    their dictionaries are stacked in one table: core.dictionaries.build_for)."""
     sources, params = inputs.data_sets(), inputs.params()
-    for c in columns:
-        work.hold(c.levels)
-        build_dictionary(inputs.engine, sources, c, params, na_only_missing=True)
+    name = columns[0].levels.rsplit("_levels_", 1)[0] + "_levels_all" if columns else ""
+    return list(build_for(work, columns, sources, params, name, na_only_missing=True))
 
 
 def decide_radices(inputs: Inputs, names: list[str]) -> list[int]:
     """Each column's radix (largest code + 1) in the data, read at export time: the script
     packs its codes with them and checks where it runs that they still fit (:func:`radices_of`)."""
     with inputs.engine.work() as work:
-        columns = coded_columns(inputs, names, "__disco_an", "k_")
-        dictionaries(work, inputs, columns)
+        columns = dictionaries(work, inputs, coded_columns(inputs, names, "__disco_an", "k_"))
         return key_radices(inputs.engine, columns)
 
 
@@ -128,8 +127,7 @@ def coded_combinations(
     ``radices``: an exported script's, decided at export time (:func:`decide_radices`)."""
     engine = inputs.engine
     sources, params = inputs.data_sets(), inputs.params()
-    columns = coded_columns(inputs, names, table, "k_")
-    dictionaries(work, inputs, columns)
+    columns = dictionaries(work, inputs, coded_columns(inputs, names, table, "k_"))
     radices, guard = radices_of(work, inputs, columns, radices)
     packed, n_words, coding = pack_keys(columns, radices)
     params = {**params, **coding}
@@ -146,6 +144,6 @@ def coded_combinations(
         combos=table,
     )
     work.create(table, sql, params, COMBOS_TEMPLATE)
-    for c in columns:  # the codes are in the combinations now
-        work.drop(c.levels)
+    for name in dict.fromkeys(c.levels for c in columns):  # the codes are in the combinations now
+        work.drop(name)
     return Coded(tuple(packed), n_words, params, tuple(radices))

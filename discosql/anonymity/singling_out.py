@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pyarrow as pa
@@ -339,13 +339,9 @@ def coded_records(
     0; stage 020 records, every column a code of the narrowest type). ``radices``: an
     exported script's, decided at export time (checked where it runs: stage 015)."""
     engine = inputs.engine
-    columns = coded_columns(inputs, names, "__disco_so", "t_")
-    dictionaries(work, inputs, columns)
+    columns = dictionaries(work, inputs, coded_columns(inputs, names, "__disco_so", "t_"))
     radices, guard = radices_of(work, inputs, columns, radices)
-    targets = [
-        Column(c.name, c.alias, c.pos, c.levels, c.as_text, code_type=code_type(r))
-        for c, r in zip(columns, radices, strict=True)
-    ]
+    targets = [replace(c, code_type=code_type(r)) for c, r in zip(columns, radices, strict=True)]
     template = "stages/020_records.sql.j2"
     sql = render(
         template,
@@ -359,8 +355,8 @@ def coded_records(
         positions=False,
     )
     work.create(RECORDS, sql, inputs.params(), template)
-    for c in columns:  # the codes are all the counts need
-        work.drop(c.levels)
+    for name in dict.fromkeys(c.levels for c in columns):  # the codes are all the counts need
+        work.drop(name)
     return columns
 
 

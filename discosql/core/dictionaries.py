@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..engines.base import Engine
+from ..engines.base import Engine, Work
 from ..errors import DiscoSQLWarning
 from ..sql.templates import render
 from .assumptions import Fits
@@ -109,6 +109,31 @@ def build_dictionaries(
     )
     engine.create_table(name, sql, params, template)
     return stacked
+
+
+def build_for(
+    work: Work,
+    columns: Sequence[Column],
+    sources: list[DataSet],
+    params: dict[str, Any],
+    name: str,
+    na_only_missing: bool = False,
+) -> tuple[Column, ...]:
+    """Stage 010 for ``columns`` over the same data sets, the tables held by ``work``: on a
+    small input (records x columns within the engine's ``stack_budget``, on a live engine)
+    in one statement, stacked in the table ``name``; else a table per column (each its own
+    ``levels``): a stacked statement holds every column's grouping of every data set at
+    once, and an exported script runs on data of any size. Returns the columns as built."""
+    engine = work.engine
+    records = sum(s.rows for s in sources)
+    if not engine.exporting and records * len(columns) <= engine.stack_budget:
+        work.hold(name)
+        entries = [(c, sources) for c in columns]
+        return build_dictionaries(engine, name, entries, params, na_only_missing)
+    for c in columns:
+        work.hold(c.levels)
+        build_dictionary(engine, sources, c, params, na_only_missing)
+    return tuple(columns)
 
 
 def _with_values(sources: list[DataSet], column: Column) -> list[DataSet]:

@@ -242,12 +242,14 @@ def check_columns(inputs: Inputs, spec: DisclosureSpec) -> dict[str, str]:
 @dataclass(frozen=True)
 class DataSet:
     """A data set as the templates see it: src (0 the original, 1..m the syntheses, m+1 a
-    control), what to read after FROM, each column's kind, and whether it has no rows."""
+    control), what to read after FROM, each column's kind, whether it has no rows, and how
+    many it has (0 where not counted)."""
 
     src: int
     sql: str
     kinds: dict[str, str]
     empty: bool
+    rows: int = 0
 
 
 def source_ctx(sources: Sequence[Registered]) -> list[DataSet]:
@@ -257,5 +259,5 @@ def source_ctx(sources: Sequence[Registered]) -> list[DataSet]:
         kinds = {name: k or "other" for name, k in reg.kinds.items()}
         if reg.n_rows == 0:  # an empty data set may have unusable inferred types
             kinds = {name: "text" if k != "null" else k for name, k in kinds.items()}
-        ctx.append(DataSet(i, reg.sql, kinds, reg.n_rows == 0))
+        ctx.append(DataSet(i, reg.sql, kinds, reg.n_rows == 0, reg.n_rows))
     return ctx

@@ -12,7 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..core.assumptions import GUARD, create_guard
-from ..core.dictionaries import build_dictionary, key_fits, key_radices, pack_keys
+from ..core.dictionaries import build_for, key_fits, key_radices, pack_keys
 from ..core.inputs import DataSet, Inputs, column_kinds, named_columns, opened
 from ..core.plan import Coding, Column, as_text
 from ..core.results import AsData, json_rows
@@ -177,9 +177,7 @@ def unique_cells(
         for i, k in enumerate(names)
     )
     engine = work.engine
-    for k in keys:
-        work.hold(k.levels)
-        build_dictionary(engine, sources, k, params, na_only_missing=True)
+    keys = build_for(work, keys, sources, params, f"{prefix}all", na_only_missing=True)
     guard = None
     if engine.exporting and radices:
         checks = [key_fits(k, r) for k, r in zip(keys, radices, strict=True)]
@@ -196,7 +194,7 @@ def unique_cells(
     work.create(CELLS, sql, {**params, **coding}, template)
     if guard is not None:
         work.drop(GUARD)
-    made = tuple(k.levels for k in keys)
+    made = tuple(dict.fromkeys(k.levels for k in keys))
     return Coding(packed, n_words, coding, made, radices=tuple(radices))
 
 
