@@ -2,6 +2,7 @@
 their data already in memory (issue 40).
 
     python benchmarks/bench_small.py --rows 10000 100000 [--data skewed|datagen] [--sdcmicro]
+    python benchmarks/bench_small.py --sd2011 [--repeat 10]
 
 Data: ``skewed`` (seeded): 8 text keys of 2, 4, 8, 12, 20, 35, 60 and 90 levels, each drawn
 Zipf-like (P(level r) proportional to 1 / r^1.1), and a weight w = round(1 + 100 *
@@ -14,6 +15,14 @@ ratio = discosql / sdcMicro (below 1: discosql is faster). The two sides' number
 against each other (global_risk_ER, sum of risk, fk, Fk; sum of SUDA and DIS-SUDA scores) to
 1e-9 relative (DIS-SUDA 1e-6, as tests/suda). Appends one JSON line per size to
 benchmarks/results/small.jsonl.
+
+--sd2011: the bundled SD2011 (5,000 records, 5 syntheses; keys sex, age, region, placesize)
+in one warm process: ds.disclosure (target depress), ds.disclosure_summary (depress, ls,
+marital, workab, income) and ds.report (depress), against the floor of plain DuckDB count
+queries over the same files on the same connection settings: one ``SELECT keys, target,
+count(*) ... GROUP BY ALL`` per target and file (6 for disclosure, 30 for the summary). Each
+call once to warm up, then --repeat times, interleaved; best and median; ratio = best /
+best floor. One JSON line (data "sd2011").
 """
 
 from __future__ import annotations
@@ -115,6 +124,56 @@ def sdcmicro_side(table: Any, keys: list[str], weight: str, repeat: int) -> dict
 CHECKED = ("global_risk_ER", "sum_risk", "sum_fk", "sum_Fk", "sum_score", "sum_dis_score")
 
 
+SD_KEYS = ["sex", "age", "region", "placesize"]
+SD_TARGETS = ["depress", "ls", "marital", "workab", "income"]
+
+
+def sd2011(threads: int, repeat: int) -> dict[str, Any]:
+    """disclosure, disclosure_summary and report on the bundled SD2011, and their floors."""
+    import statistics
+
+    import duckdb
+
+    import discosql as ds
+
+    data = HERE.parent / "discosql" / "data"
+    files = [str(data / "sd2011.parquet"), *(str(data / f"syn_{j}.parquet") for j in range(1, 6))]
+    engine = ds.duckdb(threads=threads)
+    con = duckdb.connect()
+    con.execute(f"SET threads = {int(threads)}")
+    keys = ", ".join(SD_KEYS)
+
+    def floor(targets: list[str]) -> None:
+        for t in targets:
+            for f in files:
+                sql = f"SELECT {keys}, {t}, count(*) AS n FROM read_parquet($f) GROUP BY ALL"
+                con.sql(sql, params={"f": f}).to_arrow_table()
+
+    calls: dict[str, Callable[[], Any]] = {
+        "disclosure": lambda: ds.disclosure(files[0], files[1:], SD_KEYS, "depress", engine=engine),
+        "floor_disclosure": lambda: floor(["depress"]),
+        "disclosure_summary": lambda: ds.disclosure_summary(
+            files[0], files[1:], SD_KEYS, SD_TARGETS, engine=engine
+        ),
+        "floor_summary": lambda: floor(SD_TARGETS),
+        "report": lambda: ds.report(files[0], files[1:], SD_KEYS, ["depress"], engine=engine),
+    }
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    for call in calls.values():
+        call()  # warm-up
+    for _ in range(repeat):  # interleaved: a slow moment of the machine hits every call
+        for name, call in calls.items():
+            t = time.perf_counter()
+            call()
+            times[name].append(time.perf_counter() - t)
+    out: dict[str, Any] = {
+        name: {"best": min(ts), "median": statistics.median(ts)} for name, ts in times.items()
+    }
+    out["ratio_disclosure"] = out["disclosure"]["best"] / out["floor_disclosure"]["best"]
+    out["ratio_summary"] = out["disclosure_summary"]["best"] / out["floor_summary"]["best"]
+    return out
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--rows", type=int, nargs="+", default=[10_000, 100_000])
@@ -122,9 +181,27 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--sdcmicro", action="store_true")
+    p.add_argument("--sd2011", action="store_true")
     a = p.parse_args()
     sys.path.insert(0, str(HERE))
     RESULTS.mkdir(exist_ok=True)
+    if a.sd2011:
+        r = sd2011(a.threads, a.repeat)
+        line = {
+            "when": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+            "machine": f"{platform.machine()}, {platform.python_version()}",
+            "data": "sd2011",
+            "threads": a.threads,
+            "repeat": a.repeat,
+            **r,
+        }
+        for name in ("disclosure", "floor_disclosure", "disclosure_summary", "floor_summary"):
+            print(f"{name}: best {r[name]['best']:.3f} s, median {r[name]['median']:.3f} s")
+        print(f"report: best {r['report']['best']:.3f} s, median {r['report']['median']:.3f} s")
+        print(f"ratio disclosure {r['ratio_disclosure']:.2f}, summary {r['ratio_summary']:.2f}")
+        with (RESULTS / "small.jsonl").open("a") as f:
+            f.write(json.dumps(line) + "\n")
+        return
     for rows in a.rows:
         if a.data == "skewed":
             table, keys, weight = skewed(rows), KEYS, "w"
