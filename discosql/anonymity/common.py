@@ -83,20 +83,24 @@ def coded_columns(inputs: Inputs, names: list[str], prefix: str, alias: str) -> 
     ]
 
 
-def dictionaries(work: Work, inputs: Inputs, columns: list[Column]) -> list[Column]:
-    """Each column's stage 010 dictionary, NA (and NaN) alone as code 0: NULL equals NULL, a
-    text "NA" is a value, 57 and 57.0 are one value; the columns as built (on small data
-    their dictionaries are stacked in one table: core.dictionaries.build_for)."""
+def dictionaries(
+    work: Work, inputs: Inputs, names: list[str], prefix: str, alias: str
+) -> list[Column]:
+    """The columns ``names`` coded (:func:`coded_columns`), each with its stage 010
+    dictionary, NA (and NaN) alone as code 0: NULL equals NULL, a text "NA" is a value, 57
+    and 57.0 are one value. On small data the dictionaries are stacked in one table
+    (``prefix`` + ``_levels_all``: core.dictionaries.build_for)."""
     sources, params = inputs.data_sets(), inputs.params()
-    name = columns[0].levels.rsplit("_levels_", 1)[0] + "_levels_all" if columns else ""
-    return list(build_for(work, columns, sources, params, name, na_only_missing=True))
+    columns = coded_columns(inputs, names, prefix, alias)
+    built = build_for(work, columns, sources, params, f"{prefix}_levels_all", na_only_missing=True)
+    return list(built)
 
 
 def decide_radices(inputs: Inputs, names: list[str]) -> list[int]:
     """Each column's radix (largest code + 1) in the data, read at export time: the script
     packs its codes with them and checks where it runs that they still fit (:func:`radices_of`)."""
     with inputs.engine.work() as work:
-        columns = dictionaries(work, inputs, coded_columns(inputs, names, "__disco_an", "k_"))
+        columns = dictionaries(work, inputs, names, "__disco_an", "k_")
         return key_radices(inputs.engine, columns)
 
 
@@ -127,7 +131,7 @@ def coded_combinations(
     ``radices``: an exported script's, decided at export time (:func:`decide_radices`)."""
     engine = inputs.engine
     sources, params = inputs.data_sets(), inputs.params()
-    columns = dictionaries(work, inputs, coded_columns(inputs, names, table, "k_"))
+    columns = dictionaries(work, inputs, names, table, "k_")
     radices, guard = radices_of(work, inputs, columns, radices)
     packed, n_words, coding = pack_keys(columns, radices)
     params = {**params, **coding}

@@ -27,7 +27,7 @@ from ..core.spec import column_names
 from ..engines.base import Work
 from ..errors import InputError, SchemaError, did_you_mean
 from ..sql.templates import ident, render
-from .common import coded_columns, dictionaries, radices_of, register_control, schema_check
+from .common import dictionaries, radices_of, register_control, schema_check
 from .stats import CONFIDENCE_LEVEL, AttackRates, interval, number, print_rates, ratio
 
 MODES = ("univariate", "multivariate")
@@ -339,7 +339,7 @@ def coded_records(
     0; stage 020 records, every column a code of the narrowest type). ``radices``: an
     exported script's, decided at export time (checked where it runs: stage 015)."""
     engine = inputs.engine
-    columns = dictionaries(work, inputs, coded_columns(inputs, names, "__disco_so", "t_"))
+    columns = dictionaries(work, inputs, names, "__disco_so", "t_")
     radices, guard = radices_of(work, inputs, columns, radices)
     targets = [replace(c, code_type=code_type(r)) for c, r in zip(columns, radices, strict=True)]
     template = "stages/020_records.sql.j2"

@@ -125,8 +125,7 @@ def build_for(
     ``levels``): a stacked statement holds every column's grouping of every data set at
     once, and an exported script runs on data of any size. Returns the columns as built."""
     engine = work.engine
-    records = sum(s.rows for s in sources)
-    if not engine.exporting and records * len(columns) <= engine.stack_budget:
+    if stacks(engine, sources, len(columns)):
         work.hold(name)
         entries = [(c, sources) for c in columns]
         return build_dictionaries(engine, name, entries, params, na_only_missing)
@@ -134,6 +133,15 @@ def build_for(
         work.hold(c.levels)
         build_dictionary(engine, sources, c, params, na_only_missing)
     return tuple(columns)
+
+
+def stacks(engine: Engine, sources: Sequence[DataSet], n_columns: int) -> bool:
+    """Whether stage 010 stacks ``n_columns`` columns' dictionaries over ``sources`` in one
+    statement: on a live engine, where records x columns are within its ``stack_budget``
+    (above it a statement's fixed cost no longer matters, and the stacked statement holds
+    every column's grouping of every data set at once)."""
+    records = sum(s.rows for s in sources)
+    return not engine.exporting and records * n_columns <= engine.stack_budget
 
 
 def _with_values(sources: list[DataSet], column: Column) -> list[DataSet]:

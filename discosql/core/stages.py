@@ -1,6 +1,7 @@
 """Stages: the SQL of a planned disclosure() on one engine, in the order it runs.
 
-1. stage 010: a level dictionary per key and target -> temp tables (:mod:`.dictionaries`); in
+1. stage 010: a level dictionary per key and target -> temp tables (:mod:`.dictionaries`; on
+   small inputs all of them in one statement and one stacked table); in
    an exported script, stage 015 then checks the decisions made at export time
    (:mod:`.assumptions`);
 2. stage 020: every record as integer codes (q words, one code per target): inline for one
@@ -33,6 +34,7 @@ from .dictionaries import (
     key_fits,
     key_radices,
     pack_keys,
+    stacks,
     warn_empty_text,
 )
 from .inputs import DataSet, Inputs
@@ -225,9 +227,7 @@ def _dictionaries(
     (t{i}_gt_b0, ...)."""
     engine = plans[0].inputs.engine
     keys = plans[0].keys_ctx
-    records = sum(reg.n_rows for reg in plans[0].inputs.sources)
-    stacked = not engine.exporting and records * (len(keys) + len(plans)) <= engine.stack_budget
-    if not stacked:
+    if not stacks(engine, sources, len(keys) + len(plans)):
         keys = tuple(replace(k, levels=f"{prefix}k{k.pos}") for k in keys)
         for k in keys:
             build_dictionary(engine, sources, k, plans[0].params)
