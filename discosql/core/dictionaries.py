@@ -71,7 +71,6 @@ def build_dictionary(
         entries=entries,
         stacked=False,
         prelude=None,
-        grouped=False,
         na_only_missing=na_only_missing,
     )
     engine.create_table(column.levels, sql, params, template)
@@ -84,14 +83,12 @@ def build_dictionaries(
     params: dict[str, Any],
     na_only_missing: bool = False,
     prelude: tuple[str, str] | None = None,
-    grouped: bool = False,
 ) -> tuple[Column, ...]:
     """Stage 010 for several columns in one statement: their dictionaries stacked in the
     table ``name``, each column from its data sets (those where it has no values are left
     out). Returns the columns with ``levels`` = ``name`` and ``stack``, their number there.
-    ``prelude``: (name, sql) of a common table expression the data sets read; ``grouped``:
-    it is risk/key_values over the columns' one data set (their distinct values, read once).
-    """
+    ``prelude``: (name, sql) of risk/key_values over the columns' one data set: their
+    distinct values in one grouping-set pass, read once as a common table expression."""
     stacked = tuple(replace(c, levels=name, stack=i) for i, (c, _) in enumerate(columns))
     entries = [
         {"column": c, "sources": _with_values(sources, c)}
@@ -104,7 +101,6 @@ def build_dictionaries(
         entries=entries,
         stacked=True,
         prelude={"name": prelude[0], "sql": prelude[1]} if prelude else None,
-        grouped=grouped,
         na_only_missing=na_only_missing,
     )
     engine.create_table(name, sql, params, template)

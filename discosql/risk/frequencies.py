@@ -187,16 +187,13 @@ def dictionaries(cells: KeyCells, data: DataSet, params: dict[str, Any]) -> None
     table (LEVELS), from one pass over the data where the engine has grouping sets
     (risk/key_values, a common table expression of the statement), else one pass per key."""
     engine = cells.engine
-    grouped = facts(engine.dialect).grouping_sets
     prelude = None
-    if grouped:
+    if facts(engine.dialect).grouping_sets:
         sql = render("risk/key_values.sql.j2", engine.dialect, source=data, keys=cells.keys)
         prelude = (KEY_VALUES, sql)
     cells.work.hold(LEVELS)
     columns = [(c, [data]) for c in cells.keys]
-    build_dictionaries(
-        engine, LEVELS, columns, params, na_only_missing=True, prelude=prelude, grouped=grouped
-    )
+    build_dictionaries(engine, LEVELS, columns, params, na_only_missing=True, prelude=prelude)
 
 
 @contextlib.contextmanager

@@ -38,9 +38,8 @@
 --          values are matched by their text, not by a lossy union; stack: its number in a
 --          stacked table, or none for a table of its own); sources = [{src, sql, kinds}]
 --          (data sets where the column has values); stacked (whether the table is stacked);
---          prelude (none, or {name, sql}: a common table expression the sources read, such
---          as risk/key_values); grouped (stacked, one data set: the prelude is
---          risk/key_values, whose rows are the columns' distinct values, read once);
+--          prelude (none, or {name, sql}: risk/key_values over the columns' one data set, a
+--          common table expression whose rows are their distinct values, read once);
 --          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
 --          a code of its own (replicated uniques compare values).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
@@ -147,9 +146,8 @@ ANALYZE "__disco_levels_k0";
 --          values are matched by their text, not by a lossy union; stack: its number in a
 --          stacked table, or none for a table of its own); sources = [{src, sql, kinds}]
 --          (data sets where the column has values); stacked (whether the table is stacked);
---          prelude (none, or {name, sql}: a common table expression the sources read, such
---          as risk/key_values); grouped (stacked, one data set: the prelude is
---          risk/key_values, whose rows are the columns' distinct values, read once);
+--          prelude (none, or {name, sql}: risk/key_values over the columns' one data set, a
+--          common table expression whose rows are their distinct values, read once);
 --          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
 --          a code of its own (replicated uniques compare values).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
@@ -256,9 +254,8 @@ ANALYZE "__disco_levels_k1";
 --          values are matched by their text, not by a lossy union; stack: its number in a
 --          stacked table, or none for a table of its own); sources = [{src, sql, kinds}]
 --          (data sets where the column has values); stacked (whether the table is stacked);
---          prelude (none, or {name, sql}: a common table expression the sources read, such
---          as risk/key_values); grouped (stacked, one data set: the prelude is
---          risk/key_values, whose rows are the columns' distinct values, read once);
+--          prelude (none, or {name, sql}: risk/key_values over the columns' one data set, a
+--          common table expression whose rows are their distinct values, read once);
 --          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
 --          a code of its own (replicated uniques compare values).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
@@ -365,9 +362,8 @@ ANALYZE "__disco_levels_k2";
 --          values are matched by their text, not by a lossy union; stack: its number in a
 --          stacked table, or none for a table of its own); sources = [{src, sql, kinds}]
 --          (data sets where the column has values); stacked (whether the table is stacked);
---          prelude (none, or {name, sql}: a common table expression the sources read, such
---          as risk/key_values); grouped (stacked, one data set: the prelude is
---          risk/key_values, whose rows are the columns' distinct values, read once);
+--          prelude (none, or {name, sql}: risk/key_values over the columns' one data set, a
+--          common table expression whose rows are their distinct values, read once);
 --          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
 --          a code of its own (replicated uniques compare values).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
@@ -474,9 +470,8 @@ ANALYZE "__disco_levels_k3";
 --          values are matched by their text, not by a lossy union; stack: its number in a
 --          stacked table, or none for a table of its own); sources = [{src, sql, kinds}]
 --          (data sets where the column has values); stacked (whether the table is stacked);
---          prelude (none, or {name, sql}: a common table expression the sources read, such
---          as risk/key_values); grouped (stacked, one data set: the prelude is
---          risk/key_values, whose rows are the columns' distinct values, read once);
+--          prelude (none, or {name, sql}: risk/key_values over the columns' one data set, a
+--          common table expression whose rows are their distinct values, read once);
 --          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
 --          a code of its own (replicated uniques compare values).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
