@@ -403,16 +403,22 @@ def test_compiled_templates_cache_never_fails_a_render(tmp_path: Path) -> None:
 
     not_a_dir = tmp_path / "file"
     not_a_dir.write_text("")
-    assert rendered(templates._BytecodeCache(directory=str(not_a_dir))) == expected
+    assert rendered(templates.BytecodeCache(directory=str(not_a_dir))) == expected
     # a cached file is read, and a corrupt one compiled again
-    cache = templates._BytecodeCache(directory=str(tmp_path))
+    cache = templates.BytecodeCache(directory=str(tmp_path))
     for _ in range(2):
         assert rendered(cache) == expected
         assert list(tmp_path.glob("__jinja2_*"))  # written
         for f in tmp_path.glob("__jinja2_*"):
             f.write_bytes(b"not bytecode")
     plain = jinja2.Environment(loader=env.loader)
-    cached = templates._bytecode_cache(plain)
-    assert isinstance(cached, templates._BytecodeCache)
-    assert isinstance(env.bytecode_cache, templates._BytecodeCache)
+    cached = templates.bytecode_cache(plain, "sql")
+    assert isinstance(cached, templates.BytecodeCache)
+    assert isinstance(env.bytecode_cache, templates.BytecodeCache)
     assert cached.pattern != env.bytecode_cache.pattern
+    # the HTML (the report's, every result's notebook view) is cached apart from the SQL
+    from discosql.core import view
+
+    html = view.environment().bytecode_cache
+    assert isinstance(html, templates.BytecodeCache)
+    assert html.pattern != env.bytecode_cache.pattern

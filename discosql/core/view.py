@@ -12,6 +12,8 @@ from typing import Any
 import jinja2
 import pyarrow as pa
 
+from ..sql.templates import bytecode_cache
+
 HTML_DIR = "html"
 
 
@@ -26,6 +28,7 @@ def environment(*packages: str) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.bytecode_cache = bytecode_cache(env, "html")
     env.filters["num"] = number
     return env
 

@@ -60,11 +60,11 @@ def lit(value: object) -> str:
     return str(value)
 
 
-class _BytecodeCache(jinja2.FileSystemBytecodeCache):
+class BytecodeCache(jinja2.FileSystemBytecodeCache):
     """Compiled templates kept between processes, in Jinja's per-user temporary directory (a
-    template whose source changed is compiled again). Compiling the templates of one summary
-    took 0.1-0.15 s of every new process's first call (the CLI's every call). A cache that
-    cannot be read or written is skipped, never an error."""
+    template whose source changed is compiled again). Compiling the templates of one summary,
+    or the release report's HTML, is a large share of a new process's first call (the CLI's
+    every call). A cache that cannot be read or written is skipped, never an error."""
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         try:
@@ -77,7 +77,9 @@ class _BytecodeCache(jinja2.FileSystemBytecodeCache):
             super().dump_bytecode(bucket)
 
 
-def _bytecode_cache(env: jinja2.Environment) -> jinja2.BytecodeCache | None:
+def bytecode_cache(env: jinja2.Environment, kind: str) -> jinja2.BytecodeCache | None:
+    """The cache of ``env``'s compiled templates (``kind``: sql or html), or None when no safe
+    temporary directory exists."""
     # the compiled code depends on the environment's options: they name the cached files, so
     # a change of options never reads code compiled under others
     options = repr(
@@ -95,7 +97,7 @@ def _bytecode_cache(env: jinja2.Environment) -> jinja2.BytecodeCache | None:
     )
     options = hashlib.sha1(options.encode()).hexdigest()[:12]
     try:
-        return _BytecodeCache(pattern=f"__discosql_sql_{options}_%s.cache")
+        return BytecodeCache(pattern=f"__discosql_{kind}_{options}_%s.cache")
     except (OSError, RuntimeError):  # no safe temporary directory: compile in each process
         return None
 
@@ -112,7 +114,7 @@ def environment(dialect: str = DIALECT) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.bytecode_cache = _bytecode_cache(env)
+    env.bytecode_cache = bytecode_cache(env, "sql")
     env.filters["ident"] = ident
     env.filters["lit"] = lit
     env.globals["dialect"] = dialect
