@@ -231,10 +231,30 @@ def test_duckdb_engine_arguments() -> None:
         ds.duckdb(threads=0)
     with pytest.raises(ds.InputError, match="memory_limit must be a string such as '4GB', got 4"):
         ds.duckdb(memory_limit=4)  # type: ignore[arg-type]
-    t = _t(a=["x", "y"], t=["p", "q"])
-    bad = ds.duckdb(memory_limit="lots")
+    # read when the engine is made, before any data: DuckDB's own reading of sizes
     with pytest.raises(ds.InputError, match="duckdb: memory_limit 'lots' is not accepted"):
-        ds.disclosure(t, t, keys=["a"], target="t", engine=bad)
+        ds.duckdb(memory_limit="lots")
+    with pytest.raises(ds.InputError, match="duckdb: memory_limit '4 parsecs' is not accepted"):
+        ds.duckdb(memory_limit="4 parsecs")
+
+
+def test_duckdb_memory_limit_is_the_process_s() -> None:
+    """DuckDB's buffer manager gets BUFFER_SHARE of the limit given (its own limit leaves out
+    allocations outside it and the Python process); 'none' and percentages stay readable."""
+    from discosql.engines.duckdb import BUFFER_SHARE, buffer_limit
+
+    assert buffer_limit("4GB") == f"{int(4e9 * BUFFER_SHARE)} bytes"
+    assert buffer_limit(" 2 GiB") == f"{int(2 * 2**30 * BUFFER_SHARE)} bytes"
+    assert buffer_limit("50%") == f"{50 * BUFFER_SHARE:.6g}%"
+    assert buffer_limit("none") == "none"
+    assert buffer_limit("-1") == "-1"
+    engine = ds.duckdb(threads=1, memory_limit="1GB").open()
+    try:
+        (set_to,) = engine.con.execute("SELECT current_setting('memory_limit')").fetchall()[0]
+    finally:
+        engine.close()
+    expected = f"{1e9 * BUFFER_SHARE / 2**20:.1f} MiB"
+    assert set_to == expected
 
 
 def _entry_points(t: pa.Table, **kw: Any) -> dict[str, Any]:

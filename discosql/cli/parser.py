@@ -200,7 +200,8 @@ def _add_engine_options(p: argparse.ArgumentParser) -> None:
         "--memory-limit",
         default=None,
         metavar="SIZE",
-        help="DuckDB: memory limit such as 4GB; above it DuckDB spills to --temp-dir",
+        help="DuckDB: the process's memory limit such as 4GB (DuckDB gets 80%% of it and "
+        "spills to --temp-dir above that)",
     )
     p.add_argument(
         "--temp-dir", default=None, metavar="DIR", help="DuckDB: where to spill (default .tmp)"

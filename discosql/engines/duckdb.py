@@ -7,6 +7,7 @@ Inputs are only read, never modified.
 
 from __future__ import annotations
 
+import functools
 import glob
 import itertools
 import os
@@ -31,6 +32,36 @@ _TAGS = itertools.count()
 SMALL_RESULT = "__disco_small_result"  # DuckDBEngine._query_small's table
 
 
+# DuckDB's memory_limit bounds its buffer manager, not the process: some of its allocations, the
+# allocator's retained pages and the Python process itself come on top. discosql's memory_limit
+# is the whole process's, so DuckDB's buffer manager gets this share of it (with all of it,
+# a summary of 100M + 100M rows under "4GB" peaked at 4.7 GB of RSS; docs/performance.md).
+BUFFER_SHARE = 0.8
+_NO_LIMIT = ("none", "null")
+
+
+@functools.cache
+def buffer_limit(memory_limit: str) -> str:
+    """DuckDB's ``memory_limit`` setting for a process limit of ``memory_limit`` (a size as
+    DuckDB reads it, '4GB', '512 MiB'; a percentage of the machine's memory, '50%'; or 'none'):
+    ``BUFFER_SHARE`` of it. InputError when DuckDB cannot read the size."""
+    text = memory_limit.strip().lower()
+    if text in _NO_LIMIT or text.startswith("-"):  # DuckDB's spellings of "no limit"
+        return memory_limit
+    percent = re.fullmatch(r"(\d+(?:\.\d*)?)\s*%", text)
+    if percent:
+        return f"{float(percent[1]) * BUFFER_SHARE:.6g}%"
+    try:
+        with duckdb.connect() as con:  # DuckDB's own parser of sizes
+            size = con.execute("SELECT parse_formatted_bytes($v)", {"v": memory_limit}).fetchall()
+    except duckdb.Error as e:
+        raise InputError(
+            f"duckdb: memory_limit {memory_limit!r} is not accepted: {e}; a size such as "
+            "'4GB' or '512MiB', a percentage of the machine's memory such as '50%', or 'none'"
+        ) from e
+    return f"{int(size[0][0] * BUFFER_SHARE)} bytes"
+
+
 def _database(
     threads: int | None, memory_limit: str | None, temp_directory: str | None
 ) -> duckdb.DuckDBPyConnection:
@@ -47,7 +78,8 @@ def _database(
         db.execute("SET autoload_known_extensions = false")
         if threads is not None:
             db.execute(f"SET threads = {int(threads)}")
-        for setting, value in (("memory_limit", memory_limit), ("temp_directory", temp_directory)):
+        limit = buffer_limit(memory_limit) if memory_limit is not None else None
+        for setting, value in (("memory_limit", limit), ("temp_directory", temp_directory)):
             if value is None:
                 continue
             try:

@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import InputError
 from ..sql.dialects import FACTS, is_template_dialect, unknown
 from .base import Engine
-from .duckdb import DuckDBEngine
+from .duckdb import DuckDBEngine, buffer_limit
 
 
 class EngineSpec:
@@ -105,12 +105,16 @@ def duckdb_engine(
     """The embedded DuckDB engine with limits: ``engine=ds.duckdb(memory_limit="4GB",
     temp_directory="/scratch/tmp")``. Above ``memory_limit`` DuckDB spills intermediate
     results (the shared records, large aggregations) to ``temp_directory`` (default: DuckDB's
-    ``.tmp`` next to the working directory) and finishes with the same numbers."""
+    ``.tmp`` next to the working directory) and finishes with the same numbers.
+    ``memory_limit`` is the process's: DuckDB's buffer manager gets ``BUFFER_SHARE`` of it
+    (``engines.duckdb.buffer_limit``), as DuckDB allocates some memory outside it."""
     check_threads(threads, "duckdb: ")
     if memory_limit is not None and not isinstance(memory_limit, str):
         raise InputError(
             f"duckdb: memory_limit must be a string such as '4GB', got {memory_limit!r}"
         )
+    if memory_limit is not None:
+        buffer_limit(memory_limit)  # read now: an error before any data is
     temp = os.fspath(temp_directory) if temp_directory is not None else None
     return DuckDBSpec(threads, memory_limit, temp)
 
