@@ -11,6 +11,7 @@ from typing import Any
 
 from ..engines.base import Engine, Work
 from ..errors import DiscoSQLWarning
+from ..sql.dialects import facts
 from ..sql.templates import render
 from .assumptions import Fits
 from .inputs import DataSet
@@ -70,7 +71,7 @@ def build_dictionary(
         engine.dialect,
         entries=entries,
         stacked=False,
-        prelude=None,
+        branches=None,
         na_only_missing=na_only_missing,
     )
     engine.create_table(column.levels, sql, params, template)
@@ -82,13 +83,12 @@ def build_dictionaries(
     columns: Sequence[tuple[Column, list[DataSet]]],
     params: dict[str, Any],
     na_only_missing: bool = False,
-    prelude: tuple[str, str] | None = None,
 ) -> tuple[Column, ...]:
     """Stage 010 for several columns in one statement: their dictionaries stacked in the
     table ``name``, each column from its data sets (those where it has no values are left
     out). Returns the columns with ``levels`` = ``name`` and ``stack``, their number there.
-    ``prelude``: (name, sql) of risk/key_values over the columns' one data set: their
-    distinct values in one grouping-set pass, read once as a common table expression."""
+    Where the engine has GROUPING SETS and each column has one type in all its data sets,
+    the data sets are stacked and every column's values found in one pass (:func:`_branches`)."""
     stacked = tuple(replace(c, levels=name, stack=i) for i, (c, _) in enumerate(columns))
     entries = [
         {"column": c, "sources": _with_values(sources, c)}
@@ -100,11 +100,35 @@ def build_dictionaries(
         engine.dialect,
         entries=entries,
         stacked=True,
-        prelude={"name": prelude[0], "sql": prelude[1]} if prelude else None,
+        branches=_branches(engine, entries),
         na_only_missing=na_only_missing,
     )
     engine.create_table(name, sql, params, template)
     return stacked
+
+
+def _branches(engine: Engine, entries: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The data sets stacked for stage 010's one grouping-set pass: each with the entries'
+    column names (None where a column has no values there). None where the engine has no
+    GROUPING SETS or a column's types differ between data sets (as_text: each data set's
+    values are then named by its own type, before they are stacked)."""
+    if not facts(engine.dialect).grouping_sets:
+        return None
+    columns: list[Column] = [e["column"] for e in entries]
+    if any(c.as_text for c in columns):
+        return None
+    read: dict[str, set[str]] = {}  # a data set (what to read) -> the columns with values there
+    for c, e in zip(columns, entries, strict=True):
+        if len({s.kinds[c.name] for s in e["sources"]}) > 1:
+            return None
+        for s in e["sources"]:
+            read.setdefault(s.sql, set()).add(c.name)
+    if not read:
+        return None
+    return [
+        {"sql": sql, "columns": [c.name if c.name in names else None for c in columns]}
+        for sql, names in read.items()
+    ]
 
 
 def build_for(

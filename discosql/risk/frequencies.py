@@ -23,14 +23,12 @@ from ..core.plan import Column
 from ..core.spec import column_names
 from ..engines.base import Engine, Registered, Work
 from ..errors import DiscoSQLWarning, InputError
-from ..sql.dialects import facts
 from ..sql.templates import render
 
 RECORDS = "__disco_risk_records"
 WEIGHT_GUARD = "__disco_risk_weights_ok"
 CELLS = "__disco_risk_cells"
 FREQUENCIES = "__disco_risk_freq"
-KEY_VALUES = "__disco_risk_key_values"
 LEVELS = "__disco_risk_levels"  # the keys' stage 010 dictionaries, stacked
 MAX_KEYS = 60  # a cell's pattern of known keys is a BIGINT bit mask
 BATCH = 1_000_000  # records per batch streamed to an out= file
@@ -184,16 +182,11 @@ def decide_radices(engine: Engine, reg: Registered, keys: Sequence[str]) -> list
 
 def dictionaries(cells: KeyCells, data: DataSet, params: dict[str, Any]) -> None:
     """The keys' stage 010 dictionaries (NA and NaN alone as code 0) in one statement and one
-    table (LEVELS), from one pass over the data where the engine has grouping sets
-    (risk/key_values, a common table expression of the statement), else one pass per key."""
-    engine = cells.engine
-    prelude = None
-    if facts(engine.dialect).grouping_sets:
-        sql = render("risk/key_values.sql.j2", engine.dialect, source=data, keys=cells.keys)
-        prelude = (KEY_VALUES, sql)
+    table (LEVELS): from one grouping-set pass over the data where the engine has grouping
+    sets, else one pass per key (stages/010_codes)."""
     cells.work.hold(LEVELS)
     columns = [(c, [data]) for c in cells.keys]
-    build_dictionaries(engine, LEVELS, columns, params, na_only_missing=True, prelude=prelude)
+    build_dictionaries(cells.engine, LEVELS, columns, params, na_only_missing=True)
 
 
 @contextlib.contextmanager

@@ -38,10 +38,15 @@
 --          values are matched by their text, not by a lossy union; stack: its number in a
 --          stacked table, or none for a table of its own); sources = [{src, sql, kinds}]
 --          (data sets where the column has values); stacked (whether the table is stacked);
---          prelude (none, or {name, sql}: risk/key_values over the columns' one data set, a
---          common table expression whose rows are their distinct values, read once);
 --          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
---          a code of its own (replicated uniques compare values).
+--          a code of its own (replicated uniques compare values); branches (stacked, on an
+--          engine with GROUPING SETS, every column of one type in all its data sets: none,
+--          or [{sql, columns}], each data set with the entries' column names, none where a
+--          column has no values there): the data sets are stacked first and every column's
+--          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
+--          columns, 11 ms instead of 26 ms for thirty groupings; for the risk family's one
+--          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
+--          10M records).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -146,10 +151,15 @@ ANALYZE "__disco_levels_k0";
 --          values are matched by their text, not by a lossy union; stack: its number in a
 --          stacked table, or none for a table of its own); sources = [{src, sql, kinds}]
 --          (data sets where the column has values); stacked (whether the table is stacked);
---          prelude (none, or {name, sql}: risk/key_values over the columns' one data set, a
---          common table expression whose rows are their distinct values, read once);
 --          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
---          a code of its own (replicated uniques compare values).
+--          a code of its own (replicated uniques compare values); branches (stacked, on an
+--          engine with GROUPING SETS, every column of one type in all its data sets: none,
+--          or [{sql, columns}], each data set with the entries' column names, none where a
+--          column has no values there): the data sets are stacked first and every column's
+--          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
+--          columns, 11 ms instead of 26 ms for thirty groupings; for the risk family's one
+--          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
+--          10M records).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -254,10 +264,15 @@ ANALYZE "__disco_levels_k1";
 --          values are matched by their text, not by a lossy union; stack: its number in a
 --          stacked table, or none for a table of its own); sources = [{src, sql, kinds}]
 --          (data sets where the column has values); stacked (whether the table is stacked);
---          prelude (none, or {name, sql}: risk/key_values over the columns' one data set, a
---          common table expression whose rows are their distinct values, read once);
 --          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
---          a code of its own (replicated uniques compare values).
+--          a code of its own (replicated uniques compare values); branches (stacked, on an
+--          engine with GROUPING SETS, every column of one type in all its data sets: none,
+--          or [{sql, columns}], each data set with the entries' column names, none where a
+--          column has no values there): the data sets are stacked first and every column's
+--          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
+--          columns, 11 ms instead of 26 ms for thirty groupings; for the risk family's one
+--          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
+--          10M records).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -362,10 +377,15 @@ ANALYZE "__disco_levels_k2";
 --          values are matched by their text, not by a lossy union; stack: its number in a
 --          stacked table, or none for a table of its own); sources = [{src, sql, kinds}]
 --          (data sets where the column has values); stacked (whether the table is stacked);
---          prelude (none, or {name, sql}: risk/key_values over the columns' one data set, a
---          common table expression whose rows are their distinct values, read once);
 --          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
---          a code of its own (replicated uniques compare values).
+--          a code of its own (replicated uniques compare values); branches (stacked, on an
+--          engine with GROUPING SETS, every column of one type in all its data sets: none,
+--          or [{sql, columns}], each data set with the entries' column names, none where a
+--          column has no values there): the data sets are stacked first and every column's
+--          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
+--          columns, 11 ms instead of 26 ms for thirty groupings; for the risk family's one
+--          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
+--          10M records).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -470,10 +490,15 @@ ANALYZE "__disco_levels_k3";
 --          values are matched by their text, not by a lossy union; stack: its number in a
 --          stacked table, or none for a table of its own); sources = [{src, sql, kinds}]
 --          (data sets where the column has values); stacked (whether the table is stacked);
---          prelude (none, or {name, sql}: risk/key_values over the columns' one data set, a
---          common table expression whose rows are their distinct values, read once);
 --          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
---          a code of its own (replicated uniques compare values).
+--          a code of its own (replicated uniques compare values); branches (stacked, on an
+--          engine with GROUPING SETS, every column of one type in all its data sets: none,
+--          or [{sql, columns}], each data set with the entries' column names, none where a
+--          column has no values there): the data sets are stacked first and every column's
+--          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
+--          columns, 11 ms instead of 26 ms for thirty groupings; for the risk family's one
+--          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
+--          10M records).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
