@@ -19,6 +19,7 @@ from typing import Any
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from sqlglot import exp
 
@@ -276,7 +277,10 @@ class DuckDBEngine(Engine):
             if not isinstance(table, pa.Table):  # a pyarrow Dataset: its own order
                 table = table.to_table()
             name = f"{reg.sql.strip(chr(34))}_positioned"
-            positions = pa.array(range(1, table.num_rows + 1), pa.int64())
+            # 1..n by a cumulative sum in Arrow: a Python range made element by element took
+            # 0.11-0.44 s at 1M rows (the whole of ds.risk is 0.65 s there)
+            ones = pa.repeat(pa.scalar(1, pa.int64()), table.num_rows)
+            positions = pc.cumulative_sum(ones)
             self.con.register(name, table.append_column("__disco_pos", positions))
             return ident(name)
         return f"(SELECT *, rowid + 1 AS __disco_pos FROM {reg.sql})"
