@@ -18,6 +18,9 @@ from .inputs import DataSet
 from .plan import Column
 
 WORD_LIMIT = 2**62  # q words stay below this: sums of code * place value never overflow BIGINT
+# the most columns one grouping-set pass of stage 010 takes: Spark refuses grouping sets over
+# more than 64 columns (GROUPING_SIZE_LIMIT_EXCEEDED); more are grouped one by one
+GROUPING_COLUMNS = 64
 
 
 def pack_keys(
@@ -110,9 +113,10 @@ def build_dictionaries(
 def _branches(engine: Engine, entries: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
     """The data sets stacked for stage 010's one grouping-set pass: each with the entries'
     column names (None where a column has no values there). None where the engine has no
-    GROUPING SETS or a column's types differ between data sets (as_text: each data set's
-    values are then named by its own type, before they are stacked)."""
-    if not facts(engine.dialect).grouping_sets:
+    GROUPING SETS, there are more than GROUPING_COLUMNS columns, or a column's types differ
+    between data sets (as_text: each data set's values are then named by its own type,
+    before they are stacked)."""
+    if not facts(engine.dialect).grouping_sets or len(entries) > GROUPING_COLUMNS:
         return None
     columns: list[Column] = [e["column"] for e in entries]
     if any(c.as_text for c in columns):

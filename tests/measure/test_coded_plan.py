@@ -2,7 +2,8 @@
 gives the same results whatever shape it takes: q in one word or spread over several, the
 records of several targets shared (sorted by q) or each target's read inline, the targets
 measured one at a time or stacked in one batch (each with its own options), q words above
-2^53 on SQLite (exact integer division) or small words on DuckDB.
+2^53 on SQLite (exact integer division) or small words on DuckDB, the level dictionaries
+from one grouping-set pass or grouped column by column.
 
 Checked on hypothesis data with awkward values and types (floats incl. -0.0, NaN and
 infinities, integers next to doubles, booleans, all-NA columns, unicode) and on SD2011. That
@@ -78,6 +79,14 @@ def shapes(
         finally:
             mp.undo()
         assert_identical(words, shared)
+        # the dictionaries grouped column by column and data set by data set, not in one
+        # grouping-set pass over the stacked data sets (more columns than it takes)
+        mp.setattr(dictionaries, "GROUPING_COLUMNS", 0)
+        try:
+            one_by_one = plans.disclosure(original, synthetic, keys, targets, **options)
+        finally:
+            mp.undo()
+        assert_identical(one_by_one, shared)
     return shared
 
 
