@@ -238,7 +238,7 @@ def test_duckdb_engine_arguments() -> None:
         ds.duckdb(memory_limit="4 parsecs")
 
 
-def test_duckdb_memory_limit_is_the_process_s() -> None:
+def test_duckdb_memory_limit_is_the_process_limit() -> None:
     """DuckDB's buffer manager gets BUFFER_SHARE of the limit given (its own limit leaves out
     allocations outside it and the Python process); 'none' and percentages stay readable."""
     from discosql.engines.duckdb import BUFFER_SHARE, buffer_limit
