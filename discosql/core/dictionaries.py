@@ -76,6 +76,7 @@ def build_dictionary(
         stacked=False,
         branches=None,
         na_only_missing=na_only_missing,
+        typed_first=False,
     )
     engine.create_table(column.levels, sql, params, template)
 
@@ -105,6 +106,7 @@ def build_dictionaries(
         stacked=True,
         branches=_branches(engine, entries),
         na_only_missing=na_only_missing,
+        typed_first=not facts(engine.dialect).union_widens,
     )
     engine.create_table(name, sql, params, template)
     return stacked

@@ -45,6 +45,10 @@ class Dialect:
     ``analyze``: each work table is ANALYZEd once made: PostgreSQL's autovacuum never gathers
     a temporary table's statistics, and a planner that guesses a few dozen rows may join a
     work table before the keys are coded (a cross product of the records and the cells).
+    ``union_widens``: a UNION's columns take the widest type of all its branches, so a first
+    branch of NULLs is typed by the others (DuckDB). Elsewhere (PostgreSQL types them from
+    the first branches: text) stage 010 leads its stacked UNION with a typed branch of no
+    rows, which costs a scan of each column's data set to set up.
     """
 
     name: str
@@ -63,6 +67,7 @@ class Dialect:
     executed: bool = True
     quote_all: bool = False
     analyze: bool = False
+    union_widens: bool = False
 
 
 SPARK_ORDER = "monotonically_increasing_id()"
@@ -78,6 +83,7 @@ FACTS = {
             transactional_ddl=True,
             rename="unqualified",
             reads_files=True,
+            union_widens=True,
         ),
         Dialect(
             "postgres",

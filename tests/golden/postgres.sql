@@ -46,7 +46,8 @@
 --          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
 --          columns, 11 ms instead of 26 ms for thirty groupings; for the risk family's one
 --          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
---          10M records).
+--          10M records); typed_first: the stacked UNION leads with a branch of no rows that
+--          types its columns (the engine's UNION does not widen: dialects.Dialect).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -125,14 +126,18 @@ SELECT
   v,
   level,
   CAST(CASE
-    WHEN level = 'Missing'
+    WHEN na = 1
     THEN 0
-    ELSE DENSE_RANK() OVER (
-      PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
-      ORDER BY level COLLATE "C"
-    )
+    ELSE DENSE_RANK() OVER (PARTITION BY na ORDER BY level COLLATE "C")
   END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
-FROM one_per_value;
+FROM (
+  /* code 0 or not, decided once per value (na_only_missing reads the raw value's text) */
+  SELECT
+    v,
+    level,
+    CASE WHEN level = 'Missing' THEN 1 ELSE 0 END AS na
+  FROM one_per_value
+) AS __disco_v;
 
 ANALYZE "__disco_levels_k0";
 
@@ -159,7 +164,8 @@ ANALYZE "__disco_levels_k0";
 --          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
 --          columns, 11 ms instead of 26 ms for thirty groupings; for the risk family's one
 --          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
---          10M records).
+--          10M records); typed_first: the stacked UNION leads with a branch of no rows that
+--          types its columns (the engine's UNION does not widen: dialects.Dialect).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -238,14 +244,18 @@ SELECT
   v,
   level,
   CAST(CASE
-    WHEN level = 'Missing'
+    WHEN na = 1
     THEN 0
-    ELSE DENSE_RANK() OVER (
-      PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
-      ORDER BY level COLLATE "C"
-    )
+    ELSE DENSE_RANK() OVER (PARTITION BY na ORDER BY level COLLATE "C")
   END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
-FROM one_per_value;
+FROM (
+  /* code 0 or not, decided once per value (na_only_missing reads the raw value's text) */
+  SELECT
+    v,
+    level,
+    CASE WHEN level = 'Missing' THEN 1 ELSE 0 END AS na
+  FROM one_per_value
+) AS __disco_v;
 
 ANALYZE "__disco_levels_k1";
 
@@ -272,7 +282,8 @@ ANALYZE "__disco_levels_k1";
 --          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
 --          columns, 11 ms instead of 26 ms for thirty groupings; for the risk family's one
 --          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
---          10M records).
+--          10M records); typed_first: the stacked UNION leads with a branch of no rows that
+--          types its columns (the engine's UNION does not widen: dialects.Dialect).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -351,14 +362,18 @@ SELECT
   v,
   level,
   CAST(CASE
-    WHEN level = 'Missing'
+    WHEN na = 1
     THEN 0
-    ELSE DENSE_RANK() OVER (
-      PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
-      ORDER BY level COLLATE "C"
-    )
+    ELSE DENSE_RANK() OVER (PARTITION BY na ORDER BY level COLLATE "C")
   END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
-FROM one_per_value;
+FROM (
+  /* code 0 or not, decided once per value (na_only_missing reads the raw value's text) */
+  SELECT
+    v,
+    level,
+    CASE WHEN level = 'Missing' THEN 1 ELSE 0 END AS na
+  FROM one_per_value
+) AS __disco_v;
 
 ANALYZE "__disco_levels_k2";
 
@@ -385,7 +400,8 @@ ANALYZE "__disco_levels_k2";
 --          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
 --          columns, 11 ms instead of 26 ms for thirty groupings; for the risk family's one
 --          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
---          10M records).
+--          10M records); typed_first: the stacked UNION leads with a branch of no rows that
+--          types its columns (the engine's UNION does not widen: dialects.Dialect).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -464,14 +480,18 @@ SELECT
   v,
   level,
   CAST(CASE
-    WHEN level = 'Missing'
+    WHEN na = 1
     THEN 0
-    ELSE DENSE_RANK() OVER (
-      PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
-      ORDER BY level COLLATE "C"
-    )
+    ELSE DENSE_RANK() OVER (PARTITION BY na ORDER BY level COLLATE "C")
   END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
-FROM one_per_value;
+FROM (
+  /* code 0 or not, decided once per value (na_only_missing reads the raw value's text) */
+  SELECT
+    v,
+    level,
+    CASE WHEN level = 'Missing' THEN 1 ELSE 0 END AS na
+  FROM one_per_value
+) AS __disco_v;
 
 ANALYZE "__disco_levels_k3";
 
@@ -498,7 +518,8 @@ ANALYZE "__disco_levels_k3";
 --          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
 --          columns, 11 ms instead of 26 ms for thirty groupings; for the risk family's one
 --          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
---          10M records).
+--          10M records); typed_first: the stacked UNION leads with a branch of no rows that
+--          types its columns (the engine's UNION does not widen: dialects.Dialect).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -622,14 +643,18 @@ SELECT
   v,
   level,
   CAST(CASE
-    WHEN level = 'Missing'
+    WHEN na = 1
     THEN 0
-    ELSE DENSE_RANK() OVER (
-      PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
-      ORDER BY level COLLATE "C"
-    )
+    ELSE DENSE_RANK() OVER (PARTITION BY na ORDER BY level COLLATE "C")
   END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
-FROM one_per_value;
+FROM (
+  /* code 0 or not, decided once per value (na_only_missing reads the raw value's text) */
+  SELECT
+    v,
+    level,
+    CASE WHEN level = 'Missing' THEN 1 ELSE 0 END AS na
+  FROM one_per_value
+) AS __disco_v;
 
 ANALYZE "__disco_levels_t0";
 

@@ -69,11 +69,15 @@ SELECT
   v,
   level,
   CAST(CASE
-    WHEN level = 'Missing'
+    WHEN na = 1
     THEN 0
-    ELSE DENSE_RANK() OVER (
-      PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END
-      ORDER BY level NULLS LAST
-    )
+    ELSE DENSE_RANK() OVER (PARTITION BY na ORDER BY level NULLS LAST)
   END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
-FROM one_per_value;
+FROM (
+  /* code 0 or not, decided once per value (na_only_missing reads the raw value's text) */
+  SELECT
+    v,
+    level,
+    CASE WHEN level = 'Missing' THEN 1 ELSE 0 END AS na
+  FROM one_per_value
+) AS __disco_v;

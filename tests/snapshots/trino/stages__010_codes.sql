@@ -68,9 +68,12 @@ WITH named AS (
 SELECT
   v,
   level,
-  CAST(CASE
-    WHEN level = 'Missing'
-    THEN 0
-    ELSE DENSE_RANK() OVER (PARTITION BY CASE WHEN level = 'Missing' THEN 1 ELSE 0 END ORDER BY level)
-  END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
-FROM one_per_value;
+  CAST(CASE WHEN na = 1 THEN 0 ELSE DENSE_RANK() OVER (PARTITION BY na ORDER BY level) END AS BIGINT) AS code /* BIGINT where it is made: dense_rank() is a 32-bit INT on Spark, a DECIMAL elsewhere */
+FROM (
+  /* code 0 or not, decided once per value (na_only_missing reads the raw value's text) */
+  SELECT
+    v,
+    level,
+    CASE WHEN level = 'Missing' THEN 1 ELSE 0 END AS na
+  FROM one_per_value
+) AS __disco_v;
