@@ -280,9 +280,16 @@ def run_risk(
             weighted=weight is not None,
         )
         summary = _summary(cells, max_global_risk, household is not None)
-        sql = cells.render("risk/riskiest.sql.j2", cells=INDIVIDUAL, limit=TOP_CELLS)
-        # not small=True: its table would rename Fk (DuckDB's names ignore case; fk is there)
-        riskiest = eng.query(sql, cells.params, "risk/riskiest")
+        # a live engine's columns by position (a small result's table would refuse a key
+        # named like another column, and DuckDB's names ignore case: fk and Fk), named here;
+        # an exported script prints them as named
+        live = not cells.exported
+        sql = cells.render(
+            "risk/riskiest.sql.j2", cells=INDIVIDUAL, limit=TOP_CELLS, positional=live
+        )
+        riskiest = eng.query(sql, cells.params, "risk/riskiest", small=live)
+        if live:
+            riskiest = riskiest.rename_columns([*keys, "records", "fk", "Fk", "risk"])
         records = _records(cells, household is not None, dest)
     return summary, riskiest, records
 
