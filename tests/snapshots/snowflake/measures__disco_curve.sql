@@ -1,17 +1,23 @@
 WITH "probs" AS (
+  /* only a cell with s > 0 needs its q's s.q (then s.q >= s > 0): the others have ps = 0 */
+  /* without the join, which is most of this statement's work (docs/performance.md) */
   SELECT
     "c"."j",
-    CASE
-      WHEN "m"."sq" > 0
-      THEN CAST("c"."s" AS DOUBLE) / CAST("m"."sq" AS DOUBLE)
-      ELSE 0.0
-    END AS "ps",
+    CAST("c"."s" AS DOUBLE) / CAST("m"."sq" AS DOUBLE) AS "ps",
     "c"."d_keep" AS "dk"
   FROM "__disco_cells" AS "c"
   INNER JOIN "__disco_qcells" AS "m"
     ON "m"."j" = "c"."j" AND "m"."q_0" = "c"."q_0"
   WHERE
-    "c"."d_keep" > 0
+    "c"."d_keep" > 0 AND "c"."s" > 0
+  UNION ALL
+  SELECT
+    "j",
+    0.0 AS "ps",
+    "d_keep" AS "dk"
+  FROM "__disco_cells"
+  WHERE
+    "d_keep" > 0 AND "s" = 0
 ), "steps" AS (
   SELECT
     "j",
