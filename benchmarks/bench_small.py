@@ -13,8 +13,10 @@ installs it): benchmarks/sdcmicro_small.R in one R process, the data a data.fram
 the clock, each function once to warm up, then --repeat times. Best of --repeat on each side;
 ratio = discosql / sdcMicro (below 1: discosql is faster). The two sides' numbers are checked
 against each other (global_risk_ER, sum of risk, fk, Fk; sum of SUDA and DIS-SUDA scores) to
-1e-9 relative (DIS-SUDA 1e-6, as tests/suda). Appends one JSON line per size to
-benchmarks/results/small.jsonl.
+1e-9 relative (DIS-SUDA 1e-6, as tests/suda). With them, in the same process and on the
+same Table, the DuckDB floor of ds.risk (a plain GROUP BY of the keys joined back to the
+records, in input order: risk_floor), which says how far any SQL on DuckDB can go. Appends
+one JSON line per size to benchmarks/results/small.jsonl.
 
 --sd2011: the bundled SD2011 (5,000 records, 5 syntheses; keys sex, age, region, placesize)
 in one warm process: ds.disclosure (target depress), ds.disclosure_summary (depress, ls,
@@ -107,6 +109,28 @@ def discosql_side(
         "sum_score": total(srec, "suda_score"),
         "sum_dis_score": total(srec, "dis_suda_score"),
     }
+
+
+def risk_floor(table: Any, keys: list[str], weight: str, a: argparse.Namespace) -> float:
+    """DuckDB's plain-query floor for ds.risk on the same in-memory table, best of --repeat:
+    each record's cell count, weight sum and 1/n, in input order (bench_risk.py's
+    floor_sorted, from the pyarrow Table; the records' positions appended before the clock)."""
+    import duckdb
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    con = duckdb.connect()
+    con.execute(f"SET threads = {int(a.threads)}")
+    con.register("data", table.append_column("__row", pc.cumulative_sum(pa.repeat(1, len(table)))))
+    cols = ", ".join(f'"{k}"' for k in keys)
+    on = " AND ".join(f'r."{k}" IS NOT DISTINCT FROM c."{k}"' for k in keys)
+    sql = (
+        f"SELECT r.__row AS row, c.n, c.w, 1.0 / c.n AS risk FROM data r JOIN (SELECT {cols}, "
+        f'count(*) AS n, sum("{weight}") AS w FROM data GROUP BY {cols}) c ON {on} '
+        "ORDER BY r.__row"
+    )
+    seconds, _ = best(lambda: con.sql(sql).to_arrow_table(), a.repeat)
+    return seconds
 
 
 def sdcmicro_side(table: Any, keys: list[str], weight: str, repeat: int) -> dict[str, Any]:
@@ -208,6 +232,7 @@ def main() -> None:
         else:
             table, keys, weight = datagen(rows)
         ours = discosql_side(table, keys, weight, a)
+        ours["floor_risk_s"] = risk_floor(table, keys, weight, a)
         line: dict[str, Any] = {
             "when": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             "machine": f"{platform.machine()}, {platform.python_version()}",
@@ -217,7 +242,9 @@ def main() -> None:
             "repeat": a.repeat,
             "discosql": ours,
         }
-        text = f"{a.data} {rows:,} rows: ds.risk {ours['risk_s']:.3f} s, "
+        line["risk_over_floor"] = ours["risk_s"] / ours["floor_risk_s"]
+        text = f"{a.data} {rows:,} rows: ds.risk {ours['risk_s']:.3f} s "
+        text += f"(DuckDB floor {ours['floor_risk_s']:.3f} s: {line['risk_over_floor']:.2f}x), "
         text += f"ds.suda {ours['suda_s']:.3f} s"
         if a.sdcmicro:
             theirs = sdcmicro_side(table, keys, weight, a.repeat)
@@ -228,10 +255,12 @@ def main() -> None:
             line["sdcmicro"] = theirs
             line["ratio_risk"] = ours["risk_s"] / theirs["risk_s"]
             line["ratio_suda"] = ours["suda_s"] / theirs["suda_s"]
+            line["sdcmicro_risk_over_floor"] = theirs["risk_s"] / ours["floor_risk_s"]
             text += (
                 f"; sdcMicro measure_risk {theirs['risk_s']:.3f} s (ratio "
                 f"{line['ratio_risk']:.2f}), suda2 {theirs['suda_s']:.3f} s (ratio "
-                f"{line['ratio_suda']:.2f})"
+                f"{line['ratio_suda']:.2f}); sdcMicro's measure_risk is "
+                f"{line['sdcmicro_risk_over_floor']:.2f}x the DuckDB floor"
             )
         print(text, flush=True)
         with (RESULTS / "small.jsonl").open("a") as f:
