@@ -199,10 +199,14 @@ def key_cells(
     household: str | None = None,
     sensitive: Sequence[str] = (),
     radices: Sequence[int] | None = None,
+    risks: bool = False,
 ) -> Iterator[KeyCells]:
     """The coded records (RECORDS) and the key cells (CELLS) of the data set ``reg``; the
     tables are dropped when the block ends. ``radices``: the q packing decided ahead (an
-    exported script, which checks where it runs that the keys still fit it: stage 015)."""
+    exported script, which checks where it runs that the keys still fit it: stage 015).
+    ``risks``: the cells also carry fk, Fk and the individual risk as if no key were
+    missing (risk/cells), which risk() reads on a live engine when none is (an exported
+    script always computes the wildcard frequencies, so it never asks)."""
     data = source_ctx([reg])[0]
     positioned = DataSet(0, engine.positioned(reg), data.kinds, data.empty)
     columns = key_columns(keys)
@@ -238,6 +242,7 @@ def key_cells(
             "risk/cells.sql.j2",
             records=RECORDS,
             guard=WEIGHT_GUARD if weight and cells.exported else None,
+            risks={"weighted": weight is not None} if risks and not engine.exporting else None,
         )
         yield cells
 
@@ -275,9 +280,10 @@ def deliver(cells: KeyCells, dest: Destination, sql: str, stage: str) -> pa.Tabl
 def frequencies(cells: KeyCells, alpha: float) -> str | None:
     """Each cell's fk and Fk with missing keys as wildcards: the table FREQUENCIES
     (risk/frequencies), named; None where no cell has a missing key, which a live engine
-    counts first (risk/incomplete): then fk = n and Fk = w, which risk/individual reads off
-    the cells (a statement fewer, and the costliest to plan of a small risk()). An exported
-    script cannot know its data ahead: it always makes the table."""
+    counts first (risk/incomplete): then fk = n and Fk = w, and risk() reads the risks off
+    the cells (key_cells' ``risks``: two statements fewer, one of them the costliest to plan
+    of a small risk()). An exported script cannot know its data ahead: it always makes the
+    table."""
     k = len(cells.keys)
     cells.params.update({"alpha": alpha, "full": 2**k - 1, "one_key": k == 1})
     if not cells.exported:

@@ -271,42 +271,49 @@ def run_risk(
     roles = dict.fromkeys(keys, "key") | ({weight: "weight"} if weight else {})
     roles |= {household: "household"} if household else {}
     fq.check_columns(reg, roles, [weight] if weight else [])
-    with fq.key_cells(eng, reg, keys, weight=weight, household=household, radices=radices) as cells:
-        cells.create(
-            INDIVIDUAL,
-            "risk/individual.sql.j2",
-            frequencies=fq.frequencies(cells, alpha),
-            cells=fq.CELLS,
-            weighted=weight is not None,
-        )
-        summary = _summary(cells, max_global_risk, household is not None)
+    with fq.key_cells(
+        eng, reg, keys, weight=weight, household=household, radices=radices, risks=True
+    ) as cells:
+        freq = fq.frequencies(cells, alpha)
+        individual = fq.CELLS  # no key missing: the cells carry the risks (key_cells' risks)
+        if freq is not None:
+            individual = INDIVIDUAL
+            cells.create(
+                INDIVIDUAL,
+                "risk/individual.sql.j2",
+                frequencies=freq,
+                weighted=weight is not None,
+            )
+        summary = _summary(cells, individual, max_global_risk, household is not None)
         # a live engine's columns by position (a small result's table would refuse a key
         # named like another column, and DuckDB's names ignore case: fk and Fk), named here;
         # an exported script prints them as named
         live = not cells.exported
         sql = cells.render(
-            "risk/riskiest.sql.j2", cells=INDIVIDUAL, limit=TOP_CELLS, positional=live
+            "risk/riskiest.sql.j2", cells=individual, limit=TOP_CELLS, positional=live
         )
         riskiest = eng.query(sql, cells.params, "risk/riskiest", small=live)
         if live:
             riskiest = riskiest.rename_columns([*keys, "records", "fk", "Fk", "risk"])
-        records = _records(cells, household is not None, dest)
+        records = _records(cells, individual, household is not None, dest)
     return summary, riskiest, records
 
 
-def _summary(cells: fq.KeyCells, max_global_risk: float, household: bool) -> pa.Table:
+def _summary(
+    cells: fq.KeyCells, individual: str, max_global_risk: float, household: bool
+) -> pa.Table:
     """The file-level measures (risk/global, risk/household_totals) as the rows of
-    risk/summary."""
+    risk/summary, from the cells' risks in the table ``individual``."""
     cells.params["max_global_risk"] = max_global_risk
-    cells.create(TOTALS, "risk/global.sql.j2", cells=INDIVIDUAL)
+    cells.create(TOTALS, "risk/global.sql.j2", cells=individual)
     if household:
-        cells.create(HOUSEHOLDS, "risk/household.sql.j2", records=fq.RECORDS, cells=INDIVIDUAL)
+        cells.create(HOUSEHOLDS, "risk/household.sql.j2", records=fq.RECORDS, cells=individual)
         cells.create(
             HOUSEHOLD_TOTALS,
             "risk/household_totals.sql.j2",
             records=fq.RECORDS,
             households=HOUSEHOLDS,
-            cells=INDIVIDUAL,
+            cells=individual,
         )
     sql = cells.render(
         "risk/summary.sql.j2",
@@ -316,14 +323,16 @@ def _summary(cells: fq.KeyCells, max_global_risk: float, household: bool) -> pa.
     return cells.engine.query(sql, cells.params, "risk/summary", small=True, schema=SUMMARY_SCHEMA)
 
 
-def _records(cells: fq.KeyCells, household: bool, dest: Destination) -> pa.Table | None:
+def _records(
+    cells: fq.KeyCells, individual: str, household: bool, dest: Destination
+) -> pa.Table | None:
     # a table cannot hold both fk and Fk where column names ignore case (DuckDB, SQLite,
     # Spark), nor a file DuckDB's COPY writes (an exported script's): it would rename Fk
     fk_w_name = "Fk_population" if dest.tables or cells.exported else "Fk"
     sql = cells.render(
         "risk/per_record.sql.j2",
         records=fq.RECORDS,
-        cells=INDIVIDUAL,
+        cells=individual,
         households=HOUSEHOLDS if household else None,
         fk_w_name=fk_w_name,
     )
