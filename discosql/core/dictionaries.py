@@ -76,7 +76,6 @@ def build_dictionary(
         stacked=False,
         branches=None,
         na_only_missing=na_only_missing,
-        typed_first=False,
     )
     engine.create_table(column.levels, sql, params, template)
 

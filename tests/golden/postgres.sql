@@ -46,8 +46,9 @@
 --          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
 --          columns, 11 ms instead of 26 ms for thirty groupings; for the risk family's one
 --          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
---          10M records); typed_first: the stacked UNION leads with a branch of no rows that
---          types its columns (the engine's UNION does not widen: dialects.Dialect).
+--          10M records); typed_first (read when stacked): the stacked UNION leads with a
+--          branch of no rows that types its columns (the engine's UNION does not widen:
+--          dialects.Dialect).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -164,8 +165,9 @@ ANALYZE "__disco_levels_k0";
 --          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
 --          columns, 11 ms instead of 26 ms for thirty groupings; for the risk family's one
 --          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
---          10M records); typed_first: the stacked UNION leads with a branch of no rows that
---          types its columns (the engine's UNION does not widen: dialects.Dialect).
+--          10M records); typed_first (read when stacked): the stacked UNION leads with a
+--          branch of no rows that types its columns (the engine's UNION does not widen:
+--          dialects.Dialect).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -282,8 +284,9 @@ ANALYZE "__disco_levels_k1";
 --          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
 --          columns, 11 ms instead of 26 ms for thirty groupings; for the risk family's one
 --          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
---          10M records); typed_first: the stacked UNION leads with a branch of no rows that
---          types its columns (the engine's UNION does not widen: dialects.Dialect).
+--          10M records); typed_first (read when stacked): the stacked UNION leads with a
+--          branch of no rows that types its columns (the engine's UNION does not widen:
+--          dialects.Dialect).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -400,8 +403,9 @@ ANALYZE "__disco_levels_k2";
 --          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
 --          columns, 11 ms instead of 26 ms for thirty groupings; for the risk family's one
 --          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
---          10M records); typed_first: the stacked UNION leads with a branch of no rows that
---          types its columns (the engine's UNION does not widen: dialects.Dialect).
+--          10M records); typed_first (read when stacked): the stacked UNION leads with a
+--          branch of no rows that types its columns (the engine's UNION does not widen:
+--          dialects.Dialect).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -518,8 +522,9 @@ ANALYZE "__disco_levels_k3";
 --          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
 --          columns, 11 ms instead of 26 ms for thirty groupings; for the risk family's one
 --          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
---          10M records); typed_first: the stacked UNION leads with a branch of no rows that
---          types its columns (the engine's UNION does not widen: dialects.Dialect).
+--          10M records); typed_first (read when stacked): the stacked UNION leads with a
+--          branch of no rows that types its columns (the engine's UNION does not widen:
+--          dialects.Dialect).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
