@@ -2,13 +2,16 @@
 
     python benchmarks/profile_stages.py --rows 10000000 --threads 2
     python benchmarks/profile_stages.py --rows 1000000 --engine postgres
+    python benchmarks/profile_stages.py --rows 1000000 --engine spark
 
 Uses the seeded data of bench_scale.py (benchmarks/data/, generated on first use) and times
 every statement discosql runs, in-process, by its stage name, with how many statements each
 stage ran. ``--engine postgres``: the server, settings and tables of bench_engines.py (a
 throw-away server on loopback, the files COPYed into UNLOGGED tables, load time apart); the
 floor (bench_engines.floor_sql, warm) is timed in the same session, and each target's cells
-are counted (the rows every stage after 030 reads).
+are counted (the rows every stage after 030 reads). ``--engine spark``: bench_engines.py's
+local Spark session and DataFrames; the floor is warmed up and timed as there, and the summary
+runs twice: the first call as bench_engines.py times it, then a second one in the same session.
 """
 
 from __future__ import annotations
@@ -28,11 +31,14 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--rows", type=int, default=10_000_000)
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--engine", choices=("duckdb", "postgres"), default="duckdb")
+    p.add_argument("--engine", choices=("duckdb", "postgres", "spark"), default="duckdb")
     a = p.parse_args()
     sys.path.insert(0, str(HERE))
     if a.engine == "postgres":
         postgres(a)
+        return
+    if a.engine == "spark":
+        spark(a)
         return
     from bench_disclosure import data  # type: ignore[import-not-found]
 
@@ -102,6 +108,42 @@ def postgres(a: argparse.Namespace) -> None:
             n = con.execute(sql).fetchall()[0][0]
             print(f"  {target}: {n:,} cells from {2 * a.rows:,} records")
         profile(ds.postgres(dsn), PG_TABLES, a.rows)
+
+
+def spark(a: argparse.Namespace) -> None:
+    """The profile on bench_engines.py's Spark session: the floor, then two summaries."""
+    import tempfile
+
+    from bench_engines import floor_sql, spark_config  # type: ignore[import-not-found]
+    from bench_scale import _files  # type: ignore[import-not-found]
+    from datagen import TARGETS
+    from pyspark.sql import SparkSession
+
+    import discosql as ds
+
+    a.spark_memory = "8g"
+    builder = SparkSession.builder.appName("discosql-profile-stages")
+    for k, v in spark_config(a).items():
+        builder = builder.config(k, v)
+    with tempfile.TemporaryDirectory(prefix="discosql-spark-") as warehouse:
+        session = builder.config("spark.sql.warehouse.dir", warehouse).getOrCreate()
+        try:
+            session.sparkContext.setLogLevel("ERROR")
+            frames = [session.read.parquet(p) for p in _files(a.rows)]
+            for name, df in zip(("original", "synthetic"), frames, strict=True):
+                df.createOrReplaceTempView(name)
+            for warm in (True, False):
+                t0 = time.perf_counter()
+                for target in TARGETS:
+                    for view in ("original", "synthetic"):
+                        session.sql(floor_sql(view, target, "`")).collect()
+                if not warm:
+                    print(f"{time.perf_counter() - t0:8.2f} s  the floor (warm)")
+            for run in ("first", "second"):
+                print(f"-- the {run} summary")
+                profile(ds.spark(session), (frames[0], frames[1]), a.rows)
+        finally:
+            session.stop()
 
 
 if __name__ == "__main__":

@@ -24,7 +24,11 @@ class Dialect:
     ``writer``: the sqlglot dialect that writes it. ``int_div``: how DuckDB's ``//`` is
     written: "native" (``/`` divides integers exactly), "exact_multiple" ((a - a % b) / b, for
     Snowflake's rounded NUMBER division) or "sqlglot" (sqlglot's own). ``nan_function``:
-    isnan() is spelled so (DataFusion). ``grouping_sets``: GROUPING SETS works.
+    isnan() is spelled so (DataFusion). ``grouping_sets``: GROUPING SETS groups its input in
+    one pass, a hash table per set (DuckDB, PostgreSQL), so stage 010 finds many columns'
+    values in one pass. Spark has GROUPING SETS but copies every row once per set (its Expand)
+    before one grouping, so the pass reads records x columns rows: many times slower there
+    than a grouping per column (docs/performance.md, Spark), and it is False.
     ``position_order``: what orders a table's records as stored ("" for DuckDB, where it
     depends on what the script reads; None: no order, so no per-record table).
     ``work_tables``: "temp" (CREATE TEMP TABLE), "hash" (SQL Server's #name) or "table"
@@ -98,7 +102,6 @@ FACTS = {
         Dialect(
             "spark",
             "spark",
-            grouping_sets=True,
             position_order=SPARK_ORDER,
             work_tables="table",
             table_format="parquet",
@@ -107,7 +110,6 @@ FACTS = {
             "databricks",
             "databricks",
             executed=False,
-            grouping_sets=True,
             position_order=SPARK_ORDER,
             work_tables="table",
             table_format="parquet",

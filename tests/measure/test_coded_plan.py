@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from types import SimpleNamespace
 from typing import Any
 
 import pyarrow as pa
@@ -120,6 +121,20 @@ def test_sd2011_summary_in_every_shape() -> None:
             if why != "remaining"
         )
         assert (removed > 0) == (r.target in options_of), r.target
+
+
+@pytest.mark.parametrize(
+    ("dialect", "one_pass"),
+    [("duckdb", True), ("postgres", True), ("spark", False), ("databricks", False)],
+)
+def test_one_grouping_set_pass_only_where_it_is_one_pass(dialect: str, one_pass: bool) -> None:
+    """Spark's GROUPING SETS copy each row once per set (Expand): there stage 010 groups
+    each column apart (the one pass made a summary of 1M + 1M records 2.5 times slower)."""
+    column = SimpleNamespace(name="k", as_text=False)
+    data_set = SimpleNamespace(sql="t", kinds={"k": "int"})
+    entries = [{"column": column, "sources": [data_set]}]
+    branches = dictionaries._branches(SimpleNamespace(dialect=dialect), entries)  # type: ignore[arg-type]
+    assert (branches is not None) == one_pass
 
 
 # --- hypothesis: awkward values and types -----------------------------------------------------
