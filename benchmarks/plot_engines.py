@@ -56,7 +56,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
     ax.set_ylabel("seconds")
     ax.set_title(
         f"{NAMES[engine]} {version}: {info['arch']}, {info['cores']} cores, "
-        f"{info['ram_gb']} GB RAM, {info['threads']} threads ({info['date']})",
+        f"{info['ram_gb']} GB RAM, {info['threads']} threads ({measured(report)})",
         fontsize=9,
     )
     ax.grid(True, which="both", alpha=0.3)
@@ -65,6 +65,12 @@ def plot(report: dict[str, Any], path: Path) -> None:
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
     print(f"wrote {path}")
+
+
+def measured(report: dict[str, Any]) -> str:
+    """When the report's sizes were measured: one date, or the first and the last."""
+    dates = sorted({r.get("date", report["info"]["date"]) for r in report["runs"]})
+    return dates[0] if len(dates) < 2 else f"{dates[0]} to {dates[-1]}"
 
 
 def print_tables(out: Path, engines: list[str]) -> None:
@@ -77,25 +83,36 @@ def print_tables(out: Path, engines: list[str]) -> None:
         versions = ", ".join(f"{k} {i[k]}" for k in VERSIONS if k in i)
         settings = ", ".join(f"`{k} = {v}`" for k, v in r["settings"].items())
         print(
-            f"\n### {NAMES[engine]} ({i['date']})\n\n{i['arch']}, {i['cores']} cores, "
+            f"\n### {NAMES[engine]} ({measured(r)})\n\n{i['arch']}, {i['cores']} cores, "
             f"{i['ram_gb']} GB RAM; {versions}; threads {i['threads']}\n\n"
             f"settings: {settings}"
         )
         runs = r["runs"]
         rss = all("rss_mb" in x["floor"] for x in runs)
         load = any("load_seconds" in x for x in runs)
+        twice = any("discosql_second_seconds" in x for x in runs)
         head = ["N (each side)", "floor s", "discosql s", "ratio"]
         head += ["load s (COPY, VACUUM ANALYZE, prewarm)"] if load else []
+        head += ["first runs: floor s, discosql s, ratio", "second runs: ratio"] if twice else []
         head += ["floor peak RSS MB", "discosql peak RSS MB", "memory limit"] if rss else []
         rows = []
         for x in runs:
             f, d = x["floor"], x["discosql"]
             row = [f"{x['rows']:,}", f"{f['seconds']:.2f}", f"{d['seconds']:.2f}"]
             row += [f"{x['ratio']:.2f}", *([f"{x['load_seconds']:.2f}"] if load else [])]
+            if twice and "discosql_second_seconds" not in x:  # measured before 2026-11-27
+                row += ["", ""]
+            elif twice:
+                f1, d2 = x["floor_first_seconds"], x["discosql_second_seconds"]
+                row += [f"{f1:.2f}, {d['seconds']:.2f}, {d['seconds'] / f1:.2f}"]
+                row += [f"{d2 / f['seconds']:.2f} ({d2:.2f} s against {f['seconds']:.2f} s)"]
             if rss:
                 row += [f"{f['rss_mb']:.0f}", f"{d['rss_mb']:.0f}", x.get("memory_limit") or "none"]
             rows.append([*row, f"`{x['digest']}`", *([vs_duckdb(x)] if "vs_duckdb" in x else [])])
         head += ["digest", *(["against DuckDB (same run)"] if "vs_duckdb" in runs[0] else [])]
+        if any("date" in x for x in runs):  # sizes measured on other days
+            head.append("measured")
+            rows = [[*row, x.get("date", i["date"])] for row, x in zip(rows, runs, strict=True)]
         table(head, rows)
         for x in runs:
             if "unlimited" in x:
