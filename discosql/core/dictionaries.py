@@ -90,8 +90,9 @@ def build_dictionaries(
     """Stage 010 for several columns in one statement: their dictionaries stacked in the
     table ``name``, each column from its data sets (those where it has no values are left
     out). Returns the columns with ``levels`` = ``name`` and ``stack``, their number there.
-    Where the engine has GROUPING SETS and each column has one type in all its data sets,
-    the data sets are stacked and every column's values found in one pass (:func:`_branches`)."""
+    Where the engine's GROUPING SETS are one pass (``Dialect.grouping_sets``) and each column
+    has one type in all its data sets, the data sets are stacked and every column's values
+    found in one pass (:func:`_branches`)."""
     stacked = tuple(replace(c, levels=name, stack=i) for i, (c, _) in enumerate(columns))
     entries = [
         {"column": c, "sources": _with_values(sources, c)}
@@ -114,7 +115,7 @@ def build_dictionaries(
 def _branches(engine: Engine, entries: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
     """The data sets stacked for stage 010's one grouping-set pass: each with the entries'
     column names (None where a column has no values there). None where the engine has no
-    GROUPING SETS, there are more than GROUPING_COLUMNS columns, or a column's types differ
+    one-pass GROUPING SETS, there are more than GROUPING_COLUMNS columns, or a column's types differ
     between data sets (as_text: each data set's values are then named by its own type,
     before they are stacked)."""
     if not facts(engine.dialect).grouping_sets or len(entries) > GROUPING_COLUMNS:

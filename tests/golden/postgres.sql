@@ -40,7 +40,8 @@
 --          (data sets where the column has values); stacked (whether the table is stacked);
 --          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
 --          a code of its own (replicated uniques compare values); branches (stacked, on an
---          engine with GROUPING SETS, every column of one type in all its data sets: none,
+--          engine whose GROUPING SETS are one pass, not Spark's, which copy each row once
+--          per set (dialects.Dialect), every column of one type in all its data sets: none,
 --          or [{sql, columns}], each data set with the entries' column names, none where a
 --          column has no values there): the data sets are stacked first and every column's
 --          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
@@ -159,7 +160,8 @@ ANALYZE "__disco_levels_k0";
 --          (data sets where the column has values); stacked (whether the table is stacked);
 --          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
 --          a code of its own (replicated uniques compare values); branches (stacked, on an
---          engine with GROUPING SETS, every column of one type in all its data sets: none,
+--          engine whose GROUPING SETS are one pass, not Spark's, which copy each row once
+--          per set (dialects.Dialect), every column of one type in all its data sets: none,
 --          or [{sql, columns}], each data set with the entries' column names, none where a
 --          column has no values there): the data sets are stacked first and every column's
 --          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
@@ -278,7 +280,8 @@ ANALYZE "__disco_levels_k1";
 --          (data sets where the column has values); stacked (whether the table is stacked);
 --          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
 --          a code of its own (replicated uniques compare values); branches (stacked, on an
---          engine with GROUPING SETS, every column of one type in all its data sets: none,
+--          engine whose GROUPING SETS are one pass, not Spark's, which copy each row once
+--          per set (dialects.Dialect), every column of one type in all its data sets: none,
 --          or [{sql, columns}], each data set with the entries' column names, none where a
 --          column has no values there): the data sets are stacked first and every column's
 --          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
@@ -397,7 +400,8 @@ ANALYZE "__disco_levels_k2";
 --          (data sets where the column has values); stacked (whether the table is stacked);
 --          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
 --          a code of its own (replicated uniques compare values); branches (stacked, on an
---          engine with GROUPING SETS, every column of one type in all its data sets: none,
+--          engine whose GROUPING SETS are one pass, not Spark's, which copy each row once
+--          per set (dialects.Dialect), every column of one type in all its data sets: none,
 --          or [{sql, columns}], each data set with the entries' column names, none where a
 --          column has no values there): the data sets are stacked first and every column's
 --          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5
@@ -516,7 +520,8 @@ ANALYZE "__disco_levels_k3";
 --          (data sets where the column has values); stacked (whether the table is stacked);
 --          na_only_missing: only NA and NaN get code 0, and a genuine text 'Missing' gets
 --          a code of its own (replicated uniques compare values); branches (stacked, on an
---          engine with GROUPING SETS, every column of one type in all its data sets: none,
+--          engine whose GROUPING SETS are one pass, not Spark's, which copy each row once
+--          per set (dialects.Dialect), every column of one type in all its data sets: none,
 --          or [{sql, columns}], each data set with the entries' column names, none where a
 --          column has no values there): the data sets are stacked first and every column's
 --          values found in one grouping-set pass over them (on SD2011's 6 data sets and 5

@@ -129,7 +129,7 @@ def test_sd2011_summary_in_every_shape() -> None:
 )
 def test_one_grouping_set_pass_only_where_it_is_one_pass(dialect: str, one_pass: bool) -> None:
     """Spark's GROUPING SETS copy each row once per set (Expand): there stage 010 groups
-    each column apart (the one pass made a summary of 1M + 1M records 2.5 times slower)."""
+    each column apart (docs/performance.md, Spark: the one pass was many times slower)."""
     column = SimpleNamespace(name="k", as_text=False)
     data_set = SimpleNamespace(sql="t", kinds={"k": "int"})
     entries = [{"column": column, "sources": [data_set]}]
