@@ -112,17 +112,24 @@ def discosql_side(
     }
 
 
-def risk_floor(table: Any, keys: list[str], weight: str, a: argparse.Namespace) -> float:
-    """DuckDB's plain-query floor for ds.risk on the same in-memory table, best of --repeat:
-    each record's cell count, weight sum and 1/n, in input order (bench_risk.py's
-    floor_sorted, from the pyarrow Table; the records' positions appended before the clock)."""
+def _floor_connection(table: Any, threads: int) -> Any:
+    """A DuckDB connection with ``table`` as the view ``data``, its records' 1-based
+    positions appended as ``__row`` (before any clock starts)."""
     import duckdb
     import pyarrow as pa
     import pyarrow.compute as pc
 
     con = duckdb.connect()
-    con.execute(f"SET threads = {int(a.threads)}")
+    con.execute(f"SET threads = {int(threads)}")
     con.register("data", table.append_column("__row", pc.cumulative_sum(pa.repeat(1, len(table)))))
+    return con
+
+
+def risk_floor(table: Any, keys: list[str], weight: str, a: argparse.Namespace) -> float:
+    """DuckDB's plain-query floor for ds.risk on the same in-memory table, best of --repeat:
+    each record's cell count, weight sum and 1/n, in input order (bench_risk.py's
+    floor_sorted, from the pyarrow Table; the records' positions appended before the clock)."""
+    con = _floor_connection(table, a.threads)
     cols = ", ".join(f'"{k}"' for k in keys)
     on = " AND ".join(f'r."{k}" IS NOT DISTINCT FROM c."{k}"' for k in keys)
     sql = (
@@ -140,13 +147,7 @@ def risk_few_statements(table: Any, keys: list[str], weight: str, a: argparse.Na
     temporary table; the global measures (a row of sums); the 10 riskiest cells; each record's
     risk in input order; the table dropped. No validation, no dictionaries, no missing keys
     handled. How close a redesign of risk() for small inputs could come to sdcMicro."""
-    import duckdb
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    con = duckdb.connect()
-    con.execute(f"SET threads = {int(a.threads)}")
-    con.register("data", table.append_column("__row", pc.cumulative_sum(pa.repeat(1, len(table)))))
+    con = _floor_connection(table, a.threads)
     cols = ", ".join(f'"{k}"' for k in keys)
     on = " AND ".join(f'r."{k}" IS NOT DISTINCT FROM c."{k}"' for k in keys)
     pk = "(fk / fw)"
