@@ -23,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..engines.base import Engine
+from ..sql.dialects import facts
 from ..sql.templates import render
 from .assumptions import GUARD, Assumption, Fits, Present, create_guard
 from .dictionaries import (
@@ -424,6 +425,7 @@ def measure_tables(
             qcols=cells.qcols,
             taus=taus,
             tid=tid,
+            one_pass_sets=facts(engine.dialect).grouping_sets,
         )
         return engine.query(sql, check_params, template, small=True)
 

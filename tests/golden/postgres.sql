@@ -1818,9 +1818,9 @@ ORDER BY
 -- Inputs: the cells (stage 040) and q margins (stage 045, qcells: a q's one synthetic cell is
 --         its DiSCO cell); target and keys say how to read and name levels (macros/cells).
 -- Params: $thresh_2way_n, $thresh_2way_pct; the key names (keys[].name_param).
--- Context: keys = [{..., name_param}]. Only cells with original records are read: with
---         $thresh_2way_n >= 0 (spec.py refuses a negative count) no other cell can count, and
---         they are many.
+-- Context: keys = [{..., name_param}]; one_pass_sets (How, below). Only cells with original
+--         records are read: with $thresh_2way_n >= 0 (spec.py refuses a negative count) no
+--         other cell can count, and they are many.
 -- Output: synthesis, target_key_levs ("<target level>|<key level>"), npairs, key,
 --         key_target_total, key_total, PctTargetKeyLevel
 --   npairs            = DiSCO records (after exclusions) in cells with more than $thresh_2way_n
@@ -1829,10 +1829,13 @@ ORDER BY
 --   key_target_total  = of those, records with that target level
 --   PctTargetKeyLevel = 100 * key_target_total / key_total; rows kept iff npairs > 0 and
 --                       PctTargetKeyLevel > $thresh_2way_pct.
--- How:    the cells are read once and unpivoted by key (one row per cell and key, with that
---         key's level decoded from q); one aggregation by (key, key level, target level) gives
---         every key's totals. The big cells (DiSCO cells with d' > $thresh_2way_n) come from
---         the q margins, unpivoted the same way, and are few.
+-- How:    the cells are read once; every key's totals come from one aggregation by (key,
+--         key level, target level). With one_pass_sets (Python decides: the engine's GROUPING
+--         SETS are one pass, sql/dialects.Dialect.grouping_sets) that is a grouping set per key
+--         over the cells, each key's level decoded from q; elsewhere the cells are unpivoted by
+--         key first (one row per cell and key), which is what Spark's GROUPING SETS would do
+--         anyway. The big cells (DiSCO cells with d' > $thresh_2way_n) come from the q margins,
+--         unpivoted, and are few.
 -- With tid (stacked targets): tid first, target by target (macros/cells by; the target's level
 -- names from the stacked dictionary of the targets).
 -- Order: npairs descending, then key position, then target_key_levs.  synthpop: D:530-572.
@@ -1843,62 +1846,61 @@ WITH key_target AS (
     key_pos,
     key_level,
     t,
-    SUM(n) AS key_target_total,
-    SUM(SUM(n)) OVER (PARTITION BY j, key_pos, key_level) AS key_total
+    key_target_total,
+    SUM(key_target_total) OVER (PARTITION BY j, key_pos, key_level) AS key_total
   FROM (
     SELECT
-      c.j,
-      k.key_pos,
-      CASE k.key_pos
-        WHEN 0
-        THEN (
+      j,
+      CASE
+        WHEN GROUPING("k_0") = 0
+        THEN 0
+        WHEN GROUPING("k_1") = 0
+        THEN 1
+        WHEN GROUPING("k_2") = 0
+        THEN 2
+        WHEN GROUPING("k_3") = 0
+        THEN 3
+      END AS key_pos,
+      COALESCE("k_0", "k_1", "k_2", "k_3") AS key_level, /* a key level is a code, never NULL: the one of the set's key */
+      t,
+      SUM(d) AS key_target_total
+    FROM (
+      SELECT
+        c.j,
+        (
           CAST((
             CAST(c."q_0" AS BIGINT) / CAST(1 AS BIGINT)
           ) AS BIGINT) % CAST(3 AS BIGINT)
-        )
-        WHEN 1
-        THEN (
+        ) AS "k_0",
+        (
           CAST((
             CAST(c."q_0" AS BIGINT) / CAST(3 AS BIGINT)
           ) AS BIGINT) % CAST(80 AS BIGINT)
-        )
-        WHEN 2
-        THEN (
+        ) AS "k_1",
+        (
           CAST((
             CAST(c."q_0" AS BIGINT) / CAST(240 AS BIGINT)
           ) AS BIGINT) % CAST(17 AS BIGINT)
-        )
-        WHEN 3
-        THEN (
+        ) AS "k_2",
+        (
           CAST((
             CAST(c."q_0" AS BIGINT) / CAST(4080 AS BIGINT)
           ) AS BIGINT) % CAST(7 AS BIGINT)
-        )
-      END AS key_level,
-      c.t AS t,
-      c.d AS n
-    FROM "__disco_cells" AS c
-    CROSS JOIN (
-      SELECT
-        0 AS key_pos
-      UNION ALL
-      SELECT
-        1 AS key_pos
-      UNION ALL
-      SELECT
-        2 AS key_pos
-      UNION ALL
-      SELECT
-        3 AS key_pos
-    ) AS k
-    WHERE
-      c.d > 0
+        ) AS "k_3",
+        c.t,
+        c.d
+      FROM "__disco_cells" AS c
+      WHERE
+        c.d > 0
+    ) AS by_cell
+    GROUP BY
+      GROUPING SETS (
+        (j, "k_0", t),
+        (j, "k_1", t),
+        (j, "k_2", t),
+        (j, "k_3", t)
+      )
   ) AS by_key
-  GROUP BY
-    j,
-    key_pos,
-    key_level,
-    t
 ), big AS (
   SELECT
     j,
