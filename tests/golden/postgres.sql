@@ -1835,73 +1835,12 @@ ORDER BY
 --         over the cells, each key's level decoded from q; elsewhere the cells are unpivoted by
 --         key first (one row per cell and key), which is what Spark's GROUPING SETS would do
 --         anyway. The big cells (DiSCO cells with d' > $thresh_2way_n) come from the q margins,
---         unpivoted, and are few.
+--         unpivoted, and are few; without any, the cells are not read.
 -- With tid (stacked targets): tid first, target by target (macros/cells by; the target's level
 -- names from the stacked dictionary of the targets).
 -- Order: npairs descending, then key position, then target_key_levs.  synthpop: D:530-572.
 
-WITH key_target AS (
-  SELECT
-    j,
-    key_pos,
-    key_level,
-    t,
-    key_target_total,
-    SUM(key_target_total) OVER (PARTITION BY j, key_pos, key_level) AS key_total
-  FROM (
-    SELECT
-      j,
-      CASE
-        WHEN GROUPING("k_0") = 0
-        THEN 0
-        WHEN GROUPING("k_1") = 0
-        THEN 1
-        WHEN GROUPING("k_2") = 0
-        THEN 2
-        WHEN GROUPING("k_3") = 0
-        THEN 3
-      END AS key_pos,
-      COALESCE("k_0", "k_1", "k_2", "k_3") AS key_level, /* a key level is a code, never NULL: the one of the set's key */
-      t,
-      SUM(d) AS key_target_total
-    FROM (
-      SELECT
-        c.j,
-        (
-          CAST((
-            CAST(c."q_0" AS BIGINT) / CAST(1 AS BIGINT)
-          ) AS BIGINT) % CAST(3 AS BIGINT)
-        ) AS "k_0",
-        (
-          CAST((
-            CAST(c."q_0" AS BIGINT) / CAST(3 AS BIGINT)
-          ) AS BIGINT) % CAST(80 AS BIGINT)
-        ) AS "k_1",
-        (
-          CAST((
-            CAST(c."q_0" AS BIGINT) / CAST(240 AS BIGINT)
-          ) AS BIGINT) % CAST(17 AS BIGINT)
-        ) AS "k_2",
-        (
-          CAST((
-            CAST(c."q_0" AS BIGINT) / CAST(4080 AS BIGINT)
-          ) AS BIGINT) % CAST(7 AS BIGINT)
-        ) AS "k_3",
-        c.t,
-        c.d
-      FROM "__disco_cells" AS c
-      WHERE
-        c.d > 0
-    ) AS by_cell
-    GROUP BY
-      GROUPING SETS (
-        (j, "k_0", t),
-        (j, "k_1", t),
-        (j, "k_2", t),
-        (j, "k_3", t)
-      )
-  ) AS by_key
-), big AS (
+WITH big AS (
   SELECT
     j,
     key_pos,
@@ -1962,6 +1901,72 @@ WITH key_target AS (
     key_pos,
     key_level,
     t
+), key_target AS (
+  /* no big cell, no pair: then the cells (this statement's work) are not read */
+  SELECT
+    j,
+    key_pos,
+    key_level,
+    t,
+    key_target_total,
+    SUM(key_target_total) OVER (PARTITION BY j, key_pos, key_level) AS key_total
+  FROM (
+    SELECT
+      j,
+      CASE
+        WHEN GROUPING("k_0") = 0
+        THEN 0
+        WHEN GROUPING("k_1") = 0
+        THEN 1
+        WHEN GROUPING("k_2") = 0
+        THEN 2
+        WHEN GROUPING("k_3") = 0
+        THEN 3
+      END AS key_pos,
+      COALESCE("k_0", "k_1", "k_2", "k_3") AS key_level, /* a key level is a code, never NULL: the one of the set's key */
+      t,
+      SUM(d) AS key_target_total
+    FROM (
+      SELECT
+        c.j,
+        (
+          CAST((
+            CAST(c."q_0" AS BIGINT) / CAST(1 AS BIGINT)
+          ) AS BIGINT) % CAST(3 AS BIGINT)
+        ) AS "k_0",
+        (
+          CAST((
+            CAST(c."q_0" AS BIGINT) / CAST(3 AS BIGINT)
+          ) AS BIGINT) % CAST(80 AS BIGINT)
+        ) AS "k_1",
+        (
+          CAST((
+            CAST(c."q_0" AS BIGINT) / CAST(240 AS BIGINT)
+          ) AS BIGINT) % CAST(17 AS BIGINT)
+        ) AS "k_2",
+        (
+          CAST((
+            CAST(c."q_0" AS BIGINT) / CAST(4080 AS BIGINT)
+          ) AS BIGINT) % CAST(7 AS BIGINT)
+        ) AS "k_3",
+        c.t,
+        c.d
+      FROM "__disco_cells" AS c
+      WHERE
+        c.d > 0 AND EXISTS(
+          SELECT
+            1
+          FROM big
+        )
+    ) AS by_cell
+    GROUP BY
+      GROUPING SETS (
+        (j, "k_0", t),
+        (j, "k_1", t),
+        (j, "k_2", t),
+        (j, "k_3", t)
+      )
+  ) AS by_key
 ), pairs AS (
   SELECT
     b.j,
