@@ -21,6 +21,12 @@ WORD_LIMIT = 2**62  # q words stay below this: sums of code * place value never 
 # the most columns one grouping-set pass of stage 010 takes: Spark refuses grouping sets over
 # more than 64 columns (GROUPING_SIZE_LIMIT_EXCEEDED); more are grouped one by one
 GROUPING_COLUMNS = 64
+# the most values one row of collect_set arrays may hold (records x columns of a data set):
+# the row is built in one task, so this bounds its memory whatever the columns' levels
+COLLECT_VALUES = 2**22
+# kinds whose values collect_set tells apart exactly as GROUP BY does (not floats, whose NaN
+# and -0.0 GROUP BY normalises; text only in binary collation: see collected)
+COLLECT_KINDS = ("integer", "boolean", "text")
 
 
 def pack_keys(
@@ -105,6 +111,7 @@ def build_dictionaries(
         entries=entries,
         stacked=True,
         branches=_branches(engine, entries),
+        collected=collected(engine, entries),
         na_only_missing=na_only_missing,
         typed_first=not facts(engine.dialect).union_widens,
     )
@@ -135,6 +142,47 @@ def _branches(engine: Engine, entries: list[dict[str, Any]]) -> list[dict[str, A
         {"sql": sql, "columns": [c.name if c.name in names else None for c in columns]}
         for sql, names in read.items()
     ]
+
+
+def collected(engine: Engine, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The collect_set aggregations of a stacked stage 010 (``Dialect.collect_set``: Spark):
+    each ``{name, sql, columns: [(entry number, column name)]}`` finds the distinct values
+    of those columns of one data set in one pass, where a grouping per column would be a job
+    each; each entry's ``collect`` maps a data set's src to the aggregation holding its
+    values there (empty: grouped as elsewhere). A column is collected where it has one type
+    in all its data sets (not as_text) and that type is exact under collect_set: an integer,
+    a boolean, or text in binary collation (a collated string's GROUP BY groups values that
+    its bytes tell apart, e.g. 'a' and 'A' in UTF8_LCASE; floats' NaN and -0.0 GROUP BY
+    normalises). A row of arrays holds at most COLLECT_VALUES values, so a data set's columns
+    are split over several aggregations, and one with more records is grouped as elsewhere."""
+    for e in entries:
+        e["collect"] = {}
+    if not facts(engine.dialect).collect_set:
+        return []
+    per_source: dict[int, tuple[DataSet, list[tuple[int, str]]]] = {}
+    for i, e in enumerate(entries):
+        column: Column = e["column"]
+        sources: list[DataSet] = e["sources"]
+        if column.as_text or not sources or not all(_collectable(s, column.name) for s in sources):
+            continue
+        for s in sources:
+            per_source.setdefault(s.src, (s, []))[1].append((i, column.name))
+    sets = []
+    for src, (source, columns) in per_source.items():
+        width = COLLECT_VALUES // source.rows
+        for start in range(0, len(columns), width):
+            name = f"__disco_set_{src}_{start // width}"
+            part = columns[start : start + width]
+            sets.append({"name": name, "sql": source.sql, "columns": part})
+            for i, _ in part:
+                entries[i]["collect"][src] = name
+    return sets
+
+
+def _collectable(source: DataSet, name: str) -> bool:
+    kind, native = source.kinds[name], source.types.get(name, "").lower()
+    exact = kind in COLLECT_KINDS and (kind != "text" or (native and "collate" not in native))
+    return bool(exact) and 0 < source.rows <= COLLECT_VALUES
 
 
 def build_for(

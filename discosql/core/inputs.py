@@ -242,14 +242,15 @@ def check_columns(inputs: Inputs, spec: DisclosureSpec) -> dict[str, str]:
 @dataclass(frozen=True)
 class DataSet:
     """A data set as the templates see it: src (0 the original, 1..m the syntheses, m+1 a
-    control), what to read after FROM, each column's kind, whether it has no rows, and how
-    many it has (0 where not counted)."""
+    control), what to read after FROM, each column's kind, whether it has no rows, how
+    many it has (0 where not counted) and each column's type as the engine names it."""
 
     src: int
     sql: str
     kinds: dict[str, str]
     empty: bool
     rows: int = 0
+    types: dict[str, str] = field(default_factory=dict)
 
 
 def source_ctx(sources: Sequence[Registered]) -> list[DataSet]:
@@ -259,5 +260,5 @@ def source_ctx(sources: Sequence[Registered]) -> list[DataSet]:
         kinds = {name: k or "other" for name, k in reg.kinds.items()}
         if reg.n_rows == 0:  # an empty data set may have unusable inferred types
             kinds = {name: "text" if k != "null" else k for name, k in kinds.items()}
-        ctx.append(DataSet(i, reg.sql, kinds, reg.n_rows == 0, reg.n_rows))
+        ctx.append(DataSet(i, reg.sql, kinds, reg.n_rows == 0, reg.n_rows, dict(reg.columns)))
     return ctx

@@ -29,6 +29,9 @@ class Dialect:
     values in one pass. Spark has GROUPING SETS but copies every row once per set (its Expand)
     before one grouping, so the pass reads records x columns rows: many times slower there
     than a grouping per column (docs/performance.md, Spark), and it is False.
+    ``collect_set``: the dialect has Spark's ``collect_set`` (every distinct value of a column
+    in one array), and a grouping costs a job each: stage 010 finds the values of many
+    columns of a small data set in one aggregation (``core.dictionaries.collected``).
     ``position_order``: what orders a table's records as stored ("" for DuckDB, where it
     depends on what the script reads; None: no order, so no per-record table).
     ``work_tables``: "temp" (CREATE TEMP TABLE), "hash" (SQL Server's #name) or "table"
@@ -60,6 +63,7 @@ class Dialect:
     int_div: str = "sqlglot"
     nan_function: bool = False
     grouping_sets: bool = False
+    collect_set: bool = False
     position_order: str | None = None
     work_tables: str = "temp"
     transactional_ddl: bool = False
@@ -102,6 +106,7 @@ FACTS = {
         Dialect(
             "spark",
             "spark",
+            collect_set=True,
             position_order=SPARK_ORDER,
             work_tables="table",
             table_format="parquet",
@@ -109,6 +114,7 @@ FACTS = {
         Dialect(
             "databricks",
             "databricks",
+            collect_set=True,
             executed=False,
             position_order=SPARK_ORDER,
             work_tables="table",

@@ -49,7 +49,13 @@
 --          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
 --          10M records); typed_first (read when stacked): the stacked UNION leads with a
 --          branch of no rows that types its columns (the engine's UNION does not widen:
---          dialects.Dialect).
+--          dialects.Dialect);
+--          collected (stacked, Spark: Dialect.collect_set; Python decides which columns,
+--          core/dictionaries.collected): [{name, sql, columns: [(i, name)]}], each one
+--          aggregation of a data set's collect_set arrays, one per column (a_i), and each
+--          collected entry's collect maps a data set's src to its aggregation: its values
+--          come from the array, one row per element, not from a grouping (which is a job
+--          of its own on Spark: docs/performance.md, Spark).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -169,7 +175,13 @@ ANALYZE "__disco_levels_k0";
 --          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
 --          10M records); typed_first (read when stacked): the stacked UNION leads with a
 --          branch of no rows that types its columns (the engine's UNION does not widen:
---          dialects.Dialect).
+--          dialects.Dialect);
+--          collected (stacked, Spark: Dialect.collect_set; Python decides which columns,
+--          core/dictionaries.collected): [{name, sql, columns: [(i, name)]}], each one
+--          aggregation of a data set's collect_set arrays, one per column (a_i), and each
+--          collected entry's collect maps a data set's src to its aggregation: its values
+--          come from the array, one row per element, not from a grouping (which is a job
+--          of its own on Spark: docs/performance.md, Spark).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -289,7 +301,13 @@ ANALYZE "__disco_levels_k1";
 --          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
 --          10M records); typed_first (read when stacked): the stacked UNION leads with a
 --          branch of no rows that types its columns (the engine's UNION does not widen:
---          dialects.Dialect).
+--          dialects.Dialect);
+--          collected (stacked, Spark: Dialect.collect_set; Python decides which columns,
+--          core/dictionaries.collected): [{name, sql, columns: [(i, name)]}], each one
+--          aggregation of a data set's collect_set arrays, one per column (a_i), and each
+--          collected entry's collect maps a data set's src to its aggregation: its values
+--          come from the array, one row per element, not from a grouping (which is a job
+--          of its own on Spark: docs/performance.md, Spark).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -409,7 +427,13 @@ ANALYZE "__disco_levels_k2";
 --          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
 --          10M records); typed_first (read when stacked): the stacked UNION leads with a
 --          branch of no rows that types its columns (the engine's UNION does not widen:
---          dialects.Dialect).
+--          dialects.Dialect);
+--          collected (stacked, Spark: Dialect.collect_set; Python decides which columns,
+--          core/dictionaries.collected): [{name, sql, columns: [(i, name)]}], each one
+--          aggregation of a data set's collect_set arrays, one per column (a_i), and each
+--          collected entry's collect maps a data set's src to its aggregation: its values
+--          come from the array, one row per element, not from a grouping (which is a job
+--          of its own on Spark: docs/performance.md, Spark).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,
@@ -529,7 +553,13 @@ ANALYZE "__disco_levels_k3";
 --          data set, one pass instead of one per key: 0.24 s against 0.54 s for 8 keys of
 --          10M records); typed_first (read when stacked): the stacked UNION leads with a
 --          branch of no rows that types its columns (the engine's UNION does not widen:
---          dialects.Dialect).
+--          dialects.Dialect);
+--          collected (stacked, Spark: Dialect.collect_set; Python decides which columns,
+--          core/dictionaries.collected): [{name, sql, columns: [(i, name)]}], each one
+--          aggregation of a data set's collect_set arrays, one per column (a_i), and each
+--          collected entry's collect maps a data set's src to its aggregation: its values
+--          come from the array, one row per element, not from a grouping (which is a job
+--          of its own on Spark: docs/performance.md, Spark).
 -- Output:  a table of its own: v (a raw value, or its text), level VARCHAR, code BIGINT;
 --          stacked: c INTEGER (the column's stack number), v_0 .. v_{n-1} (column c's raw
 --          values in v_c, NULL in the others), level, code. One row per distinct value of a column,

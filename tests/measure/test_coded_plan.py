@@ -138,6 +138,45 @@ def test_one_grouping_set_pass_only_where_it_is_one_pass(dialect: str, one_pass:
     assert (branches is not None) == one_pass
 
 
+def test_collect_set_only_where_it_tells_values_apart_as_group_by() -> None:
+    """Spark's stage 010 finds a small data set's values with collect_set, for columns whose
+    values it tells apart as GROUP BY does (integers, booleans, binary text), in rows of at
+    most COLLECT_VALUES values; floats (NaN, -0.0), collated or unnamed text, columns typed
+    differently between data sets and large data sets are grouped (dictionaries.collected)."""
+    from discosql.core.inputs import DataSet
+
+    kinds = {"i": "integer", "b": "boolean", "s": "text", "f": "float", "l": "text", "u": "text"}
+    types = {"i": "bigint", "b": "boolean", "s": "string", "f": "double"}
+    types["l"] = "string collate UTF8_LCASE"  # "u": no type name known
+    rows = dictionaries.COLLECT_VALUES // 2  # two columns per row of arrays
+    small = [DataSet(j, f"d{j}", kinds, False, rows, types) for j in (0, 1)]
+    big = DataSet(2, "d2", kinds, False, dictionaries.COLLECT_VALUES + 1, types)
+
+    def entries(sources: list[DataSet], as_text: str = "") -> list[dict[str, Any]]:
+        names = list(kinds)
+        column = [SimpleNamespace(name=n, as_text=n == as_text) for n in names]
+        return [{"column": c, "sources": sources} for c in column]
+
+    spark, duck = SimpleNamespace(dialect="spark"), SimpleNamespace(dialect="duckdb")
+    es = entries(small)
+    sets = dictionaries.collected(spark, es)  # type: ignore[arg-type]
+    assert [(x["sql"], x["columns"]) for x in sets] == [
+        ("d0", [(0, "i"), (1, "b")]),
+        ("d0", [(2, "s")]),
+        ("d1", [(0, "i"), (1, "b")]),
+        ("d1", [(2, "s")]),
+    ]
+    assert [sorted(e["collect"]) for e in es] == [[0, 1]] * 3 + [[]] * 3
+    assert es[2]["collect"] == {0: "__disco_set_0_1", 1: "__disco_set_1_1"}
+    es = entries(small, as_text="i")
+    first = dictionaries.collected(spark, es)[0]  # type: ignore[arg-type]
+    assert first["columns"] == [(1, "b"), (2, "s")]
+    es = entries([*small, big])  # a column is collected in all its data sets or none
+    assert dictionaries.collected(spark, es) == []  # type: ignore[arg-type]
+    assert all(e["collect"] == {} for e in es)
+    assert dictionaries.collected(duck, entries(small)) == []  # type: ignore[arg-type]
+
+
 def test_check_2way_the_same_by_grouping_sets_and_by_unpivot(monkeypatch: Any) -> None:
     """check_2way finds every key's totals in one grouping-set pass where GROUPING SETS are
     one pass (DuckDB, PostgreSQL) and by unpivoting the cells elsewhere (Spark, SQLite):
