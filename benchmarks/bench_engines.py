@@ -485,14 +485,33 @@ def main() -> None:
             "sdc": [],
         }
         path = a.out / f"engines_{engine}.json"
+        kept = _other_sizes(path, a.rows)
 
-        def save(report: dict[str, Any] = report, path: Path = path) -> None:
-            path.write_text(json.dumps(report, indent=1))
+        def save(
+            report: dict[str, Any] = report,
+            path: Path = path,
+            kept: list[Any] = kept,
+            day: str = info["date"],
+        ) -> None:
+            # this run's sizes, dated, beside the sizes measured on other days
+            runs = [*kept, *({**r, "date": day} for r in report["runs"])]
+            runs.sort(key=lambda r: r["rows"])
+            path.write_text(json.dumps({**report, "runs": runs}, indent=1))
 
         runners[engine](a, report, save)
         save()
-        plot(report, path.with_suffix(".png"))
+        plot(json.loads(path.read_text()), path.with_suffix(".png"))  # every size measured
     print_tables(a.out, list(ENGINES))
+
+
+def _other_sizes(path: Path, rows: list[int]) -> list[dict[str, Any]]:
+    """The runs of ``path`` (an earlier report) at sizes other than ``rows``, each with the
+    date it was measured."""
+    if not path.exists():
+        return []
+    before = json.loads(path.read_text())
+    day = before["info"]["date"]
+    return [{**r, "date": r.get("date", day)} for r in before["runs"] if r["rows"] not in rows]
 
 
 if __name__ == "__main__":
