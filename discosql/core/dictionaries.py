@@ -151,10 +151,11 @@ def collected(engine: Engine, entries: list[dict[str, Any]]) -> list[dict[str, A
     each; each entry's ``collect`` maps a data set's src to the aggregation holding its
     values there (empty: grouped as elsewhere). A column is collected where it has one type
     in all its data sets (not as_text) and that type is exact under collect_set: an integer,
-    a boolean, or text in binary collation (a collated string's GROUP BY groups values that
-    its bytes tell apart, e.g. 'a' and 'A' in UTF8_LCASE; floats' NaN and -0.0 GROUP BY
-    normalises). A row of arrays holds at most COLLECT_VALUES values, so a data set's columns
-    are split over several aggregations, and one with more records is grouped as elsewhere."""
+    a boolean, or text in binary collation (Spark refuses collect_set of a collated string,
+    whose GROUP BY groups values that its bytes tell apart, e.g. 'a' and 'A' in UTF8_LCASE;
+    floats' NaN and -0.0 GROUP BY normalises). A row of arrays holds at most COLLECT_VALUES
+    values, so a data set's columns are split over several aggregations, and one with more
+    records is grouped as elsewhere."""
     for e in entries:
         e["collect"] = {}
     if not facts(engine.dialect).collect_set:

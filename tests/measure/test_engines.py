@@ -650,3 +650,21 @@ def test_spark_stages_as_tables(
         ds.spark(spark, materialize="cache")
     with pytest.raises(ds.InputError, match="schema"):
         ds.spark(spark, schema="discosql_work")
+
+
+def test_collated_keys_grouped_as_spark_groups_them(spark: Any) -> None:
+    """A key in a case-insensitive collation (UTF8_LCASE): Spark's GROUP BY and joins take
+    'a' and 'A' as one value, so its dictionary must too. Stage 010 collects plain text with
+    collect_set, which Spark refuses for collated text, so that is grouped
+    (dictionaries.collected): the measures equal those of the key lower-cased."""
+    rows = [("a", "x", "p"), ("A", "x", "q"), ("b", "y", "p"), ("B", "y", "p"), ("a", "y", "q")]
+    rows += [("c", "x", "p"), ("C", "x", "p"), ("b", "x", "q")]
+    df = spark.createDataFrame(rows, "k string, k2 string, t string")
+    collated = df.selectExpr("collate(k, 'UTF8_LCASE') as k", "k2", "t")
+    assert "collate" in dict(collated.dtypes)["k"].lower()
+    lowered = df.selectExpr("lower(k) as k", "k2", "t")
+    kw: dict[str, Any] = {"keys": ["k", "k2"], "target": "t", "engine": ds.spark(spark)}
+    got = ds.disclosure(collated, collated.sample(fraction=1.0, seed=1), **kw)
+    want = ds.disclosure(lowered, lowered.sample(fraction=1.0, seed=1), **kw)
+    assert got.measures.num_rows > 0
+    assert got.measures.equals(want.measures)
