@@ -668,3 +668,46 @@ def test_collated_keys_grouped_as_spark_groups_them(spark: Any) -> None:
     want = ds.disclosure(lowered, lowered.sample(fraction=1.0, seed=1), **kw)
     assert got.measures.num_rows > 0
     assert got.measures.equals(want.measures)
+
+
+def test_collected_awkward_values_on_spark(spark: Any, tmp_path: Path) -> None:
+    """Spark's stage 010 collects text, integer and boolean keys (collect_set): NULLs, empty
+    text, a genuine 'Missing', quotes, unicode and SQL in values, integers past 2^53, NULL
+    booleans, and a key typed differently in the two data sets (grouped, as text) give
+    DuckDB's numbers, one target and stacked."""
+    import random
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = random.Random(7)
+    text = [None, "", "Missing", "it's", 'a"b', "日本", "nan", "x; DROP TABLE t", "é"]
+    ints = [None, 0, -3, 57, 2**53 + 1, 10**15]
+    n = 400
+
+    def table(int_type: pa.DataType) -> pa.Table:
+        return pa.table(
+            {
+                "k text": pa.array([rng.choice(text) for _ in range(n)], pa.string()),
+                "k_int": pa.array([rng.choice(ints) for _ in range(n)], pa.int64()),
+                "k_bool": pa.array([rng.choice([None, True, False]) for _ in range(n)]),
+                "k_mixed": pa.array([rng.choice([1, 2, 3]) for _ in range(n)], int_type),
+                "t": pa.array([rng.choice(text) for _ in range(n)], pa.string()),
+                "t2": pa.array([rng.choice(ints) for _ in range(n)], pa.int64()),
+            }
+        )
+
+    paths = []
+    for name, int_type in (("o", pa.int64()), ("s", pa.float64())):
+        paths.append(str(tmp_path / f"{name}.parquet"))
+        pq.write_table(table(int_type), paths[-1])
+    keys = ["k text", "k_int", "k_bool", "k_mixed"]
+    kw: dict[str, Any] = {"keys": keys, "target": "t", "thresh_2way": (0, 0)}
+    engine = ds.spark(spark)
+    engine_data.assert_same(
+        ds.disclosure(*paths, engine=engine, **kw), ds.disclosure(*paths, **kw), TABLES
+    )
+    got = ds.disclosure_summary(*paths, keys, ["t", "t2"], engine=engine)
+    want = ds.disclosure_summary(*paths, keys, ["t", "t2"])
+    for target in ("t", "t2"):
+        engine_data.assert_same(got.results[target], want.results[target], TABLES)
