@@ -104,6 +104,7 @@ def build_dictionaries(
         {"column": c, "sources": _with_values(sources, c)}
         for c, (_, sources) in zip(stacked, columns, strict=True)
     ]
+    sets = collected(engine, entries)  # marks each entry's collect, which the template reads
     template = "stages/010_codes.sql.j2"
     sql = render(
         template,
@@ -111,7 +112,7 @@ def build_dictionaries(
         entries=entries,
         stacked=True,
         branches=_branches(engine, entries),
-        collected=collected(engine, entries),
+        collected=sets,
         na_only_missing=na_only_missing,
         typed_first=not facts(engine.dialect).union_widens,
     )
@@ -182,8 +183,8 @@ def collected(engine: Engine, entries: list[dict[str, Any]]) -> list[dict[str, A
 
 def _collectable(source: DataSet, name: str) -> bool:
     kind, native = source.kinds[name], source.types.get(name, "").lower()
-    exact = kind in COLLECT_KINDS and (kind != "text" or (native and "collate" not in native))
-    return bool(exact) and 0 < source.rows <= COLLECT_VALUES
+    binary = kind != "text" or (native != "" and "collate" not in native)
+    return kind in COLLECT_KINDS and binary and 0 < source.rows <= COLLECT_VALUES
 
 
 def build_for(

@@ -1932,7 +1932,6 @@ WITH big AS (
     key_level,
     t
 ), key_target AS (
-  /* no big cell, no pair: then the cells (this statement's work) are not read */
   SELECT
     j,
     key_pos,
@@ -1941,6 +1940,7 @@ WITH big AS (
     key_target_total,
     SUM(key_target_total) OVER (PARTITION BY j, key_pos, key_level) AS key_total
   FROM (
+    /* no big cell, no pair: then the cells (this statement's work) are not read */
     SELECT
       j,
       CASE

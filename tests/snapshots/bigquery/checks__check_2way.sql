@@ -72,84 +72,92 @@ WITH big AS (
     key_level,
     t
 ), key_target AS (
-  /* no big cell, no pair: then the cells (this statement's work) are not read */
   SELECT
     j,
     key_pos,
     key_level,
     t,
-    SUM(n) AS key_target_total,
-    SUM(SUM(n)) OVER (PARTITION BY j, key_pos, key_level) AS key_total
+    key_target_total,
+    SUM(key_target_total) OVER (PARTITION BY j, key_pos, key_level) AS key_total
   FROM (
+    /* no big cell, no pair: then the cells (this statement's work) are not read */
     SELECT
-      c.j,
-      k.key_pos,
-      CASE k.key_pos
-        WHEN 0
-        THEN (
-          MOD(
-            CAST((
-              DIV(CAST(c.`q_0` AS INT64), CAST(1 AS INT64))
-            ) AS INT64),
-            CAST(3 AS INT64)
-          )
-        )
-        WHEN 1
-        THEN (
-          MOD(
-            CAST((
-              DIV(CAST(c.`q_0` AS INT64), CAST(3 AS INT64))
-            ) AS INT64),
-            CAST(80 AS INT64)
-          )
-        )
-        WHEN 2
-        THEN (
-          MOD(
-            CAST((
-              DIV(CAST(c.`q_0` AS INT64), CAST(240 AS INT64))
-            ) AS INT64),
-            CAST(17 AS INT64)
-          )
-        )
-        WHEN 3
-        THEN (
-          MOD(
-            CAST((
-              DIV(CAST(c.`q_0` AS INT64), CAST(4080 AS INT64))
-            ) AS INT64),
-            CAST(7 AS INT64)
-          )
-        )
-      END AS key_level,
-      c.t AS t,
-      c.d AS n
-    FROM `__disco_cells` AS c
-    CROSS JOIN (
+      j,
+      key_pos,
+      key_level,
+      t,
+      SUM(n) AS key_target_total
+    FROM (
       SELECT
-        0 AS key_pos
-      UNION ALL
-      SELECT
-        1 AS key_pos
-      UNION ALL
-      SELECT
-        2 AS key_pos
-      UNION ALL
-      SELECT
-        3 AS key_pos
-    ) AS k
-    WHERE
-      c.d > 0 AND EXISTS(
+        c.j,
+        k.key_pos,
+        CASE k.key_pos
+          WHEN 0
+          THEN (
+            MOD(
+              CAST((
+                DIV(CAST(c.`q_0` AS INT64), CAST(1 AS INT64))
+              ) AS INT64),
+              CAST(3 AS INT64)
+            )
+          )
+          WHEN 1
+          THEN (
+            MOD(
+              CAST((
+                DIV(CAST(c.`q_0` AS INT64), CAST(3 AS INT64))
+              ) AS INT64),
+              CAST(80 AS INT64)
+            )
+          )
+          WHEN 2
+          THEN (
+            MOD(
+              CAST((
+                DIV(CAST(c.`q_0` AS INT64), CAST(240 AS INT64))
+              ) AS INT64),
+              CAST(17 AS INT64)
+            )
+          )
+          WHEN 3
+          THEN (
+            MOD(
+              CAST((
+                DIV(CAST(c.`q_0` AS INT64), CAST(4080 AS INT64))
+              ) AS INT64),
+              CAST(7 AS INT64)
+            )
+          )
+        END AS key_level,
+        c.t AS t,
+        c.d AS n
+      FROM `__disco_cells` AS c
+      CROSS JOIN (
         SELECT
-          1
-        FROM big
-      )
+          0 AS key_pos
+        UNION ALL
+        SELECT
+          1 AS key_pos
+        UNION ALL
+        SELECT
+          2 AS key_pos
+        UNION ALL
+        SELECT
+          3 AS key_pos
+      ) AS k
+      WHERE
+        c.d > 0 AND EXISTS(
+          SELECT
+            1
+          FROM big
+        )
+    ) AS by_cell
+    GROUP BY
+      j,
+      key_pos,
+      key_level,
+      t
   ) AS by_key
-  GROUP BY
-    j,
-    key_pos,
-    key_level,
-    t
 ), pairs AS (
   SELECT
     b.j,

@@ -68,80 +68,88 @@ WITH "big" AS (
     "key_level",
     "t"
 ), "key_target" AS (
-  /* no big cell, no pair: then the cells (this statement's work) are not read */
   SELECT
     "j",
     "key_pos",
     "key_level",
     "t",
-    SUM("n") AS "key_target_total",
-    SUM(SUM("n")) OVER (PARTITION BY "j", "key_pos", "key_level") AS "key_total"
+    "key_target_total",
+    SUM("key_target_total") OVER (PARTITION BY "j", "key_pos", "key_level") AS "key_total"
   FROM (
+    /* no big cell, no pair: then the cells (this statement's work) are not read */
     SELECT
-      "c"."j",
-      "k"."key_pos",
-      CASE "k"."key_pos"
-        WHEN 0
-        THEN (
-          CAST((
-            CAST((
-              CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(1 AS BIGINT)
-            ) / CAST(1 AS BIGINT) AS BIGINT)
-          ) AS BIGINT) % CAST(3 AS BIGINT)
-        )
-        WHEN 1
-        THEN (
-          CAST((
-            CAST((
-              CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(3 AS BIGINT)
-            ) / CAST(3 AS BIGINT) AS BIGINT)
-          ) AS BIGINT) % CAST(80 AS BIGINT)
-        )
-        WHEN 2
-        THEN (
-          CAST((
-            CAST((
-              CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(240 AS BIGINT)
-            ) / CAST(240 AS BIGINT) AS BIGINT)
-          ) AS BIGINT) % CAST(17 AS BIGINT)
-        )
-        WHEN 3
-        THEN (
-          CAST((
-            CAST((
-              CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(4080 AS BIGINT)
-            ) / CAST(4080 AS BIGINT) AS BIGINT)
-          ) AS BIGINT) % CAST(7 AS BIGINT)
-        )
-      END AS "key_level",
-      "c"."t" AS "t",
-      "c"."d" AS "n"
-    FROM "__disco_cells" AS "c"
-    CROSS JOIN (
+      "j",
+      "key_pos",
+      "key_level",
+      "t",
+      SUM("n") AS "key_target_total"
+    FROM (
       SELECT
-        0 AS "key_pos"
-      UNION ALL
-      SELECT
-        1 AS "key_pos"
-      UNION ALL
-      SELECT
-        2 AS "key_pos"
-      UNION ALL
-      SELECT
-        3 AS "key_pos"
-    ) AS "k"
-    WHERE
-      "c"."d" > 0 AND EXISTS(
+        "c"."j",
+        "k"."key_pos",
+        CASE "k"."key_pos"
+          WHEN 0
+          THEN (
+            CAST((
+              CAST((
+                CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(1 AS BIGINT)
+              ) / CAST(1 AS BIGINT) AS BIGINT)
+            ) AS BIGINT) % CAST(3 AS BIGINT)
+          )
+          WHEN 1
+          THEN (
+            CAST((
+              CAST((
+                CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(3 AS BIGINT)
+              ) / CAST(3 AS BIGINT) AS BIGINT)
+            ) AS BIGINT) % CAST(80 AS BIGINT)
+          )
+          WHEN 2
+          THEN (
+            CAST((
+              CAST((
+                CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(240 AS BIGINT)
+              ) / CAST(240 AS BIGINT) AS BIGINT)
+            ) AS BIGINT) % CAST(17 AS BIGINT)
+          )
+          WHEN 3
+          THEN (
+            CAST((
+              CAST((
+                CAST("c"."q_0" AS BIGINT) - CAST("c"."q_0" AS BIGINT) % CAST(4080 AS BIGINT)
+              ) / CAST(4080 AS BIGINT) AS BIGINT)
+            ) AS BIGINT) % CAST(7 AS BIGINT)
+          )
+        END AS "key_level",
+        "c"."t" AS "t",
+        "c"."d" AS "n"
+      FROM "__disco_cells" AS "c"
+      CROSS JOIN (
         SELECT
-          1
-        FROM "big"
-      )
+          0 AS "key_pos"
+        UNION ALL
+        SELECT
+          1 AS "key_pos"
+        UNION ALL
+        SELECT
+          2 AS "key_pos"
+        UNION ALL
+        SELECT
+          3 AS "key_pos"
+      ) AS "k"
+      WHERE
+        "c"."d" > 0 AND EXISTS(
+          SELECT
+            1
+          FROM "big"
+        )
+    ) AS "by_cell"
+    GROUP BY
+      "j",
+      "key_pos",
+      "key_level",
+      "t"
   ) AS "by_key"
-  GROUP BY
-    "j",
-    "key_pos",
-    "key_level",
-    "t"
 ), "pairs" AS (
   SELECT
     "b"."j",
