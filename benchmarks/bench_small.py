@@ -104,6 +104,8 @@ def discosql_side(
         "risk_s": t_risk,
         "suda_s": t_suda,
         "global_risk_ER": risk.value("global_risk_ER"),
+        "global_threshold": risk.value("global_threshold"),
+        "riskiest_risk": risk.riskiest.column("risk").to_pylist(),
         "sum_risk": total(rec, "risk"),
         "sum_fk": total(rec, "fk"),
         "sum_Fk": total(rec, "Fk"),
@@ -175,6 +177,92 @@ def risk_few_statements(table: Any, keys: list[str], weight: str, a: argparse.Na
         con.execute("DROP TABLE cells")
 
     seconds, _ = best(call, a.repeat)
+    return seconds
+
+
+def risk_complete_by_hand(
+    table: Any, keys: list[str], weight: str, a: argparse.Namespace, ours: dict[str, Any]
+) -> float:
+    """ds.risk's complete outputs, by hand on DuckDB, with its semantics where the data allow
+    them (keys without NULLs, of types whose values group as their text: the check below
+    stops otherwise), best of --repeat: the key cells with their weight checks, known-key
+    pattern and risks into a temporary table; one row of checks (bad weights, cells with a
+    missing key); the summary with the global threshold (one statement); the 10 riskiest
+    cells with their level names in ds.risk's order; each record's risk in input order; the
+    table dropped. The least a risk() over the raw keys could cost on DuckDB: its outputs are
+    checked against ds.risk's (``ours``)."""
+    con = _floor_connection(table, a.threads)
+    q = [f'"{k}"' for k in keys]
+    cols, w = ", ".join(q), f'CAST("{weight}" AS DOUBLE)'
+    pattern = " + ".join(f"(CASE WHEN {k} IS NULL THEN 0 ELSE {2**i} END)" for i, k in enumerate(q))
+    risk = (
+        "CASE WHEN fk = fk_w THEN 1 / fk WHEN fk > 2 THEN pk / (fk - (1 - pk)) WHEN fk = 2 "
+        "THEN pk / (1 - pk) - power(pk / (1 - pk), 2) * ln(1 / pk) WHEN fk = 1 "
+        "THEN pk / (1 - pk) * ln(1 / pk) ELSE 0 END"
+    )
+    cells = f"""CREATE OR REPLACE TEMP TABLE cells AS
+        SELECT *, CASE WHEN bad = 0 THEN {risk} END AS risk FROM (
+            SELECT *, CAST(n AS DOUBLE) AS fk, w AS fk_w, CAST(n AS DOUBLE) / w AS pk FROM (
+                SELECT {cols}, count(*) AS n, sum({w}) AS w,
+                    CAST({pattern} AS BIGINT) AS pattern,
+                    sum(CASE WHEN {w} IS NULL OR isnan({w}) OR isinf({w}) OR {w} <= 0
+                        THEN 1 ELSE 0 END) AS bad
+                FROM data GROUP BY {cols}))"""
+    checks = f"SELECT sum(bad), count(*) FILTER (WHERE pattern <> {2 ** len(keys) - 1}) FROM cells"
+    summary = """WITH totals AS (
+            SELECT sum(n) AS n_records, sum(CASE WHEN fk = 1 THEN n ELSE 0 END) AS n1,
+                sum(CASE WHEN fk = 2 THEN n ELSE 0 END) AS n2,
+                sum(CASE WHEN fk < 2 THEN n ELSE 0 END) AS k2,
+                sum(CASE WHEN fk < 3 THEN n ELSE 0 END) AS k3,
+                sum(CASE WHEN fk < 5 THEN n ELSE 0 END) AS k5,
+                sum(n * risk) AS er, max(risk) AS top FROM cells),
+        levels AS (SELECT risk, sum(CAST(n AS DOUBLE)) AS c, sum(n * risk) AS s
+            FROM cells GROUP BY risk),
+        running AS (SELECT risk,
+            sum(c) OVER (ORDER BY risk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS nb,
+            sum(s) OVER (ORDER BY risk ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS sb
+            FROM levels),
+        found AS (SELECT max(r.risk) AS v FROM running AS r CROSS JOIN totals AS t
+            WHERE r.risk < t.top AND r.sb + r.risk * (t.n_records - r.nb) < 0.01 * t.n_records)
+        SELECT unnest(['records', 'n1', 'n2', 'k2', 'k3', 'k5', 'global_risk_ER',
+                'global_risk', 'global_risk_pct', 'global_threshold']) AS measure,
+            unnest([n_records, n1, n2, k2, k3, k5, er, er / n_records, 100 * er / n_records,
+                CASE WHEN er < 0.01 * n_records THEN 'NaN'::DOUBLE ELSE coalesce(v, 0) END])
+                AS value
+        FROM totals CROSS JOIN found"""
+    names = ", ".join(f"CAST({k} AS VARCHAR) AS {k}" for k in q)
+    order = ", ".join(f"CAST({k} AS VARCHAR)" for k in q)
+    top = (
+        f"SELECT {names}, n, fk, fk_w, risk FROM cells ORDER BY risk DESC, n DESC, {order} LIMIT 10"
+    )
+    on = " AND ".join(f"r.{k} = c.{k}" for k in q)
+    per_record = (
+        f"SELECT r.__row AS row, c.fk, c.fk_w, c.risk FROM data AS r JOIN cells AS c ON {on}"
+    )
+    per_record += " ORDER BY r.__row"
+
+    def call() -> tuple[Any, ...]:
+        con.execute(cells)
+        bad, incomplete = con.execute(checks).fetchall()[0]
+        if bad or incomplete:
+            raise SystemExit("risk_complete_by_hand: data with bad weights or missing keys")
+        out = tuple(con.sql(sql).to_arrow_table() for sql in (summary, top, per_record))
+        con.execute("DROP TABLE cells")
+        return out
+
+    seconds, (got, riskiest, records) = best(call, a.repeat)
+    values = dict(zip(*got.to_pydict().values(), strict=True))
+    for name, theirs in (
+        ("global_risk_ER", values["global_risk_ER"]),
+        ("global_threshold", values["global_threshold"]),
+        ("sum_risk", sum(records.column("risk").to_pylist())),
+    ):
+        same = math.isclose(ours[name], theirs, rel_tol=1e-9) or ours[name] == theirs
+        assert same or (math.isnan(ours[name]) and math.isnan(theirs)), (name, ours[name], theirs)
+    top_risks = riskiest.column("risk").to_pylist()
+    assert len(top_risks) == len(ours["riskiest_risk"]), "riskiest cells"
+    for mine, theirs in zip(top_risks, ours["riskiest_risk"], strict=True):
+        assert math.isclose(mine, theirs, rel_tol=1e-9), ("riskiest cells", mine, theirs)
     return seconds
 
 
@@ -279,6 +367,7 @@ def main() -> None:
         ours = discosql_side(table, keys, weight, a)
         ours["floor_risk_s"] = risk_floor(table, keys, weight, a)
         ours["few_statements_risk_s"] = risk_few_statements(table, keys, weight, a)
+        ours["complete_by_hand_risk_s"] = risk_complete_by_hand(table, keys, weight, a, ours)
         line: dict[str, Any] = {
             "when": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
             "machine": f"{platform.machine()}, {platform.python_version()}",
@@ -291,7 +380,8 @@ def main() -> None:
         line["risk_over_floor"] = ours["risk_s"] / ours["floor_risk_s"]
         text = f"{a.data} {rows:,} rows: ds.risk {ours['risk_s']:.3f} s "
         text += f"(DuckDB floor {ours['floor_risk_s']:.3f} s: {line['risk_over_floor']:.2f}x; "
-        text += f"the fewest statements by hand {ours['few_statements_risk_s']:.3f} s), "
+        text += f"the fewest statements by hand {ours['few_statements_risk_s']:.3f} s, "
+        text += f"complete by hand {ours['complete_by_hand_risk_s']:.3f} s), "
         text += f"ds.suda {ours['suda_s']:.3f} s"
         if a.sdcmicro:
             theirs = sdcmicro_side(table, keys, weight, a.repeat)
@@ -304,8 +394,12 @@ def main() -> None:
             line["ratio_suda"] = ours["suda_s"] / theirs["suda_s"]
             line["sdcmicro_risk_over_floor"] = theirs["risk_s"] / ours["floor_risk_s"]
             line["few_statements_over_sdcmicro"] = ours["few_statements_risk_s"] / theirs["risk_s"]
+            line["complete_by_hand_over_sdcmicro"] = (
+                ours["complete_by_hand_risk_s"] / theirs["risk_s"]
+            )
             text += (
                 f"; by hand / sdcMicro {line['few_statements_over_sdcmicro']:.2f}"
+                f" (complete {line['complete_by_hand_over_sdcmicro']:.2f})"
                 f"; sdcMicro measure_risk {theirs['risk_s']:.3f} s (ratio "
                 f"{line['ratio_risk']:.2f}), suda2 {theirs['suda_s']:.3f} s (ratio "
                 f"{line['ratio_suda']:.2f}); sdcMicro's measure_risk is "
