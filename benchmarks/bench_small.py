@@ -16,7 +16,9 @@ against each other (global_risk_ER, sum of risk, fk, Fk; sum of SUDA and DIS-SUD
 1e-9 relative (DIS-SUDA 1e-6, as tests/suda). With them, in the same process and on the
 same Table, the DuckDB floor of ds.risk (a plain GROUP BY of the keys joined back to the
 records, in input order: risk_floor), which says how far any SQL on DuckDB can go, and the
-fewest statements that give ds.risk's outputs, by hand (risk_few_statements). Appends
+fewest statements that give ds.risk's outputs, by hand (risk_few_statements), and its
+complete outputs by hand over the raw keys, checked against ds.risk's
+(risk_complete_by_hand). Appends
 one JSON line per size to benchmarks/results/small.jsonl.
 
 --sd2011: the bundled SD2011 (5,000 records, 5 syntheses; keys sex, age, region, placesize)
