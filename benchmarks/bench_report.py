@@ -70,12 +70,14 @@ def timed(argv: list[str], repeat: int) -> float:
     seconds = []
     for _ in range(repeat):
         start = time.perf_counter()
-        subprocess.run(
+        done = subprocess.run(
             [sys.executable, "-m", "discosql", *argv],
-            check=True,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
         )
+        if done.returncode:
+            raise SystemExit(f"discosql {' '.join(argv)} failed:\n{done.stderr[-2000:]}")
         seconds.append(time.perf_counter() - start)
     return statistics.median(seconds)
 
@@ -123,7 +125,10 @@ def main() -> None:
         common = ["--keys", ",".join(KEYS), "--ngroups-targets", GROUPED, "--threads", "2"]
         for fmt, paths in data.items():
             summary = timed(["summary", *paths, *common], args.repeat)
-            report = timed(["report", *paths, *common, "--out", str(work / "r.html")], args.repeat)
+            report = timed(
+                ["report", *paths, *common, "--out", str(work / "r.html"), "--overwrite"],
+                args.repeat,
+            )
             results[fmt] = {"summary_s": summary, "report_s": report, "ratio": report / summary}
             print(
                 f"{fmt}: summary {summary:.2f} s, report {report:.2f} s, "
