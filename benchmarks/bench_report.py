@@ -6,7 +6,8 @@ non-key value from another record with probability 0.5 (enough structure for eve
 have work; not a real synthesiser). Each command runs in a fresh process, ``--repeat`` times;
 the ratio is report / summary on the same files (the issue's budget: at most 2 without sweep
 and sdc). With ``--pdf``, each report is printed to A4 by the system's Chromium and its pages
-counted (internal at most 20, external at most 12, with --sweep --sdc replicated).
+counted (with --sweep --sdc replicated; the browser test holds a 5,000-record Adult fixture
+to at most 22 pages internal and 14 external, every per-target table printed).
 
     python benchmarks/bench_report.py --adult ../shared/data/adult.csv --pdf
 """
