@@ -145,6 +145,18 @@ def risk_floor(table: Any, keys: list[str], weight: str, a: argparse.Namespace) 
     return seconds
 
 
+def bf_risk(fk: str, fw: str) -> str:
+    """sdcMicro's individual risk (Benedetti-Franconi, indivRisk "approx") of a cell with
+    ``fk`` records and weight sum ``fw`` (DOUBLE columns), written out by hand for DuckDB: the
+    by-hand risks below do not use discosql's templates."""
+    pk = f"({fk} / {fw})"
+    return (
+        f"CASE WHEN {fk} = {fw} THEN 1 / {fk} WHEN {fk} > 2 THEN {pk} / ({fk} - (1 - {pk})) "
+        f"WHEN {fk} = 2 THEN {pk} / (1 - {pk}) - power({pk} / (1 - {pk}), 2) * ln(1 / {pk}) "
+        f"WHEN {fk} = 1 THEN {pk} / (1 - {pk}) * ln(1 / {pk}) ELSE 0 END"
+    )
+
+
 def risk_few_statements(table: Any, keys: list[str], weight: str, a: argparse.Namespace) -> float:
     """The fewest statements a risk() with ds.risk's outputs takes, written by hand on DuckDB,
     best of --repeat: the key cells (counts, weight sums, sdcMicro's individual risk) into a
@@ -154,12 +166,7 @@ def risk_few_statements(table: Any, keys: list[str], weight: str, a: argparse.Na
     con = _floor_connection(table, a.threads)
     cols = ", ".join(f'"{k}"' for k in keys)
     on = " AND ".join(f'r."{k}" IS NOT DISTINCT FROM c."{k}"' for k in keys)
-    pk = "(fk / fw)"
-    risk = (
-        f"CASE WHEN fk = fw THEN 1.0 / fk WHEN fk > 2 THEN {pk} / (fk - (1 - {pk})) "
-        f"WHEN fk = 2 THEN {pk} / (1 - {pk}) - power({pk} / (1 - {pk}), 2) * ln(1 / {pk}) "
-        f"ELSE {pk} / (1 - {pk}) * ln(1 / {pk}) END"
-    )
+    risk = bf_risk("fk", "fw")
     cells = (
         f"CREATE OR REPLACE TEMP TABLE cells AS SELECT *, {risk} AS risk FROM (SELECT {cols}, "
         f'count(*)::DOUBLE AS fk, sum("{weight}") AS fw FROM data GROUP BY {cols})'
@@ -197,14 +204,10 @@ def risk_complete_by_hand(
     q = [f'"{k}"' for k in keys]
     cols, w = ", ".join(q), f'CAST("{weight}" AS DOUBLE)'
     pattern = " + ".join(f"(CASE WHEN {k} IS NULL THEN 0 ELSE {2**i} END)" for i, k in enumerate(q))
-    risk = (
-        "CASE WHEN fk = fk_w THEN 1 / fk WHEN fk > 2 THEN pk / (fk - (1 - pk)) WHEN fk = 2 "
-        "THEN pk / (1 - pk) - power(pk / (1 - pk), 2) * ln(1 / pk) WHEN fk = 1 "
-        "THEN pk / (1 - pk) * ln(1 / pk) ELSE 0 END"
-    )
+    risk = bf_risk("fk", "fk_w")
     cells = f"""CREATE OR REPLACE TEMP TABLE cells AS
         SELECT *, CASE WHEN bad = 0 THEN {risk} END AS risk FROM (
-            SELECT *, CAST(n AS DOUBLE) AS fk, w AS fk_w, CAST(n AS DOUBLE) / w AS pk FROM (
+            SELECT *, CAST(n AS DOUBLE) AS fk, w AS fk_w FROM (
                 SELECT {cols}, count(*) AS n, sum({w}) AS w,
                     CAST({pattern} AS BIGINT) AS pattern,
                     sum(CASE WHEN {w} IS NULL OR isnan({w}) OR isinf({w}) OR {w} <= 0
