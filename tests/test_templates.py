@@ -229,14 +229,16 @@ def test_the_division_lint_catches_offenders() -> None:
 
 @pytest.mark.parametrize("dialect", [*DIALECTS, "datafusion"])
 def test_integer_division_is_exact_on_every_dialect(dialect: str) -> None:
-    """int_div as each dialect receives it: never a division of doubles (inexact above 2^53)
-    and never NUMERIC (PostgreSQL's DIV)."""
+    """int_div as each dialect receives it, nested in another as well: never a division of
+    doubles (inexact above 2^53), never NUMERIC (PostgreSQL's DIV), never Snowflake's rounded
+    division (TRUNC)."""
     from discosql.sql.dialects import transpile
 
     env = templates.environment(dialect)
     macro = env.from_string(
         '{% from "macros/portable.sql.j2" import int_div, int_mod %}'
-        "select {{ int_mod(int_div('q', 'p'), 'r') }} from t"
+        "select {{ int_mod(int_div('q', 'p'), 'r') }},"
+        " {{ int_div(int_div('q', 'p') ~ ' * 2', 'r') }} from t"
     ).render()
     out = transpile(macro, dialect).upper()
     for inexact in ("DOUBLE", "FLOAT", "REAL", "TRUNC", "DIV("):

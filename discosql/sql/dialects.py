@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -229,15 +230,24 @@ def _exact_multiple_div(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _rewritten(tree: Any, kind: type[Any], fn: Callable[[exp.Expression], exp.Expression]) -> Any:
+    """``tree`` with every ``kind`` node rewritten by ``fn``, the innermost first. sqlglot's
+    transform() does not visit the operands of a node it has replaced, so a division nested in
+    a division kept sqlglot's own spelling (PostgreSQL's NUMERIC DIV, Snowflake's rounded /)."""
+    for node in reversed(list(tree.find_all(kind))):
+        node.replace(fn(node))
+    return tree
+
+
 def _trees(sql: str, dialect: str) -> list[Any]:
     trees = [t for t in sqlglot.parse(sql, read="duckdb") if t is not None]
     d = facts(dialect)
     if d.nan_function:
-        trees = [t.transform(_isnan) for t in trees]
+        trees = [_rewritten(t, exp.IsNan, _isnan) for t in trees]
     if d.int_div == "native":
-        return [t.transform(_int_div) for t in trees]
+        return [_rewritten(t, exp.IntDiv, _int_div) for t in trees]
     if d.int_div == "exact_multiple":
-        return [t.transform(_exact_multiple_div) for t in trees]
+        return [_rewritten(t, exp.IntDiv, _exact_multiple_div) for t in trees]
     return trees
 
 
