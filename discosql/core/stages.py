@@ -426,6 +426,7 @@ def measure_tables(
             taus=taus,
             tid=tid,
             one_pass_sets=facts(engine.dialect).grouping_sets,
+            small_counts=count_type(p) == "integer",
         )
         return engine.query(sql, check_params, template, small=True)
 

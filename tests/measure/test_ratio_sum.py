@@ -1,0 +1,151 @@
+"""macros/levels' ratio_sum (CAP's sums of d'^2 / d'.q and the like): exact in BIGINT on every
+engine, against a brute-force sum of Fractions, and the same bits on every engine."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from fractions import Fraction
+from typing import Any
+
+import duckdb
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from discosql.sql import templates
+from discosql.sql.dialects import transpile
+
+Row = tuple[int, int, int]  # (g, num, den)
+
+# the macro's bounds: num < 2^63, den < 2^32, and here at most 30 rows of num < 2^57 (so
+# that the sum stays below 2^62)
+DEN_MAX = 2**32 - 1
+NUMS = st.one_of(st.integers(0, 1000), st.integers(0, 2**57))
+DENS = st.one_of(st.integers(0, 50), st.integers(0, DEN_MAX), st.just(DEN_MAX))
+ROWS = st.lists(st.tuples(st.integers(0, 2), NUMS, DENS), max_size=30)
+
+# corner cases: remainders in both parts, the bounds, no den > 0
+FIXED: list[Row] = [
+    (0, 1, 3),
+    (0, 2, 3),
+    (0, 10**18, 7),
+    (1, 1, 2**31),
+    (1, 2**31 + 1, 2**31),
+    (1, 2**62, DEN_MAX),
+    (1, DEN_MAX - 1, DEN_MAX),
+    (2, 7, 0),
+    (2, 0, 5),
+    (3, 123456789, 1000),
+    (3, 999999999999, 999999999998),
+]
+
+
+def _rounded(n: int, d: int) -> Fraction:
+    """n / d to 60 binary places, half up (no exact half occurs: den < 2^32)."""
+    return Fraction(math.floor(Fraction(n, d) * 2**60 + Fraction(1, 2)), 2**60)
+
+
+def expected(rows: list[Row]) -> dict[int, Fraction]:
+    """Each group's sum of num / den over den > 0, every term rounded to 60 binary places."""
+    out: dict[int, Fraction] = {}
+    for g, n, d in rows:
+        out.setdefault(g, Fraction(0))
+        if d > 0:
+            out[g] += _rounded(n, d)
+    return out
+
+
+def _query(dialect: str, table: str = "t", small: bool = True) -> str:
+    sql = (
+        templates.environment(dialect)
+        .from_string(
+            '{% from "macros/levels.sql.j2" import ratio_sum %}'
+            'select g, {{ ratio_sum("n", "d", small) }} as s from '
+            + table
+            + " group by g order by g"
+        )
+        .render(small=small)
+    )
+    return transpile(sql, dialect)
+
+
+def on_duckdb(rows: list[Row], small: bool = True) -> dict[int, float]:
+    con = duckdb.connect()
+    con.execute("create table t (g integer, n bigint, d bigint)")
+    if rows:
+        con.executemany("insert into t values (?, ?, ?)", rows)
+    return dict(con.execute(_query("duckdb", small=small)).fetchall())
+
+
+def on_sqlite(rows: list[Row]) -> dict[int, float]:
+    con = sqlite3.connect(":memory:")
+    con.execute("create table t (g integer, n integer, d integer)")
+    con.executemany("insert into t values (?, ?, ?)", rows)
+    return dict(con.execute(_query("sqlite")).fetchall())
+
+
+def close_to(got: dict[int, float], want: dict[int, Fraction]) -> None:
+    """Within two units in the last place of the exact sum (the total is made a double once,
+    from its integer and its 18 decimals)."""
+    assert set(got) == set(want)
+    for g, exact in want.items():
+        x = float(exact)
+        assert abs(got[g] - x) <= 2 * math.ulp(x), (g, got[g], exact)
+
+
+def test_corner_cases() -> None:
+    want = expected(FIXED)
+    assert want[2] == 0
+    got = on_duckdb(FIXED)
+    close_to(got, want)
+    assert on_sqlite(FIXED) == got
+
+
+@given(ROWS)
+def test_any_rows_on_duckdb_and_sqlite(rows: list[Row]) -> None:
+    got = on_duckdb(rows)
+    close_to(got, expected(rows))
+    assert on_sqlite(rows) == got
+
+
+def test_exported_scripts_sum_decimals() -> None:
+    """Without small (an exported script, whose data may hold 2^31 records or more): each
+    ratio as a double, rounded to 18 decimals, summed in DECIMAL(38, 18)."""
+    assert "decimal(38, 18)" in _query("duckdb", small=False).lower()
+    assert "decimal" not in _query("duckdb").lower()
+    got = on_duckdb(FIXED, small=False)
+    for g, exact in expected(FIXED).items():
+        assert math.isclose(got[g], float(exact), rel_tol=1e-15, abs_tol=1e-18), g
+
+
+def test_order_of_rows_does_not_matter() -> None:
+    rows = [(0, n * n + 7, n % 97 + 1) for n in range(1, 2000)]
+    assert on_duckdb(rows) == on_duckdb(rows[::-1])
+
+
+@pytest.mark.postgres
+def test_postgres_gives_duckdbs_bits(pg_dsn: str) -> None:
+    import psycopg
+
+    with psycopg.connect(pg_dsn, autocommit=True) as con:
+        con.execute("drop table if exists disco_ratio_sum")
+        con.execute("create table disco_ratio_sum (g integer, n bigint, d bigint)")
+        try:
+            with con.cursor() as cur:
+                cur.executemany("insert into disco_ratio_sum values (%s, %s, %s)", FIXED)
+            got = dict(con.execute(_query("postgres", "disco_ratio_sum")).fetchall())
+        finally:
+            con.execute("drop table disco_ratio_sum")
+    assert got == on_duckdb(FIXED)
+
+
+@pytest.mark.spark
+def test_spark_gives_duckdbs_bits(spark: Any) -> None:
+    df = spark.createDataFrame(FIXED, "g int, n bigint, d bigint")
+    df.createOrReplaceTempView("disco_ratio_sum")
+    try:
+        got = {r[0]: r[1] for r in spark.sql(_query("spark", "disco_ratio_sum")).collect()}
+    finally:
+        spark.catalog.dropTempView("disco_ratio_sum")
+    assert got == on_duckdb(FIXED)
