@@ -426,7 +426,7 @@ def measure_tables(
             taus=taus,
             tid=tid,
             one_pass_sets=facts(engine.dialect).grouping_sets,
-            small_counts=count_type(p) == "integer",
+            ratio_sums=facts(engine.dialect).ratio_sums and count_type(p) == "integer",
         )
         return engine.query(sql, check_params, template, small=True)
 

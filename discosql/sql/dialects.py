@@ -57,6 +57,11 @@ class Dialect:
     branch of NULLs is typed by the others (DuckDB). Elsewhere (PostgreSQL types them from
     the first branches: text) stage 010 leads its stacked UNION with a typed branch of no
     rows, which costs a scan of each column's data set to set up.
+    ``ratio_sums``: CAP's sums of ratios of counts run as long divisions in BIGINT
+    (``macros/levels`` ratio_sum) where every count is below 2^31, instead of in
+    DECIMAL(38, 18), which Spark adds in BigDecimal and PostgreSQL in NUMERIC (3.5 and 1.75
+    times slower there). DuckDB adds DECIMAL(38, 18) in 128-bit integers, faster than the
+    divisions (10M rows, three ratios: 0.27 s against 0.45 s), and keeps it.
     """
 
     name: str
@@ -77,6 +82,7 @@ class Dialect:
     quote_all: bool = False
     analyze: bool = False
     union_widens: bool = False
+    ratio_sums: bool = True
 
 
 SPARK_ORDER = "monotonically_increasing_id()"
@@ -93,6 +99,7 @@ FACTS = {
             rename="unqualified",
             reads_files=True,
             union_widens=True,
+            ratio_sums=False,
         ),
         Dialect(
             "postgres",

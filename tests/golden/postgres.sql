@@ -1424,9 +1424,10 @@ ORDER BY
 
 -- measures/cap.sql.j2
 -- CAP (correct attribution probability) measures, one row per synthesis (percentages).
--- Sums of fractions are exact, so the numbers do not depend on thread or engine order:
--- ratio_sum for CAPd, CAPs and DCAP (integer ratios), exact_sum for baseCAPd.
--- Context: small_counts: every count is below 2^31 (ratio_sum's BIGINT bounds hold).
+-- Sums of fractions are exact, so the numbers do not depend on the order of addition:
+-- ratio_sum for CAPd, CAPs and DCAP (ratios of counts), exact_sum for baseCAPd.
+-- Context: ratio_sums: CAP's ratios summed by long division in BIGINT (Python decides:
+--          Dialect.ratio_sums, and every count below 2^31), else in DECIMAL(38, 18).
 -- Inputs: the cells (stage 040, for the target margins) and the q margins (stage 045, qcells:
 --         the sums over q of d'^2, s'^2 and d' s', so that each q is one exact term);
 --         pd'_tq = d'_tq / d'.q, ps'_tq = s'_tq / s'.q (0 if the margin is 0).

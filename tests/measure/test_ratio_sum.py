@@ -56,26 +56,26 @@ def expected(rows: list[Row]) -> dict[int, Fraction]:
     return out
 
 
-def _query(dialect: str, table: str = "t", small: bool = True) -> str:
+def _query(dialect: str, table: str = "t", long_division: bool = True) -> str:
     sql = (
         templates.environment(dialect)
         .from_string(
             '{% from "macros/levels.sql.j2" import ratio_sum %}'
-            'select g, {{ ratio_sum("n", "d", small) }} as s from '
+            'select g, {{ ratio_sum("n", "d", long_division) }} as s from '
             + table
             + " group by g order by g"
         )
-        .render(small=small)
+        .render(long_division=long_division)
     )
     return transpile(sql, dialect)
 
 
-def on_duckdb(rows: list[Row], small: bool = True) -> dict[int, float]:
+def on_duckdb(rows: list[Row], long_division: bool = True) -> dict[int, float]:
     con = duckdb.connect()
     con.execute("create table t (g integer, n bigint, d bigint)")
     if rows:
         con.executemany("insert into t values (?, ?, ?)", rows)
-    return dict(con.execute(_query("duckdb", small=small)).fetchall())
+    return dict(con.execute(_query("duckdb", long_division=long_division)).fetchall())
 
 
 def on_sqlite(rows: list[Row]) -> dict[int, float]:
@@ -109,14 +109,24 @@ def test_any_rows_on_duckdb_and_sqlite(rows: list[Row]) -> None:
     assert on_sqlite(rows) == got
 
 
-def test_exported_scripts_sum_decimals() -> None:
-    """Without small (an exported script, whose data may hold 2^31 records or more): each
-    ratio as a double, rounded to 18 decimals, summed in DECIMAL(38, 18)."""
-    assert "decimal(38, 18)" in _query("duckdb", small=False).lower()
-    assert "decimal" not in _query("duckdb").lower()
-    got = on_duckdb(FIXED, small=False)
+def test_without_long_division_it_sums_decimals() -> None:
+    """Without long division (DuckDB, whose DECIMAL sums are faster; an exported script, whose
+    data may hold 2^31 records or more): each ratio as a double, rounded to 18 decimals,
+    summed in DECIMAL(38, 18)."""
+    assert "decimal(38, 18)" in _query("duckdb", long_division=False).lower()
+    got = on_duckdb(FIXED, long_division=False)
     for g, exact in expected(FIXED).items():
         assert math.isclose(got[g], float(exact), rel_tol=1e-15, abs_tol=1e-18), g
+
+
+@pytest.mark.parametrize("dialect", ["duckdb", "postgres", "spark", "sqlite"])
+def test_long_division_stays_in_integers(dialect: str) -> None:
+    """No DECIMAL or NUMERIC, no division of doubles but the last, and PostgreSQL's integer
+    `/`, not its NUMERIC DIV()."""
+    sql = _query(dialect).upper()
+    for slow in ("DECIMAL", "NUMERIC", "DIV("):
+        assert slow not in sql, (dialect, slow)
+    assert sql.count("AS DOUBLE") + sql.count("AS REAL") == 3, sql
 
 
 def test_order_of_rows_does_not_matter() -> None:
