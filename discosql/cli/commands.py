@@ -15,8 +15,8 @@ from ..core.files import atomic_path, write_text
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
 from ..sql.dialects import is_template_dialect
 from .args import csv_list, engine_of, script_tables
+from .options import UsageError, boolean, parse_cont_na, target_map
 from .output import Progress, text_table, write
-from .parser import UsageError, boolean, parse_cont_na, target_map
 
 
 def _common_kwargs(args: argparse.Namespace) -> dict[str, Any]:

@@ -24,8 +24,9 @@ from typing import Any
 from ..core.output import DATABASE_SUFFIXES
 from ..errors import DiscoSQLError, DiscoSQLWarning, InputError
 from . import commands, linkability, matches, singling_out
+from .options import UsageError
 from .output import Progress
-from .parser import UsageError, build_parser
+from .parser import build_parser
 
 # Image formats matplotlib writes (Figure.savefig picks the format from the extension).
 PLOT_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff", ".webp")

@@ -7,17 +7,16 @@ The content is plain data (``Report.to_dict()``); the HTML is the Jinja template
 ``discosql/report/html/report.html.j2`` rendered from it, with its plots as inline SVG drawn by
 a template too (:mod:`.charts`): the report needs no plotting library, so it runs on the plain
 install and its bytes do not depend on one. The SQL that reproduces the tables goes into a
-second file beside the report (its SHA-256 in the report), unless ``inline_sql``.
+second file beside the report (its SHA-256 in the report), unless ``inline_sql``. The
+arguments are checked, before any data is read, in :mod:`.asked`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import inspect
 import math
 import os
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,24 +33,19 @@ from ..core.results import AsData
 from ..core.view import render_html, table_rows
 from ..engines.base import Registered
 from ..engines.factory import engine_spec
-from ..errors import DiscoSQLWarning, InputError, did_you_mean
-from ..measure.summary import DisclosureSummary, check_arguments, summary_on
-from ..protect.sdc import SdcResult, check_sdc, sdc_on
-from ..protect.sdc import sdc as run_sdc
+from ..errors import InputError
+from ..measure.summary import DisclosureSummary, summary_on
+from ..protect.sdc import SdcResult, sdc_on
 from ..risk.frequencies import check_columns
 from ..risk.individual import RiskResult, risk_on
-from ..risk.individual import check_arguments as check_risk
 from ..risk.suda import SudaResult, default_max_size, suda_on
-from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
-from ..sweep.key_sweep import KeySweep, key_sweep, sweep_on
-from ..sweep.key_sweep import check_arguments as check_sweep
+from ..sweep.key_sweep import KeySweep, sweep_on
 from . import anonymity as tests_of_anonymity
 from . import sections
+from .asked import Asked, checked_arguments
 from .charts import certainty_chart, summary_chart, sweep_chart
-from .sections import CAP_RISKS, DEFINITIONS, DIRECTIONS, ORIGINAL_SIDE, RISK_THRESHOLDS
+from .sections import CAP_RISKS, DEFINITIONS
 from .verdict import verdict_section
-
-MODES = ("internal", "external")
 
 
 @dataclass(frozen=True)
@@ -138,7 +132,9 @@ def report(
     """
     syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
     rules = (min_count, round_to)
-    asked = _asked(keys, targets, sweep, sdc, risk, weight, thresholds, mode, rules, options, syn)
+    asked = checked_arguments(
+        keys, targets, sweep, sdc, risk, weight, thresholds, mode, rules, options, syn
+    )
     asked.anonymity_args = tests_of_anonymity.check(anonymity)
     engine_spec(engine)  # an unknown engine fails here, before any data is read
     step = progress or (lambda _: None)
@@ -167,56 +163,6 @@ def report(
 
 
 @dataclass
-class _Asked:
-    """report()'s arguments, checked before any data is read: the board's ``policy``
-    (thresholds), the ``keys``, whether the original's own risk is measured, and the sweep's
-    and sdc's arguments when the report runs them."""
-
-    mode: str
-    rules: tuple[int, int]
-    policy: dict[str, float]
-    keys: list[str]
-    with_risk: bool
-    sweep_args: dict[str, Any] | None
-    sdc_args: dict[str, Any] | None = None
-    risk_policy: dict[str, float] = field(default_factory=dict)  # on the original's own risk
-    anonymity_args: dict[str, Any] | None = None
-
-    @property
-    def external(self) -> bool:
-        return self.mode == "external"
-
-
-def _asked(
-    keys: Sequence[str],
-    targets: Sequence[str] | None,
-    sweep: Any,
-    sdc: Any,
-    risk: Any,
-    weight: str | None,
-    thresholds: Any,
-    mode: str,
-    rules: tuple[int, int],
-    options: dict[str, Any],
-    syn: list[Any],
-) -> _Asked:
-    """Every argument of report() checked, all problems of its own at once."""
-    policy, key_list = _checked(keys, sweep, sdc, thresholds, mode, rules)
-    with_risk = _risk_wanted(risk, weight, key_list)
-    sweep_args = _sweep_args(sweep, key_list, targets, options)
-    sdc_args = _sdc_args(sdc, key_list, len(syn))
-    measures = {k: options[k] for k in ("ident_meas", "attrib_meas") if k in options}
-    check_arguments(key_list, targets, **measures)  # before any data is read, as engine_spec
-    risk_policy = {k: policy.pop(k) for k in list(policy) if k in RISK_THRESHOLDS}
-    if risk_policy and not with_risk:
-        raise InputError(
-            f"thresholds: {', '.join(risk_policy)} judge the original data's own risk, which "
-            "the report measures only with risk=True (--risk) or a weight"
-        )
-    return _Asked(mode, rules, policy, key_list, with_risk, sweep_args, sdc_args, risk_policy)
-
-
-@dataclass
 class _Ran:
     """What the report computed on its inputs (the engine is closed once this exists)."""
 
@@ -234,7 +180,7 @@ class _Ran:
 
 def _run(
     inputs: Inputs,
-    asked: _Asked,
+    asked: Asked,
     data_sets: list[tuple[str, Any]],
     control: Any,
     targets: Sequence[str] | None,
@@ -284,7 +230,7 @@ def _run(
     return ran
 
 
-def _content(ran: _Ran, asked: _Asked, inline_sql: bool) -> dict[str, Any]:
+def _content(ran: _Ran, asked: Asked, inline_sql: bool) -> dict[str, Any]:
     """The report as plain data, shaped from what :func:`_run` computed (nothing is read)."""
     num = ran.num
     content: dict[str, Any] = {
@@ -354,7 +300,7 @@ SECTIONS = (
 
 
 def _schema_check(
-    asked: _Asked, weight: str | None, step: Callable[[str], None]
+    asked: Asked, weight: str | None, step: Callable[[str], None]
 ) -> Callable[[list[Registered]], None]:
     """What the report checks on the schemas, before any data is counted and before its first
     progress line: the keys and the weight of the original's own risk (a misspelled or
@@ -390,16 +336,6 @@ def _original_risk(
     return measured, suda_on(original, keys, 0.01, True, largest, dest=unwanted)
 
 
-def _risk_wanted(risk: Any, weight: Any, keys: list[str]) -> bool:
-    """Whether the report measures the original's own risk (``risk`` or a ``weight``),
-    its arguments checked before any data is read."""
-    if not isinstance(risk, bool):
-        raise InputError(f"risk: expected True or False, got {risk!r}")
-    if weight is not None:
-        check_risk(keys, weight, None, 1.0, 0.01)
-    return risk or weight is not None
-
-
 def _measures(
     content: dict[str, Any],
     summary: DisclosureSummary,
@@ -423,135 +359,11 @@ def _measures(
     content["definitions"] = [{"measure": m, "formula": f, "source": s} for m, f, s in DEFINITIONS]
 
 
-def _checked(
-    keys: Sequence[str], sweep: Any, sdc: Any, thresholds: Any, mode: str, rules: tuple[Any, ...]
-) -> tuple[dict[str, float], list[str]]:
-    """The report's own arguments, all problems at once: the policy and the keys."""
-    problems: list[str] = []
-    for name, value in zip(("min_count", "round_to"), rules, strict=True):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            problems.append(f"{name}: expected an int >= 1, got {value!r}")
-    if mode not in MODES:
-        problems.append(f"mode: {mode!r} is not one of {list(MODES)}")
-    policy = _thresholds(thresholds, problems)
-    if sweep is not None and not isinstance(sweep, bool | Mapping | KeySweep):
-        problems.append(f"sweep: expected True, key_sweep arguments or a KeySweep, got {sweep!r}")
-    if sdc is not None and not isinstance(sdc, Mapping | SdcResult):
-        problems.append(f"sdc: expected sdc() arguments or an SdcResult, got {sdc!r}")
-    if isinstance(sdc, SdcResult) and sdc.before is None:
-        problems.append("sdc: the SdcResult has no before/after summary; make it with measure=")
-    for arg, given, function in (("sweep", sweep, key_sweep), ("sdc", sdc, run_sdc)):
-        if isinstance(given, Mapping):
-            allowed = _arguments(function)
-            for name in given:
-                if name not in allowed:
-                    problems.append(
-                        f"{arg}: {name!r} is not an argument of {function.__name__}()"
-                        f"{did_you_mean(str(name), allowed)}; allowed: {', '.join(allowed)}"
-                    )
-    key_list = [keys] if isinstance(keys, str) else list(keys)
-    if problems:
-        raise InputError(problems)
-    return policy, key_list
-
-
-def _arguments(function: Any) -> list[str]:
-    """The keyword arguments a report may pass on to ``function`` (key_sweep: with its
-    options; not the data, engine or threads, which are the report's)."""
-    own = ("original", "synthetic", "engine", "threads", "progress", "options")
-    names = [n for n in inspect.signature(function).parameters if n not in own]
-    return names + (list(SWEEP_OPTIONS) if function is key_sweep else [])
-
-
-def _thresholds(value: Any, problems: list[str]) -> dict[str, float]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        problems.append(f"thresholds: expected a dict {{measure: percent}}, got {value!r}")
-        return {}
-    out = {}
-    for k, v in value.items():
-        if k in RISK_THRESHOLDS:
-            top = RISK_THRESHOLDS[k][0]
-            if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= top:
-                problems.append(
-                    f"thresholds: {k!r} is {RISK_THRESHOLDS[k][1]}, 0 to {top:g}; got {v!r}"
-                )
-            else:
-                out[k] = float(v)
-        elif k in ORIGINAL_SIDE:
-            problems.append(
-                f"thresholds: {k!r} measures the original data alone, which no synthesis "
-                f"changes, so it judges nothing about a release; judge {ORIGINAL_SIDE[k]} instead"
-            )
-        elif k not in DIRECTIONS:
-            allowed = [*DIRECTIONS, *RISK_THRESHOLDS]
-            problems.append(
-                f"thresholds: {k!r} is not a measure{did_you_mean(str(k), allowed)}; "
-                f"allowed: {', '.join(DIRECTIONS)} and, with risk=True, "
-                f"{', '.join(RISK_THRESHOLDS)}"
-            )
-        elif isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-            problems.append(f"thresholds: {k!r} must be a number (percent), got {v!r}")
-        elif not 0 <= v <= 100:
-            problems.append(f"thresholds: {k!r} is a percentage of records, 0 to 100; got {v!r}")
-        else:
-            out[k] = float(v)
-            if 0 < v < 1:  # 0.05 from someone thinking in fractions means 0.05 %
-                warnings.warn(
-                    f"thresholds: {k}={v:g} is {v:g} percent of the records; if you meant "
-                    f"{100 * v:g}%, give {k}={100 * v:g}",
-                    DiscoSQLWarning,
-                    stacklevel=4,
-                )
-    return out
-
-
 def _rows_table(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Plain rows (content) as the table macro takes them."""
     if not rows:
         return {"columns": [], "numeric": [], "rows": []}
     return table_rows(pa.Table.from_pylist(rows))
-
-
-def _sweep_args(
-    sweep: Any, keys: list[str], targets: Any, options: dict[str, Any]
-) -> dict[str, Any] | None:
-    """key_sweep's arguments for the report (its keys, targets and options unless given),
-    checked before any data is read; None without a sweep to run."""
-    if sweep is None or sweep is False or isinstance(sweep, KeySweep):
-        return None
-    args = {} if sweep is True else dict(sweep)
-    args.setdefault("keys", keys)
-    args.setdefault("targets", targets)
-    for k in (
-        "use_keys_na",
-        "ngroups_keys",
-        "cont_na",
-        "denom_lim",
-        "exclude_ov_denom_lim",
-        "not_targetlevs",
-        "use_targets_na",
-        "ngroups_targets",
-        "exclude",
-    ):
-        if k in options:
-            args.setdefault(k, options[k])
-    own = ("keys", "targets", "sizes", "fixed_keys")
-    rest = {k: v for k, v in args.items() if k not in own}
-    check_sweep(args["keys"], args["targets"], args.get("sizes"), args.get("fixed_keys", ()), rest)
-    return args
-
-
-def _sdc_args(sdc: Any, keys: list[str], n_syn: int) -> dict[str, Any] | None:
-    """sdc()'s arguments for the report (its keys unless given), checked before any data is
-    read; None without an sdc to run. ``measure`` is the report's summary unless given."""
-    if sdc is None or isinstance(sdc, SdcResult):
-        return None
-    args = dict(sdc)
-    args.setdefault("keys", keys)
-    check_sdc(n_syn, **{**args, "measure": args.get("measure", {})})
-    return args
 
 
 def _protect(
