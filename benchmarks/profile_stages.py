@@ -3,6 +3,7 @@
     python benchmarks/profile_stages.py --rows 10000000 --threads 2
     python benchmarks/profile_stages.py --rows 1000000 --engine postgres
     python benchmarks/profile_stages.py --rows 1000000 --engine spark
+    python benchmarks/profile_stages.py --rows 10000000 --parts
 
 Uses the seeded data of bench_scale.py (benchmarks/data/, generated on first use) and times
 every statement discosql runs, in-process, by its stage name, with how many statements each
@@ -12,6 +13,9 @@ floor (bench_engines.floor_sql, warm) is timed in the same session, and each tar
 are counted (the rows every stage after 030 reads). ``--engine spark``: bench_engines.py's
 local Spark session and DataFrames; the floor is warmed up and timed as there, and the summary
 runs twice: the first call as bench_engines.py times it, then a second one in the same session.
+``--parts`` (DuckDB): what the records shared by the targets cost, written by hand (no
+discosql): the data sets read, coded through one dictionary join per column, written to a
+table, sorted by q; and the ten targets' cells grouped from the records unsorted and sorted.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ def main() -> None:
     p.add_argument("--rows", type=int, default=10_000_000)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--engine", choices=("duckdb", "postgres", "spark"), default="duckdb")
+    p.add_argument("--parts", action="store_true", help="the shared records' parts, by hand")
     a = p.parse_args()
     sys.path.insert(0, str(HERE))
     if a.engine == "postgres":
@@ -46,7 +51,78 @@ def main() -> None:
     import discosql as ds
 
     files = (str(d / "original.parquet"), str(d / "synthetic.parquet"))
+    if a.parts:
+        parts(files, a.threads)
+        return
     profile(ds.duckdb(threads=a.threads), files, a.rows)
+
+
+def parts(files: tuple[str, str], threads: int) -> None:
+    """Seconds of each part of the records that discosql's targets share, by hand on DuckDB:
+    the union of the data sets scanned (every key and target hashed, so each is read), then
+    coded through one dictionary join per column, written to a temp table, and sorted by q;
+    then the floor, and each target's cells, a GROUP BY (q, t) of the records, unsorted and
+    sorted."""
+    import duckdb
+    from datagen import KEYS, TARGETS
+
+    con = duckdb.connect(config={"threads": threads})
+    both = " union all ".join(
+        f"select {i} as src, * from read_parquet('{f}')" for i, f in enumerate(files)
+    )
+    both = f"({both})"
+    for c in KEYS + TARGETS:  # codes 1..n in the order of the values' text, as stage 010
+        con.execute(
+            f"create temp table d_{c} as select v, cast(row_number() over"
+            f" (order by cast(v as varchar)) as bigint) as code"
+            f" from (select distinct {c} as v from {both} where {c} is not null)"
+        )
+    place, q = 1, []
+    for c in KEYS:
+        q.append(f"coalesce(k_{c}.code, 0) * {place}")
+        place *= con.execute(f"select count(*) + 1 from d_{c}").fetchall()[0][0]
+    coded = (
+        f"x.src, {' + '.join(q)} as q, "
+        + ", ".join(f"cast(coalesce(k_{t}.code, 0) as smallint) as {t}" for t in TARGETS)
+        + f" from {both} as x "
+        + " ".join(f"left join d_{c} as k_{c} on k_{c}.v = x.{c}" for c in KEYS + TARGETS)
+    )
+
+    def timed(what: str, sql: str) -> None:
+        t0 = time.perf_counter()
+        con.execute(sql)
+        print(f"{time.perf_counter() - t0:8.2f} s  {what}")
+
+    timed(
+        "scan (every column hashed)", f"select sum(hash({', '.join(KEYS + TARGETS)})) from {both}"
+    )
+    timed("scan, coded", f"select count(*), sum(q) from (select {coded})")
+    timed("scan, coded, written", f"create temp table rec as select {coded}")
+    timed(
+        "written records sorted by q",
+        "create temp table rec_sorted as select * from rec order by q",
+    )
+    timed(
+        "scan, coded, written sorted by q", f"create temp table rec2 as select {coded} order by q"
+    )
+    t0 = time.perf_counter()
+    for t in TARGETS:  # bench_scale.py's floor, in this process
+        cols = ", ".join([*KEYS, t])
+        for f in files:
+            con.execute(
+                f"select count(*) from (select {cols}, count(*) as n from read_parquet('{f}')"
+                f" group by {cols})"
+            ).fetchall()
+    print(f"{time.perf_counter() - t0:8.2f} s  the floor (bench_scale.py's, in this process)")
+    for table in ("rec", "rec_sorted"):
+        t0 = time.perf_counter()
+        for t in TARGETS:
+            con.execute(
+                f"create or replace temp table c as select q, {t} as t,"
+                " count(*) filter (where src = 0) as d, count(*) filter (where src = 1) as s"
+                f" from {table} group by q, {t}"
+            )
+        print(f"{time.perf_counter() - t0:8.2f} s  cells of {len(TARGETS)} targets from {table}")
 
 
 def profile(engine: Any, data: tuple[Any, Any], rows: int) -> None:
