@@ -64,6 +64,7 @@ def parts(files: tuple[str, str], threads: int) -> None:
     then the floor, and each target's cells, a GROUP BY (q, t) of the records, unsorted and
     sorted."""
     import duckdb
+    from bench_engines import floor_sql  # type: ignore[import-not-found]
     from datagen import KEYS, TARGETS
 
     con = duckdb.connect(config={"threads": threads})
@@ -106,13 +107,9 @@ def parts(files: tuple[str, str], threads: int) -> None:
         "scan, coded, written sorted by q", f"create temp table rec2 as select {coded} order by q"
     )
     t0 = time.perf_counter()
-    for t in TARGETS:  # bench_scale.py's floor, in this process
-        cols = ", ".join([*KEYS, t])
+    for t in TARGETS:  # bench_scale.py's floor (bench_engines.floor_sql), in this process
         for f in files:
-            con.execute(
-                f"select count(*) from (select {cols}, count(*) as n from read_parquet('{f}')"
-                f" group by {cols})"
-            ).fetchall()
+            con.execute(floor_sql(f"read_parquet('{f}')", t, '"')).fetchall()
     print(f"{time.perf_counter() - t0:8.2f} s  the floor (bench_scale.py's, in this process)")
     for table in ("rec", "rec_sorted"):
         t0 = time.perf_counter()
