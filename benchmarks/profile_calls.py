@@ -11,6 +11,13 @@ up, then --repeat times; the fastest run is reported: its wall time, the number 
 statements, the seconds the engine took (DuckDB's parse, plan and run, and the Arrow result)
 by kind of statement, the seconds Jinja took to render templates, and the rest (Python:
 validation, registration, decisions, results).
+
+``--phases``: where DuckDB's time goes within each statement of ds.disclosure and
+ds.disclosure_summary on SD2011, and within the floor's count queries (bench_small.py's): the
+statements are recorded while the call runs, then run again on a fresh connection under
+DuckDB's profiler (detailed mode), fastest of --repeat each; each statement's time is split
+into binding (names, types, the files' footers), optimizing, physical planning and the rest
+(running it, and the result).
 """
 
 from __future__ import annotations
@@ -99,13 +106,128 @@ def profile(name: str, call: Callable[[], Any], clock: Clock, repeat: int) -> di
     return best
 
 
+PHASES = ("binding", "optimizing", "physical planning", "running")
+
+
+def recorded(call: Callable[[], Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """The statements ``call`` runs on DuckDB: (how it is run, the SQL, its parameters)."""
+    from discosql.engines.duckdb import DuckDBEngine
+
+    log: list[tuple[str, str, dict[str, Any]]] = []
+    saved = {m: getattr(DuckDBEngine, m) for m in ("_execute", "_query", "_query_small")}
+
+    def hook(method: str) -> Callable[..., Any]:
+        def run(self: Any, sql: str, params: dict[str, Any]) -> Any:
+            log.append((method, sql, params))
+            return saved[method](self, sql, params)
+
+        return run
+
+    try:
+        for m in saved:
+            setattr(DuckDBEngine, m, hook(m))
+        call()
+    finally:
+        for m, f in saved.items():
+            setattr(DuckDBEngine, m, f)
+    return log
+
+
+def split(
+    statements: list[tuple[str, str, dict[str, Any]]], threads: int, repeat: int
+) -> dict[str, Any]:
+    """``statements`` run again under DuckDB's profiler: seconds by phase, fastest run each."""
+    import tempfile
+
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute(f"SET threads = {int(threads)}")
+
+    def run(method: str, sql: str, params: dict[str, Any]) -> None:
+        if method == "_query_small":  # as the engine runs it: into a table, then read
+            con.execute(f'CREATE OR REPLACE TEMP TABLE "__small" AS\n{sql}', params)
+        elif method == "_query":
+            con.sql(sql, params=params).to_arrow_table()
+        else:
+            con.execute(sql, params)
+
+    for st in statements:  # the work tables the later statements read, and a warm-up
+        run(*st)
+    totals = dict.fromkeys(PHASES, 0.0)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "profile.json"
+        con.execute("PRAGMA enable_profiling = 'json'")
+        con.execute(f"PRAGMA profiling_output = '{out}'")
+        con.execute("SET profiling_mode = 'detailed'")
+        con.execute("SET profiling_coverage = 'ALL'")
+        for st in statements:
+            best: dict[str, float] | None = None
+            for _ in range(repeat):
+                run(*st)
+                j = json.loads(out.read_text())
+                total = j["query"]["total_time"]
+                if best is None or total < best["total"]:
+                    bind = j["planner"]["binding_time"]
+                    opt = j["optimizer"]["total_time"]
+                    phys = j["physical_planner"]["total_time"]
+                    best = {"total": total, "binding": bind, "optimizing": opt}
+                    best["physical planning"] = phys
+                    best["running"] = total - bind - opt - phys
+            assert best is not None
+            for k in PHASES:
+                totals[k] += best[k]
+    con.close()
+    return {"statements": len(statements), "seconds": sum(totals.values()), "phases": totals}
+
+
+def phases(threads: int, repeat: int) -> list[dict[str, Any]]:
+    """ds.disclosure and disclosure_summary on SD2011 and their floors, split by phase."""
+    import discosql as ds
+
+    files = [str(DATA / "sd2011.parquet"), *(str(DATA / f"syn_{j}.parquet") for j in range(1, 6))]
+    keys = ["sex", "age", "region", "placesize"]
+    targets = ["depress", "ls", "marital", "workab", "income"]
+    engine = ds.duckdb(threads=threads)
+
+    def floor(ts: list[str]) -> list[tuple[str, str, dict[str, Any]]]:
+        sql = "SELECT {}, {}, count(*) AS n FROM read_parquet($f) GROUP BY ALL"
+        return [("_query", sql.format(", ".join(keys), t), {"f": f}) for t in ts for f in files]
+
+    runs = [
+        (
+            "disclosure (SD2011, depress)",
+            recorded(lambda: ds.disclosure(files[0], files[1:], keys, "depress", engine=engine)),
+        ),
+        ("its floor (6 count queries)", floor(["depress"])),
+        (
+            "disclosure_summary (SD2011, 5 targets)",
+            recorded(
+                lambda: ds.disclosure_summary(files[0], files[1:], keys, targets, engine=engine)
+            ),
+        ),
+        ("its floor (30 count queries)", floor(targets)),
+    ]
+    return [{"call": name, **split(st, threads, repeat)} for name, st in runs]
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--rows", type=int, default=10_000)
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--json", type=Path, default=None)
+    p.add_argument("--phases", action="store_true", help="DuckDB's time by phase, SD2011")
     a = p.parse_args()
+    if a.phases:
+        rows = phases(a.threads, a.repeat)
+        for r in rows:
+            parts = ", ".join(f"{k} {v * 1000:.1f}" for k, v in r["phases"].items())
+            ms = r["seconds"] * 1000
+            print(f"{r['call']}: {r['statements']} statements, {ms:.1f} ms: {parts}")
+        if a.json is not None:
+            a.json.write_text(json.dumps({"threads": a.threads, "phases": rows}, indent=1) + "\n")
+        return
     sys.path.insert(0, str(HERE))
     from bench_small import KEYS, skewed  # type: ignore[import-not-found]
 
