@@ -12,7 +12,9 @@ throw-away server on loopback, the files COPYed into UNLOGGED tables, load time 
 floor (bench_engines.floor_sql, warm) is timed in the same session, and each target's cells
 are counted (the rows every stage after 030 reads). ``--engine spark``: bench_engines.py's
 local Spark session and DataFrames; the floor is warmed up and timed as there, and the summary
-runs twice: the first call as bench_engines.py times it, then a second one in the same session.
+runs twice: the first call as bench_engines.py times it, then a second one in the same session;
+then a third, whose statements' planning (Spark's own phases: parsing, analysis, optimization,
+planning, from each query's planning tracker) is summed, to tell it from the jobs' running.
 ``--parts`` (DuckDB): what the records shared by the targets cost, written by hand (no
 discosql): the data sets read, coded through one dictionary join per column, written to a
 table, sorted by q; and the ten targets' cells grouped from the records unsorted and sorted.
@@ -215,8 +217,42 @@ def spark(a: argparse.Namespace) -> None:
             for run in ("first", "second"):
                 print(f"-- the {run} summary")
                 profile(ds.spark(session), (frames[0], frames[1]), a.rows)
+            spark_phases(ds.spark(session), (frames[0], frames[1]))
         finally:
             session.stop()
+
+
+def spark_phases(engine: Any, data: tuple[Any, Any]) -> None:
+    """One more disclosure_summary: Spark's planning phases summed over its statements."""
+    from datagen import KEYS, TARGETS
+    from pyspark.sql import SparkSession
+
+    frames: list[Any] = []
+    sql = SparkSession.sql
+
+    def recorded(session: Any, query: str, *args: Any, **kwargs: Any) -> Any:
+        df = sql(session, query, *args, **kwargs)
+        frames.append(df)
+        return df
+
+    import discosql as ds
+
+    SparkSession.sql = recorded  # type: ignore[method-assign,assignment]
+    try:
+        t0 = time.perf_counter()
+        ds.disclosure_summary(*data, KEYS, TARGETS, engine=engine)
+        total = time.perf_counter() - t0
+    finally:
+        SparkSession.sql = sql  # type: ignore[method-assign]
+    ms: collections.Counter[str] = collections.Counter()
+    for df in frames:
+        phases = df._jdf.queryExecution().tracker().phases().iterator()
+        while phases.hasNext():
+            phase = phases.next()
+            ms[phase._1()] += phase._2().durationMs()
+    parts = ", ".join(f"{k} {v / 1000:.2f} s" for k, v in sorted(ms.items()))
+    print(f"-- a third summary: {total:.2f} s; its {len(frames)} statements' planning: {parts}")
+    print(f"{sum(ms.values()) / 1000:8.2f} s  planning in all; the rest is running the jobs")
 
 
 if __name__ == "__main__":
