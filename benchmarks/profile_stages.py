@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -124,11 +125,32 @@ def parts(files: tuple[str, str], threads: int) -> None:
         print(f"{time.perf_counter() - t0:8.2f} s  cells of {len(TARGETS)} targets from {table}")
 
 
-def profile(engine: Any, data: tuple[Any, Any], rows: int) -> None:
-    """Print the seconds and statements of each stage of one disclosure_summary."""
+@contextlib.contextmanager
+def patched(owner: Any, name: str, value: Any) -> Iterator[None]:
+    """``owner.name`` replaced by ``value`` while the block runs."""
+    saved = getattr(owner, name)
+    setattr(owner, name, value)
+    try:
+        yield
+    finally:
+        setattr(owner, name, saved)
+
+
+def summary_seconds(engine: Any, data: tuple[Any, Any]) -> float:
+    """The seconds of one disclosure_summary of the benchmark's keys and targets."""
     from datagen import KEYS, TARGETS  # type: ignore[import-not-found]
 
     import discosql as ds
+
+    t0 = time.perf_counter()
+    ds.disclosure_summary(*data, KEYS, TARGETS, engine=engine)
+    return time.perf_counter() - t0
+
+
+def profile(engine: Any, data: tuple[Any, Any], rows: int) -> None:
+    """Print the seconds and statements of each stage of one disclosure_summary."""
+    from datagen import TARGETS  # type: ignore[import-not-found]
+
     from discosql.engines.base import Engine
 
     seconds: dict[str, float] = collections.defaultdict(float)
@@ -143,13 +165,8 @@ def profile(engine: Any, data: tuple[Any, Any], rows: int) -> None:
             seconds[stage] += time.perf_counter() - t0
             statements[stage] += 1
 
-    Engine._guarded = timed  # type: ignore[method-assign]
-    try:
-        t0 = time.perf_counter()
-        ds.disclosure_summary(*data, KEYS, TARGETS, engine=engine)
-        total = time.perf_counter() - t0
-    finally:
-        Engine._guarded = guarded  # type: ignore[method-assign]
+    with patched(Engine, "_guarded", timed):
+        total = summary_seconds(engine, data)
     for stage, s in sorted(seconds.items(), key=lambda x: -x[1]):
         print(f"{s:8.2f} s  {statements[stage]:4d}  {stage}")
     n = sum(statements.values())
@@ -224,7 +241,6 @@ def spark(a: argparse.Namespace) -> None:
 
 def spark_phases(engine: Any, data: tuple[Any, Any]) -> None:
     """One more disclosure_summary: Spark's planning phases summed over its statements."""
-    from datagen import KEYS, TARGETS
     from pyspark.sql import SparkSession
 
     frames: list[Any] = []
@@ -235,15 +251,8 @@ def spark_phases(engine: Any, data: tuple[Any, Any]) -> None:
         frames.append(df)
         return df
 
-    import discosql as ds
-
-    SparkSession.sql = recorded  # type: ignore[method-assign,assignment]
-    try:
-        t0 = time.perf_counter()
-        ds.disclosure_summary(*data, KEYS, TARGETS, engine=engine)
-        total = time.perf_counter() - t0
-    finally:
-        SparkSession.sql = sql  # type: ignore[method-assign]
+    with patched(SparkSession, "sql", recorded):
+        total = summary_seconds(engine, data)
     ms: collections.Counter[str] = collections.Counter()
     for df in frames:
         phases = df._jdf.queryExecution().tracker().phases().iterator()
