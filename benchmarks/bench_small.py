@@ -288,6 +288,19 @@ CHECKED = ("global_risk_ER", "sum_risk", "sum_fk", "sum_Fk", "sum_score", "sum_d
 
 SD_KEYS = ["sex", "age", "region", "placesize"]
 SD_TARGETS = ["depress", "ls", "marital", "workab", "income"]
+SD_DATA = HERE.parent / "discosql" / "data"
+# the bundled SD2011, then its 5 syntheses
+SD_FILES = [
+    str(SD_DATA / "sd2011.parquet"),
+    *(str(SD_DATA / f"syn_{j}.parquet") for j in range(1, 6)),
+]
+
+
+def sd_floor_sql(target: str) -> str:
+    """The floor's count query of one target over one file (the file is ``$f``)."""
+    return (
+        f"SELECT {', '.join(SD_KEYS)}, {target}, count(*) AS n FROM read_parquet($f) GROUP BY ALL"
+    )
 
 
 def sd2011(threads: int, repeat: int) -> dict[str, Any]:
@@ -298,18 +311,15 @@ def sd2011(threads: int, repeat: int) -> dict[str, Any]:
 
     import discosql as ds
 
-    data = HERE.parent / "discosql" / "data"
-    files = [str(data / "sd2011.parquet"), *(str(data / f"syn_{j}.parquet") for j in range(1, 6))]
+    files = SD_FILES
     engine = ds.duckdb(threads=threads)
     con = duckdb.connect()
     con.execute(f"SET threads = {int(threads)}")
-    keys = ", ".join(SD_KEYS)
 
     def floor(targets: list[str]) -> None:
         for t in targets:
             for f in files:
-                sql = f"SELECT {keys}, {t}, count(*) AS n FROM read_parquet($f) GROUP BY ALL"
-                con.sql(sql, params={"f": f}).to_arrow_table()
+                con.sql(sd_floor_sql(t), params={"f": f}).to_arrow_table()
 
     calls: dict[str, Callable[[], Any]] = {
         "disclosure": lambda: ds.disclosure(files[0], files[1:], SD_KEYS, "depress", engine=engine),

@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
-DATA = HERE.parent / "discosql" / "data"
 
 
 class Clock:
@@ -183,16 +182,17 @@ def split(
 
 def phases(threads: int, repeat: int) -> list[dict[str, Any]]:
     """ds.disclosure and disclosure_summary on SD2011 and their floors, split by phase."""
+    from bench_small import SD_FILES as files  # type: ignore[import-not-found]
+    from bench_small import SD_KEYS as keys
+    from bench_small import SD_TARGETS as targets
+    from bench_small import sd_floor_sql
+
     import discosql as ds
 
-    files = [str(DATA / "sd2011.parquet"), *(str(DATA / f"syn_{j}.parquet") for j in range(1, 6))]
-    keys = ["sex", "age", "region", "placesize"]
-    targets = ["depress", "ls", "marital", "workab", "income"]
     engine = ds.duckdb(threads=threads)
 
     def floor(ts: list[str]) -> list[tuple[str, str, dict[str, Any]]]:
-        sql = "SELECT {}, {}, count(*) AS n FROM read_parquet($f) GROUP BY ALL"
-        return [("_query", sql.format(", ".join(keys), t), {"f": f}) for t in ts for f in files]
+        return [("_query", sd_floor_sql(t), {"f": f}) for t in ts for f in files]
 
     runs = [
         (
@@ -219,6 +219,7 @@ def main() -> None:
     p.add_argument("--json", type=Path, default=None)
     p.add_argument("--phases", action="store_true", help="DuckDB's time by phase, SD2011")
     a = p.parse_args()
+    sys.path.insert(0, str(HERE))
     if a.phases:
         rows = phases(a.threads, a.repeat)
         for r in rows:
@@ -228,8 +229,7 @@ def main() -> None:
         if a.json is not None:
             a.json.write_text(json.dumps({"threads": a.threads, "phases": rows}, indent=1) + "\n")
         return
-    sys.path.insert(0, str(HERE))
-    from bench_small import KEYS, skewed  # type: ignore[import-not-found]
+    from bench_small import KEYS, SD_FILES, SD_KEYS, SD_TARGETS, skewed  # type: ignore[import-not-found]
 
     import discosql as ds
 
@@ -237,10 +237,8 @@ def main() -> None:
     clock.install()
     engine = ds.duckdb(threads=a.threads)
     data = skewed(a.rows)
-    original = str(DATA / "sd2011.parquet")
-    syn = [str(DATA / f"syn_{j}.parquet") for j in range(1, 6)]
-    keys = ["sex", "age", "region", "placesize"]
-    targets = ["depress", "ls", "marital", "workab", "income"]
+    original, syn = SD_FILES[0], SD_FILES[1:]
+    keys, targets = SD_KEYS, SD_TARGETS
     calls: dict[str, Callable[[], Any]] = {
         f"risk ({a.rows:,} rows, 8 keys, weight)": lambda: ds.risk(
             data, KEYS, weight="w", engine=engine
