@@ -3,16 +3,30 @@
 ``DiscoSQLError`` is the base. ``InputError`` (also a ``ValueError``) is raised for bad arguments
 or data before any measure SQL runs; ``SchemaError`` narrows it to column presence and types.
 ``TemplateError`` and ``EngineError`` mean a bug or an engine failure, never bad input.
+
+Every message is passed through :func:`discosql.secrets.redact` when the error or warning is
+made, so no password or token of a connection string reaches a terminal, a log or a report
+through one of them, whichever driver's text it quotes.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from typing import Any
+
+from .secrets import redact
+
+
+def _redacted(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(redact(a) if isinstance(a, str) else a for a in args)
 
 
 class DiscoSQLError(Exception):
-    """Base class of every error raised by discosql."""
+    """Base class of every error raised by discosql (its text redacted: module docstring)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*_redacted(args))
 
 
 class InputError(DiscoSQLError, ValueError):
@@ -22,7 +36,8 @@ class InputError(DiscoSQLError, ValueError):
     """
 
     def __init__(self, problems: str | Sequence[str]) -> None:
-        self.problems: list[str] = [problems] if isinstance(problems, str) else list(problems)
+        given = [problems] if isinstance(problems, str) else list(problems)
+        self.problems: list[str] = [redact(p) for p in given]
         if len(self.problems) == 1:
             text = self.problems[0]
         else:
@@ -44,6 +59,9 @@ class EngineError(DiscoSQLError):
 
 class DiscoSQLWarning(UserWarning):
     """A degenerate but computable situation (e.g. an empty synthetic data set)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*_redacted(args))
 
 
 def did_you_mean(name: str, choices: Sequence[str]) -> str:

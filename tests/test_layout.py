@@ -20,6 +20,7 @@ MAX_FUNCTION_STATEMENTS = 60
 # higher one or a peer on its own layer. errors and version sit below everything; the package's
 # __init__ (the public API) and __main__ above everything.
 LAYERS: list[set[str]] = [
+    {"secrets"},
     {"errors", "version"},
     {"sql"},
     {"engines"},

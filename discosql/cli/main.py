@@ -3,7 +3,9 @@ subcommand (:mod:`.commands`, each calling the Python API), report errors.
 
 Bad input (arguments and output flags are checked before any data is read) prints one line
 per problem on stderr and exits with status 2; warnings print as ``discosql: warning: ...``; an
-internal error prints one line and where its traceback went (``--debug`` prints it).
+internal error prints one line and where its traceback went (``--debug`` prints it). Nothing
+printed or written holds a connection secret: every line goes through
+:func:`discosql.secrets.redact`, with the secrets of the command line's own arguments.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from typing import Any
 
 from ..core.output import DATABASE_SUFFIXES
 from ..errors import DiscoSQLError, DiscoSQLWarning, InputError
+from ..secrets import redact, secrets_in
 from . import commands, linkability, matches, singling_out
 from .options import UsageError
 from .output import Progress
@@ -86,10 +89,20 @@ def _outputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
     return out
 
 
+# the secret values of this command line's arguments (a password in --engine's DSN), masked in
+# every line printed: a driver's message may quote one without its key
+_KNOWN: list[str] = []
+
+
+def _say(line: str) -> None:
+    """One line on stderr, its secrets masked."""
+    print(redact(line, _KNOWN), file=sys.stderr)
+
+
 def _error(problems: Sequence[str]) -> int:
     """Bad input: one line per problem on stderr, exit status 2."""
     for problem in problems:
-        print(f"discosql: error: {in_flags(' '.join(problem.splitlines()))}", file=sys.stderr)
+        _say(f"discosql: error: {in_flags(' '.join(problem.splitlines()))}")
     return 2
 
 
@@ -130,19 +143,18 @@ def _flags() -> dict[str, str]:
 
 
 def _warning(message: Any, category: Any, *args: Any, **kwargs: Any) -> None:
-    print(f"discosql: warning: {in_flags(' '.join(str(message).splitlines()))}", file=sys.stderr)
+    _say(f"discosql: warning: {in_flags(' '.join(str(message).splitlines()))}")
 
 
 def _internal_error(e: BaseException) -> int:
     """An unexpected failure: one line, and the traceback in a file (--debug prints it)."""
     fd, path = tempfile.mkstemp(prefix="discosql-traceback-", suffix=".txt")
     with os.fdopen(fd, "w") as f:
-        traceback.print_exception(e, file=f)
+        f.write(redact("".join(traceback.format_exception(e)), _KNOWN))
     first = (str(e).splitlines() or [""])[0]
-    print(
+    _say(
         f"discosql: internal error: {type(e).__name__}: {first} (the full traceback is in "
-        f"{path}; --debug prints it)",
-        file=sys.stderr,
+        f"{path}; --debug prints it)"
     )
     return 1
 
@@ -151,6 +163,7 @@ INTERRUPTED = "discosql: interrupted (every output is complete or absent)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    _KNOWN[:] = [v for a in (sys.argv[1:] if argv is None else argv) for v in secrets_in(a)]
     try:  # Ctrl-C while the command line is read: nothing has been read or written yet
         args = build_parser().parse_args(argv)
     except KeyboardInterrupt:
@@ -178,7 +191,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as e:
         return _error([str(e)])
     except (DiscoSQLError, OSError) as e:
-        print(f"discosql: error: {in_flags((str(e).splitlines() or [''])[0])}", file=sys.stderr)
+        _say(f"discosql: error: {in_flags((str(e).splitlines() or [''])[0])}")
         return 1
     except Exception as e:
         if args.debug:

@@ -194,7 +194,8 @@ def add_engine_options(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="duckdb|DSN",
         help="where the SQL runs: duckdb (default) or a PostgreSQL DSN "
-        "(postgresql://user@host:port/db; the data sets are then table names there)",
+        "(postgresql://user@host:port/db or 'host=... dbname=... user=...'; the data sets are "
+        "then table names there; give a password with PGPASSWORD or ~/.pgpass)",
     )
     p.add_argument(
         "--memory-limit",

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from ..core.results import ATTRIB_MEASURES, IDENT_MEASURES, TABLE_NAMES
+from ..secrets import redact
 from ..sql.dialects import DEFAULT, DIALECTS, ORDERED_DIALECTS
 from . import linkability, matches, singling_out
 from .args import csv_list
@@ -27,10 +28,11 @@ from .options import (
 
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose usage errors are one line that says where the help is (the
-    whole usage of a subcommand is 10 to 15 lines before the one that matters)."""
+    whole usage of a subcommand is 10 to 15 lines before the one that matters), and quotes no
+    connection secret of the arguments it names."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (usage: {self.prog} --help)\n")
+        self.exit(2, redact(f"{self.prog}: error: {message} (usage: {self.prog} --help)\n"))
 
 
 def _add_disclosure(sub: Any) -> None:

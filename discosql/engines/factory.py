@@ -11,6 +11,7 @@ function of that name there.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,7 +131,9 @@ def sqlite(database: str | os.PathLike[str]) -> SQLiteSpec:
 
 
 def postgres(dsn: str, schema: str | None = None) -> PostgresSpec:
-    """Run on a PostgreSQL server: ``engine=ds.postgres("postgresql://user@host:5432/db")``.
+    """Run on a PostgreSQL server: ``engine=ds.postgres("postgresql://user@host:5432/db")``
+    or a libpq key=value string (``"host=h dbname=db user=u"``). A password is best left to
+    ``PGPASSWORD`` or ``~/.pgpass``; one in the string is masked in every message.
 
     Data sets are then table or view names on that server (``"persons"``,
     ``"census.persons"``), read where they are; only the result tables come back. ``schema``
@@ -218,13 +221,38 @@ def open_engine(engine: Any = None, threads: Any = None) -> Engine:
     return spec.open()
 
 
+# libpq's connection keywords: a string that starts with one of them, then "=", is a
+# key=value connection string (https://www.postgresql.org/docs/current/libpq-connect.html)
+LIBPQ_KEYWORDS = frozenset(
+    (
+        *("host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service"),
+        *("require_auth", "channel_binding", "connect_timeout", "client_encoding", "options"),
+        *("application_name", "fallback_application_name", "replication", "gssencmode"),
+        *("keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count"),
+        *("tcp_user_timeout", "target_session_attrs", "load_balance_hosts", "requirepeer"),
+        *("sslmode", "requiressl", "sslcompression", "sslcert", "sslkey", "sslpassword"),
+        *("sslcertmode", "sslrootcert", "sslcrl", "sslcrldir", "sslsni", "krbsrvname"),
+        *("ssl_min_protocol_version", "ssl_max_protocol_version", "gsslib", "gssdelegation"),
+    )
+)
+_CONNINFO = re.compile(r"\s*([a-z_]+)\s*=")
+
+
+def is_conninfo(text: str) -> bool:
+    """Whether ``text`` is a libpq key=value connection string (``host=h dbname=d``)."""
+    m = _CONNINFO.match(text)
+    return m is not None and m.group(1) in LIBPQ_KEYWORDS
+
+
 def engine_spec(engine: Any) -> EngineSpec:
     """What an ``engine=`` argument names, before anything is opened."""
     if engine is None or (isinstance(engine, str) and is_template_dialect(engine.lower())):
         return DuckDBSpec()
     if isinstance(engine, EngineSpec):
         return engine
-    if isinstance(engine, str) and engine.startswith(("postgresql://", "postgres://")):
+    if isinstance(engine, str) and (
+        engine.startswith(("postgresql://", "postgres://")) or is_conninfo(engine)
+    ):
         return postgres(engine)
     if isinstance(engine, str) and engine.startswith("sqlite:///"):
         return sqlite(engine[len("sqlite:///") :])
@@ -248,7 +276,8 @@ def engine_spec(engine: Any) -> EngineSpec:
     raise InputError(
         f"engine: {engine!r} is not an engine; allowed: 'duckdb' (default), a DuckDB "
         "connection (duckdb.connect(...)), a PostgreSQL DSN or psycopg connection "
-        "('postgresql://user@host:port/db'), ds.postgres(dsn), a SparkSession or "
+        "('postgresql://user@host:port/db' or 'host=... dbname=... user=...'), ds.postgres(dsn), "
+        "a SparkSession or "
         "ds.spark(session), 'sqlite:///file.db', ds.sqlite(file), a sqlite3 or ADBC connection, "
         "or ds.dbapi(connection, dialect=...) for any DB-API connection"
     )

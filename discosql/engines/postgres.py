@@ -14,6 +14,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..errors import EngineError, InputError
+from ..secrets import redact, secrets_in
 from ..sql.dialects import inline_params, placeholders
 from ..sql.templates import ident
 from .base import Engine, Registered, Source
@@ -60,8 +61,9 @@ class PostgresEngine(Engine):
             self.con = psycopg.connect(
                 dsn or "", autocommit=True, cursor_factory=psycopg.ClientCursor
             )
-        except psycopg.Error as e:
-            raise InputError(f"engine: cannot connect to PostgreSQL ({e})".strip()) from e
+        except psycopg.Error as e:  # libpq may quote a fragment of the string: masked
+            text = redact(str(e).strip(), secrets_in(dsn or ""))
+            raise InputError(f"engine: cannot connect to PostgreSQL ({text})") from None
 
     def close(self) -> None:
         if self.given:  # the session goes on: its temporary tables would stay
