@@ -146,7 +146,9 @@ def with_syntheses(inputs: Inputs, synthetic: Sequence[Any]) -> Inputs:
 
 def _classified(engine: Engine, syns: list[Any]) -> list[Source]:
     return [
-        engine.classify(s, f"synthetic {i}" if len(syns) > 1 else "synthetic")
+        s
+        if isinstance(s, Source)  # already classified (sdc's protected work tables)
+        else engine.classify(s, f"synthetic {i}" if len(syns) > 1 else "synthetic")
         for i, s in enumerate(syns, start=1)
     ]
 

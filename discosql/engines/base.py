@@ -15,7 +15,7 @@ import math
 import re
 import secrets
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any
 
@@ -182,6 +182,10 @@ class Engine:
         return regs
 
     def _registered(self, source: Source, i: int) -> Registered:
+        if source.kind == "work":  # a work table of this run, with the columns of ``like``
+            name, like = source.obj
+            assert isinstance(like, Registered)
+            return replace(like, source=source, sql=ident(name), params={}, n_rows=0)
         reg = self._register(source, self.own(f"{WORK_PREFIX}src_{i}"), f"src_{i}")
         reg.columns = self._columns(reg)
         reg.kinds = {n: column_kind(t, self.dialect) for n, t in reg.columns.items()}
@@ -450,10 +454,24 @@ PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
 CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz", ".csv.zst")
 
 
+def described(obj: Any, limit: int = 80) -> str:
+    """``obj`` named for a message in one short line: a name's repr (cut at ``limit``), else its
+    type and size, never a whole table's repr."""
+    if isinstance(obj, str | tuple | int | float | bool) or obj is None:
+        text = repr(obj)
+        return text if len(text) <= limit else f"{text[: limit - 3]}..."
+    rows = getattr(obj, "num_rows", None)
+    if rows is None and hasattr(obj, "shape"):
+        rows = getattr(obj, "shape", (None,))[0]
+    size = f" of {rows} rows" if isinstance(rows, int) else ""
+    return f"a {type(obj).__module__.split('.')[0]}.{type(obj).__name__}{size}"
+
+
 @dataclass(frozen=True)
 class Source:
     """A classified input. ``kind`` is the engine's own (DuckDB: parquet, csv, arrow, reader,
-    pandas, relation, duckdb_table; PostgreSQL: pg_table; ...)."""
+    pandas, relation, duckdb_table; PostgreSQL: pg_table; ...), or ``work`` on every engine:
+    ``obj`` is (a work table of this run, the Registered whose columns it has)."""
 
     kind: str
     obj: Any

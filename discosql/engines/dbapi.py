@@ -24,7 +24,7 @@ from sqlglot import exp
 from ..errors import EngineError, InputError
 from ..sql.dialects import FACTS, facts, inline_params, placeholders
 from ..sql.templates import ident
-from .base import Engine, Registered, Source
+from .base import Engine, Registered, Source, described
 
 # the names PEP 249 gives the bases of a driver's exceptions
 PEP249_ERRORS = ("Error", "DatabaseError", "InterfaceError")
@@ -103,7 +103,7 @@ class DBAPIEngine(Engine):
         raise InputError(
             f"{label}: on a {self.dialect} connection a data set is a table or view name "
             f"('persons' or 'schema.persons', or a tuple of the parts), got "
-            f"{type(obj).__name__}: {obj!r}"
+            f"{described(obj)}"
         )
 
     def _register(self, source: Source, name: str, param: str) -> Registered:

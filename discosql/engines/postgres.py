@@ -17,7 +17,7 @@ from ..errors import EngineError, InputError
 from ..secrets import redact, secrets_in
 from ..sql.dialects import inline_params, placeholders
 from ..sql.templates import ident
-from .base import Engine, Registered, Source
+from .base import Engine, Registered, Source, described
 
 ARROW_TYPES = {
     16: pa.bool_(),
@@ -78,7 +78,7 @@ class PostgresEngine(Engine):
             return Source("pg_table", ".".join(obj), label, named_table=True)
         raise InputError(
             f"{label}: on PostgreSQL a data set is a table or view name ('persons' or "
-            f"'schema.persons', or a (schema, table) tuple), got {type(obj).__name__}: {obj!r}"
+            f"'schema.persons', or a (schema, table) tuple), got {described(obj)}"
         )
 
     def _register(self, source: Source, name: str, param: str) -> Registered:

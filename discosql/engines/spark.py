@@ -20,7 +20,7 @@ from sqlglot import exp
 
 from ..errors import EngineError, InputError
 from ..sql.templates import ident
-from .base import PARQUET_SUFFIXES, Engine, Registered, Source
+from .base import PARQUET_SUFFIXES, Engine, Registered, Source, described
 
 
 class SparkEngine(Engine):
@@ -71,7 +71,7 @@ class SparkEngine(Engine):
             return Source("spark_table", text, label, named_table=True)
         raise InputError(
             f"{label}: on Spark a data set is a table or view name, a Parquet path or directory, "
-            f"or a Spark DataFrame, got {type(obj).__name__}: {obj!r}"
+            f"or a Spark DataFrame, got {described(obj)}"
         )
 
     def _register(self, source: Source, name: str, param: str) -> Registered:

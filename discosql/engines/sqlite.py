@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from ..errors import EngineError, InputError
 from ..sql.templates import ident
-from .base import Engine, Registered, Source
+from .base import Engine, Registered, Source, described
 
 
 def _affinity(declared: str) -> str:
@@ -74,7 +74,7 @@ class SQLiteEngine(Engine):
             return Source("sqlite_table", obj, label)
         raise InputError(
             f"{label}: on SQLite a data set is a table or view name of the database, got "
-            f"{type(obj).__name__}: {obj!r}"
+            f"{described(obj)}"
         )
 
     def _register(self, source: Source, name: str, param: str) -> Registered:

@@ -18,7 +18,7 @@ from ..core.inputs import Inputs, column_kinds, named_columns, opened, with_synt
 from ..core.output import Destination, destination
 from ..core.results import AsData, json_rows
 from ..core.spec import DisclosureSpec, column_names
-from ..engines.base import conform
+from ..engines.base import WORK_PREFIX, Source, Work, conform
 from ..engines.duckdb import file_reader
 from ..errors import DiscoSQLWarning, EngineError, InputError, SchemaError
 from ..measure.summary import DisclosureSummary, summary_on
@@ -321,8 +321,6 @@ def _planned(
         )
     if not isinstance(dry_run, bool):
         problems.append(f"dry_run: expected True or False, got {dry_run!r}")
-    elif dry_run and measure is not None:
-        problems.append("measure: a dry run writes nothing to measure; drop dry_run=True")
     if problems:
         raise InputError(problems)
     if dry_run:  # the outputs were checked; nothing goes there
@@ -338,25 +336,20 @@ def _run(
     before: DisclosureSummary | None = None,
 ) -> SdcResult:
     names = prot.names(inputs)
-    with dest.staged() as writing:  # every file complete, or none
-        tables, removed, recoded = _protect(inputs, names, prot, writing)
-    result = SdcResult(tables, removed, recoded, tuple(names), dest.written, synthpop=prot.synthpop)
-    if measure is None:
-        return result
-    protected = dest.read_back() or _unnamed(result.synthetic, prot.rename)
-    return _measure(inputs, result, protected, measure, before)
-
-
-def _unnamed(tables: list[pa.Table], rename: tuple[str | None, str, str]) -> list[pa.Table]:
-    """The protected tables under their given names, without the label column."""
-    label, prefix, suffix = rename
-    out = []
-    for table in tables:
-        if label is not None:
-            table = table.drop_columns(["flag"])
-        given = [n[len(prefix) : len(n) - len(suffix)] for n in table.column_names]
-        out.append(table.rename_columns(given))
-    return out
+    # measured where the data are: what is not written somewhere the engine reads back (kept
+    # in memory, or a dry run) is kept as a work table of the engine until measured
+    keep = measure is not None and not dest.written
+    with inputs.engine.work() as work, dest.staged() as writing:  # every file complete, or none
+        tables, removed, recoded, after = _protect(
+            inputs, names, prot, writing, keep=work if keep else None
+        )
+        result = SdcResult(
+            tables, removed, recoded, tuple(names), dest.written, synthpop=prot.synthpop
+        )
+        if measure is None:
+            return result
+        protected = after if keep else writing.read_back()  # staged files: in place at the end
+        return _measure(inputs, result, protected, measure, before)
 
 
 def _measure(
@@ -366,8 +359,9 @@ def _measure(
     measure: dict[str, Any],
     before: DisclosureSummary | None,
 ) -> SdcResult:
-    """The disclosure_summary of ``measure`` before and after (the protected data as returned,
-    written to files, or to tables), on the engine and original the protection read."""
+    """The disclosure_summary of ``measure`` before and after (the protected data as work
+    tables of the engine, or as written to files or tables), on the engine and original the
+    protection read."""
     options = dict(measure)
     keys = options.pop("keys", list(res.keys))
     targets = options.pop("targets", None)
@@ -433,10 +427,13 @@ def _protect(
     prot: Protection,
     dest: Destination,
     decided: list[removal.Step] | None = None,
-) -> tuple[list[pa.Table], pa.Table, pa.Table]:
+    keep: Work | None = None,
+) -> tuple[list[pa.Table], pa.Table, pa.Table, list[Source]]:
     """Recode, remove, write. In a script (``decided``: the decisions of a run on the data),
     the statements are written, and a last one stops when the records written and removed do
-    not add up to the records given; the tables returned are then empty."""
+    not add up to the records given; the tables returned are then empty. ``keep``: each
+    protected synthesis is also made a table of that work (its columns as given, no label),
+    returned as a source to measure (:func:`_measure`)."""
     engine = inputs.engine
     script = engine.exporting
     # records in input order where the engine keeps one (a script's order is the engine's)
@@ -460,9 +457,15 @@ def _protect(
     tables = []
     n_rows = [reg.n_rows for reg in inputs.sources[1:]]
     n_kept = []
+    after = []
     try:
         found = removal.counts(engine, steps)
         for j in range(1, inputs.m + 1):
+            if keep is not None:
+                name = f"{WORK_PREFIX}sdc_after_{j}"
+                keep.create(name, kept(j, steps), params, "sdc/kept")
+                like = recoded_inputs.sources[j]
+                after.append(Source("work", (name, like), like.source.label))
             written = dest.write(engine, j, kept(j, steps, True), params)
             if isinstance(written, pa.Table):
                 tables.append(written)
@@ -473,7 +476,7 @@ def _protect(
     finally:
         removal.drop(engine, steps)
     if script:
-        return [], REMOVED_SCHEMA.empty_table(), recoded
+        return [], REMOVED_SCHEMA.empty_table(), recoded, []
     for j in range(1, inputs.m + 1):  # the steps are disjoint: their counts add up
         lost = sum(n for (s, _), n in found.items() if s == j)
         if lost != n_rows[j - 1] - n_kept[j - 1]:
@@ -481,7 +484,7 @@ def _protect(
                 f"sdc: synthesis {j} kept {n_kept[j - 1]} of {n_rows[j - 1]} records, but the "
                 f"removal steps list {lost}; this is a bug in discosql"
             )
-    return tables, removal.removed_table(steps, found, n_rows, REMOVED_SCHEMA), recoded
+    return tables, removal.removed_table(steps, found, n_rows, REMOVED_SCHEMA), recoded, after
 
 
 def _check_written(inputs: Inputs, dest: Destination, steps: list[removal.Step]) -> None:

@@ -18,6 +18,7 @@ import discosql as ds
 from discosql.protect.sdc import sdc
 
 from .. import oracle
+from ..helpers.compare import assert_value
 from ..helpers.engines import Loaded, on_engines
 
 SDC = oracle.ORACLE / "sdc"
@@ -582,3 +583,44 @@ def test_sdc_streams_within_a_memory_limit(tmp_path: Any) -> None:
     assert limited.removed.equals(free.removed)
     assert sum(limited.removed.column("rows").to_pylist()) > 0
     assert pq.read_table(limited.out[0]).equals(pq.read_table(free.out[0]))
+
+
+MEASURE: dict[str, Any] = {"targets": ["depress", "income"], "ngroups_targets": {"income": 4}}
+
+
+def _measured(engine: Any, names: dict[str, str], dry_run: bool) -> tuple[Any, ...]:
+    res = sdc(
+        names["sd2011"],
+        [names["syn_1"], names["syn_2"]],
+        engine=engine,
+        measure=MEASURE,
+        dry_run=dry_run,
+        label="fake",  # the label is no target, and the protected data are measured without it
+        **ENGINE_KW,
+    )
+    assert res.before is not None
+    assert res.after is not None
+    return res.removed.to_pylist(), res.before.table, res.after.table
+
+
+@on_engines()
+def test_sdc_measured_where_the_data_are(engine_case: Loaded) -> None:
+    """measure=: the protected syntheses are measured on the engine that made them (work
+    tables, dropped with the call), also in a dry run; the numbers are those of
+    disclosure_summary on the protected data returned by DuckDB."""
+    from .. import engine_data
+
+    names = {n: str(oracle.ORACLE / f"{n}.csv") for n in ("sd2011", "syn_1", "syn_2")}
+    ref = sdc(names["sd2011"], [names["syn_1"], names["syn_2"]], **ENGINE_KW)
+    expected = ds.disclosure_summary(
+        names["sd2011"], ref.synthetic, keys=ENGINE_KW["keys"], **MEASURE
+    )
+    engine, loaded = engine_case.load(engine_data.oracle_tables())
+    for dry_run in (False, True):
+        removed, before, after = _measured(engine, loaded, dry_run)
+        assert removed == ref.removed.to_pylist()
+        assert after.column_names == expected.table.column_names
+        for got, want in zip(after.to_pylist(), expected.table.to_pylist(), strict=True):
+            for col, value in want.items():
+                assert_value(got[col], value, f"after {col}")
+        assert before.num_rows == after.num_rows
