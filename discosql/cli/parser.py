@@ -134,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         metavar="TARGET,...",
         help="print disclosure_summary before and after (over --keys; default "
-        "targets: every column not a key)",
+        "targets: every column of both sides not a key)",
     )
     c.add_argument("--label", default=None, help="(label) add a first column flag = LABEL")
     c.add_argument("--prefix", default=None, help="(prefix) before every column name")
@@ -171,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--targets",
         type=csv_list,
         default=None,
-        help="(targets) comma-separated; default: every synthetic column not a key",
+        help="(targets) comma-separated; default: every column of both sides not a key",
     )
     s.add_argument(
         "--ident-meas", default="repU", choices=list(IDENT_MEASURES), help="(ident.meas)"
@@ -203,7 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--targets",
         type=csv_list,
         default=None,
-        help="comma-separated; default: every synthetic column not a key",
+        help="comma-separated; default: every column of both sides not a key",
     )
     w.add_argument(
         "--sizes",
@@ -404,7 +404,7 @@ def _add_report(sub: Any) -> None:
         "--targets",
         type=csv_list,
         default=None,
-        help="comma-separated; default: every synthetic column not a key",
+        help="comma-separated; default: every column of both sides not a key",
     )
     add_targets_options(r)
     r.add_argument(

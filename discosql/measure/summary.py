@@ -131,6 +131,17 @@ def _per_target(
     return None  # a scalar: the caller decides whether that is allowed
 
 
+def default_targets(
+    inputs: Inputs, keys: Sequence[str], leave_out: Sequence[str] = ()
+) -> list[str]:
+    """The targets when none are named: the columns of the first synthesis that the original
+    and every synthesis have, but the keys (and ``leave_out``). A column on one side only (a
+    label such as sdc()'s ``flag``, an id) is no target; the report lists it in section 2."""
+    shared = set.intersection(*(set(reg.columns) for reg in inputs.sources))
+    skip = set(keys) | set(leave_out)
+    return [c for c in inputs.sources[1].columns if c in shared and c not in skip]
+
+
 def target_specs(
     inputs: Inputs,
     keys: Any,
@@ -153,11 +164,13 @@ def target_specs(
     key), from disclosure_summary's per-target options; one InputError lists every problem."""
     problems: list[str] = []
     if targets is None:
-        key_set = set(keys) if isinstance(keys, Sequence) else set()
-        targets = [c for c in inputs.sources[1].columns if c not in key_set]
+        targets = default_targets(inputs, keys if isinstance(keys, Sequence) else ())
     targets = list(targets)
     if not targets:
-        raise InputError("targets: no target columns (all synthetic columns are keys)")
+        raise InputError(
+            "targets: no target columns (every column that the original and the syntheses "
+            "share is a key)"
+        )
     in_keys = [t for t in targets if t in keys]
     if in_keys:
         problems.append(f"targets: {in_keys!r} are also keys; no target can be a key")
@@ -254,7 +267,8 @@ def disclosure_summary(
 
     Args:
         original, synthetic, keys: as :func:`discosql.disclosure`.
-        targets: target columns; None means every synthetic column that is not a key.
+        targets: target columns; None means every column of the syntheses that the original
+            also has and that is not a key (a column on one side only, a label, is none).
         ident_meas: "repU" or "UiOiS", averaged over the syntheses.
         attrib_meas: "DiSCO", "DiSDiO" (original: Dorig), "DCAP", "TCAP" or "TCAP_little"
             (original: CAPd).

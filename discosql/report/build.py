@@ -34,7 +34,7 @@ from ..core.view import render_html, table_rows
 from ..engines.base import Registered
 from ..engines.factory import engine_spec
 from ..errors import InputError
-from ..measure.summary import DisclosureSummary, summary_on
+from ..measure.summary import DisclosureSummary, default_targets, summary_on
 from ..protect.sdc import SdcResult, sdc_on
 from ..risk.frequencies import check_columns
 from ..risk.individual import RiskResult, risk_on
@@ -191,7 +191,7 @@ def _run(
     """Every measure of the report on the registered ``inputs``, section by section."""
     eng = inputs.engine
     if targets is None and weight is not None:  # the default targets, but for the weight
-        targets = [c for c in inputs.sources[1].columns if c not in asked.keys and c != weight]
+        targets = default_targets(inputs, asked.keys, [weight])
     step("summary")
     summary = summary_on(inputs, asked.keys, targets, **options)
     step("provenance and structure")
@@ -370,7 +370,11 @@ def _protect(
     inputs: Inputs, summary: DisclosureSummary, args: dict[str, Any], options: dict[str, Any]
 ) -> SdcResult:
     """sdc() on the report's inputs, measured before and after as the report's summary is
-    (the same targets and options: the summary is its "before")."""
+    (the same targets and options: the summary is its "before"). The report shows no
+    protected record: unless they are written somewhere, none is fetched (a dry run, measured
+    on the engine's work tables)."""
+    if args.get("out") is None and args.get("out_table") is None:
+        args = {**args, "dry_run": True}
     if "measure" in args:
         return sdc_on(inputs, **args)
     measure = {"keys": list(summary.keys), "targets": list(summary.results), **options}

@@ -211,3 +211,25 @@ def test_plot_is_a_real_image(tmp_path: Path) -> None:
         r["target"] for r in summary.table.to_pylist()
     ]
     assert "Comparison of attribute disclosure measures" in fig.get_suptitle()
+
+
+def test_a_column_on_one_side_only_is_no_default_target() -> None:
+    """A labelled synthesis (sdc(label=) adds ``flag``) or an original with a column the
+    syntheses lack: the default targets are the columns both sides have, but the keys."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    original, syn = demo_paths()[0], demo_paths()[1][0]
+    keys = ["sex", "age", "region", "placesize"]
+    syn_table = pq.read_table(syn)
+    labelled = syn_table.add_column(0, "flag", pa.array(["false_data"] * syn_table.num_rows))
+    plain = ds.disclosure_summary(original, syn, keys=keys)
+    got = ds.disclosure_summary(original, labelled, keys=keys)
+    assert "flag" not in got.results
+    assert list(got.results) == list(plain.results)
+    assert got.table.to_pylist() == plain.table.to_pylist()
+    # a column only in the original (its id, say) is no target either
+    with_id = pq.read_table(original).append_column("id", pa.array(range(5000)))
+    assert "id" not in ds.disclosure_summary(with_id, syn, keys=keys).results
+    with pytest.raises(ds.InputError, match="not a column of the original"):
+        ds.disclosure_summary(original, labelled, keys=keys, targets=["flag"])
