@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from ..engines.base import Engine
 from ..engines.duckdb import duckdb_table
+from ..engines.privileges import check_privileges
 from ..errors import InputError
 from .files import atomic_paths
 
@@ -69,6 +70,8 @@ class Destination:
     def check_tables(self, engine: Engine, overwrite: bool) -> None:
         """The output tables must not exist unless ``overwrite`` (before any data is read)."""
         where = f" in {self.database!r}" if self.database else ""
+        if self.tables and self.database is None:  # the role may create them there
+            check_privileges(engine, [engine.output_schema(t) for t in self.tables])
         existing = [t for t in self.tables if engine.has_table(t, self.database)]
         if existing and not overwrite:
             message = "out_table: {!r} exists{}; pass overwrite=True to replace it"

@@ -135,6 +135,12 @@ class Engine:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def about(self) -> dict[str, str | None]:
+        """What ran the call, for the report's provenance: ``engine`` and its ``version``,
+        ``driver`` (the client library and its version), ``database``, ``host`` and
+        ``role`` (None where the engine has none: an embedded one)."""
+        return {"engine": self.name, "version": None, "driver": None}
+
     # -- inputs ---------------------------------------------------------------------------
     def classify(self, obj: Any, label: str) -> Source:
         """What a data set argument is on this engine, or an InputError naming ``label``."""
@@ -159,7 +165,8 @@ class Engine:
             try:  # guarded: Ctrl-C while a schema is read is an interrupt, not an error
                 reg = self._guarded("register", partial(self._registered, source, i))
             except EngineError as e:
-                raise InputError(f"{source.label}: cannot read the data: {e}") from e
+                first = str(e).splitlines()[0] if str(e) else "?"
+                raise InputError(f"{source.label}: cannot read the data: {first}") from e
             regs.append(reg)
         if check is not None:
             check(regs)
@@ -176,7 +183,8 @@ class Engine:
                 try:
                     rows += self.query(count, reg.params, "register", small=True).to_pylist()
                 except EngineError as e:
-                    raise InputError(f"{reg.source.label}: cannot read the data: {e}") from e
+                    first = str(e).splitlines()[0] if str(e) else "?"
+                    raise InputError(f"{reg.source.label}: cannot read the data: {first}") from e
         for r in rows:
             regs[int(r["i"])].n_rows = int(r["n"])
         return regs
@@ -298,6 +306,11 @@ class Engine:
         a DuckDB database file, for DuckDB only)."""
         raise EngineError(f"{self.name} cannot write tables here; write files with DuckDB")
 
+    def output_schema(self, name: str) -> str | None:
+        """The schema an output table ``name`` is created in: the one it names, else the
+        engine's ``schema`` (None: the first of the search path)."""
+        return name.split(".", 1)[0] if "." in name else getattr(self, "schema", None)
+
     def has_table(self, name: str, database: str | None) -> bool:
         """Whether the output table ``name`` exists (checked before any data is read)."""
         raise EngineError(f"{self.name} cannot write tables here; write files with DuckDB")
@@ -386,14 +399,16 @@ class Engine:
                 raise KeyboardInterrupt from e
             if not self._is_engine_error(e):
                 raise
-            raise EngineError(f"stage {stage} failed on {self.name}: {e}") from e
+            raise EngineError(f"stage {stage} failed on {self.name}: {engine_message(e)}") from e
 
     def _is_engine_error(self, e: Exception) -> bool:
         raise NotImplementedError
 
     def _is_interrupt(self, e: Exception) -> bool:
-        """Whether ``e`` is the engine's report of a query stopped by Ctrl-C."""
-        return False
+        """Whether ``e`` is the engine's report of a query stopped by Ctrl-C: here, an error
+        raised from a KeyboardInterrupt (ADBC cancels the query on SIGINT and raises its
+        CANCELLED error from the interrupt)."""
+        return isinstance(e.__cause__, KeyboardInterrupt)
 
     def _execute(self, sql: str, params: dict[str, Any]) -> None:
         raise NotImplementedError
@@ -452,6 +467,20 @@ PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
 
 
 CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz", ".csv.zst")
+
+
+# a driver's quote of the statement that failed (ADBC: "Failed to execute query '...'"), and
+# the lines that point into it (PostgreSQL's "LINE 3: ..." and its caret)
+_QUOTED_QUERY = re.compile(r"(?s)(query) '.*?'(?=: |\s*$)")
+_POINTER = re.compile(r"^(LINE \d+:|\s*\^\s*$|QUERY:|CONTEXT:)")
+
+
+def engine_message(e: BaseException) -> str:
+    """An engine's error message without discosql's own SQL: no statement quoted, no line
+    pointing into it (the SQL of a stage is in its template, named with the error)."""
+    text = _QUOTED_QUERY.sub(r"\1", str(e).strip())
+    lines = [line for line in text.splitlines() if line.strip() and not _POINTER.match(line)]
+    return "\n".join(lines) or type(e).__name__
 
 
 def described(obj: Any, limit: int = 80) -> str:

@@ -25,6 +25,7 @@ from ..errors import EngineError, InputError
 from ..sql.dialects import FACTS, facts, inline_params, placeholders
 from ..sql.templates import ident
 from .base import Engine, Registered, Source, described
+from .names import candidates, is_path, parts_of, path_refused
 
 # the names PEP 249 gives the bases of a driver's exceptions
 PEP249_ERRORS = ("Error", "DatabaseError", "InterfaceError")
@@ -65,12 +66,47 @@ def adbc_dialect(connection: Any) -> str:
     return ADBC_VENDORS[vendor]
 
 
+def refuse_manual_commit(connection: Any) -> None:
+    """An InputError for a connection not in autocommit mode, before anything runs on it
+    (asking an ADBC driver its vendor would open a transaction there)."""
+    if _autocommit(connection) is False:
+        module = type(connection).__module__.split(".")[0]
+        raise InputError(
+            f"engine: the {module} connection is not in autocommit mode, and discosql does "
+            "not change yours (its statements would run in your transaction); open it with "
+            "autocommit=True"
+        )
+
+
 def is_adbc(connection: Any) -> bool:
     return any(c.__module__.startswith("adbc_driver") for c in type(connection).__mro__)
 
 
 class DBAPIEngine(Engine):
     stack_budget = 2**21  # stacked targets (discosql.stacked), as the SQL engines
+
+    def about(self) -> dict[str, str | None]:
+        about: dict[str, str | None] = {"engine": self.name, "version": None, "driver": None}
+        if is_adbc(self.con):  # the driver says what it is and what it talks to
+            info = self.con.adbc_get_info()
+            vendor = f"{info.get('vendor_name', '')} {info.get('vendor_version', '')}".strip()
+            driver = f"{info.get('driver_name', '')} {info.get('driver_version', '')}".strip()
+            about |= {"version": vendor or None, "driver": driver or None}
+        else:
+            module = type(self.con).__module__.split(".")[0]
+            about["driver"] = f"{module} {_distribution_version(module) or ''}".strip()
+        if self.facts.pg_catalog:  # PostgreSQL's own functions
+            from .postgres import ABOUT, server_version
+
+            row = self.query(ABOUT, {}, "about", small=True)
+            first = row.to_pylist()[0]
+            about |= {
+                "version": server_version(row),
+                "database": first["database"],
+                "host": None if first["host"] is None else f"{first['host']}:{first['port']}",
+                "role": first["role"],
+            }
+        return about
 
     def __init__(self, connection: Any, dialect: str, schema: str | None = None) -> None:
         super().__init__()
@@ -87,19 +123,19 @@ class DBAPIEngine(Engine):
         # a relation's description, read once when its name is looked up (_register) and
         # used for its column types (_columns)
         self._described: dict[str, list[tuple[Any, ...]]] = {}
-        if _autocommit(connection) is False:
-            raise InputError(
-                f"engine: the {type(connection).__name__} connection is not in autocommit "
-                "mode, and discosql does not change yours (its statements would run in your "
-                "transaction); open it with autocommit=True"
-            )
+        refuse_manual_commit(connection)
 
     # -- inputs -----------------------------------------------------------------------------
     def classify(self, obj: Any, label: str) -> Source:
-        if isinstance(obj, str) and obj:
+        if isinstance(obj, str) and obj and is_path(obj):
+            raise path_refused(obj, label, self.name)
+        named = isinstance(obj, str) and obj
+        if named or (isinstance(obj, tuple) and obj and all(isinstance(x, str) for x in obj)):
+            try:
+                parts_of(obj)
+            except InputError as e:
+                raise InputError(f"{label}: {e}") from None
             return Source("dbapi_table", obj, label, named_table=True)
-        if isinstance(obj, tuple) and obj and all(isinstance(x, str) and x for x in obj):
-            return Source("dbapi_table", ".".join(obj), label, named_table=True)
         raise InputError(
             f"{label}: on a {self.dialect} connection a data set is a table or view name "
             f"('persons' or 'schema.persons', or a tuple of the parts), got "
@@ -107,17 +143,19 @@ class DBAPIEngine(Engine):
         )
 
     def _register(self, source: Source, name: str, param: str) -> Registered:
-        """The table as named (its parts quoted), else as the database names an unquoted
-        name (Snowflake: upper case; PostgreSQL: lower case)."""
-        parts = source.obj.split(".")
-        if len(parts) == 1 and self.schema:
-            parts = [*self.schema.split("."), *parts]
+        """The table as named, else as the database stores an unquoted name (Snowflake: upper
+        case; PostgreSQL: lower case), by the rule of :mod:`.names`; on PostgreSQL its
+        catalogue says which exists (the rule of a DSN and a psycopg connection)."""
+        if self.facts.pg_catalog:
+            from .postgres import resolved
+
+            sql = resolved(self, source, self.schema)
+            self._described[sql] = self._describe(sql)
+            return Registered(source, sql)
         tried: list[str] = []
         error: BaseException | None = None
-        for candidate in (parts, [_normalized(p, self.dialect) for p in parts]):
+        for candidate in candidates(parts_of(source.obj), self.dialect, self.schema):
             sql = ".".join(ident(p) for p in candidate)
-            if sql in tried:
-                continue
             tried.append(sql)
             try:
                 self._described[sql] = self._describe(sql)
@@ -313,17 +351,6 @@ def _arrow_name(t: pa.DataType) -> str:
     return f"UNKNOWN {t}"
 
 
-def _normalized(name: str, dialect: str) -> str:
-    """``name`` as ``dialect`` stores it when it is written unquoted."""
-    identifier = exp.to_identifier(name, quoted=False)
-    from sqlglot.dialects.dialect import Dialect
-
-    normalized: exp.Identifier = Dialect.get_or_raise(facts(dialect).writer).normalize_identifier(
-        identifier
-    )
-    return str(normalized.this)
-
-
 def _error_classes(connection: Any) -> tuple[type[BaseException], ...]:
     """The connection's DB-API ``Error`` classes: its own attribute (a PEP 249 extension)
     and the ``Error`` of each module its class comes from."""
@@ -344,6 +371,17 @@ def _autocommit(connection: Any) -> bool | None:
         value = getattr(connection, attribute, None)
         if isinstance(value, bool):
             return value
+    return None
+
+
+def _distribution_version(module: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    for name in (module, module.replace("_", "-")):
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            continue
     return None
 
 

@@ -136,6 +136,15 @@ class DuckDBEngine(Engine):
         finally:
             self.con.close()
 
+    def about(self) -> dict[str, str | None]:
+        database = self.con.execute("SELECT current_database()").fetchall()  # read to the end
+        return {
+            "engine": self.name,
+            "version": duckdb.__version__,
+            "driver": f"duckdb (Python) {duckdb.__version__}",
+            "database": str(database[0][0]) if database else None,
+        }
+
     def classify(self, obj: Any, label: str) -> Source:
         if self.given and isinstance(obj, str) and _table_name(obj):
             # in the user's database a name is its table or view ("db.schema.table")

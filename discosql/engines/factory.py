@@ -19,6 +19,7 @@ from ..errors import InputError
 from ..sql.dialects import FACTS, is_template_dialect, unknown
 from .base import Engine
 from .duckdb import DuckDBEngine, buffer_limit
+from .privileges import check_privileges
 
 
 class EngineSpec:
@@ -175,12 +176,13 @@ def dbapi(connection: Any, dialect: str | None = None, schema: str | None = None
     dropped before the call returns. The connection must be in autocommit mode; discosql
     never closes, commits or reconfigures it.
     """
-    from .dbapi import adbc_dialect, is_adbc
+    from .dbapi import adbc_dialect, is_adbc, refuse_manual_commit
 
     if not hasattr(connection, "cursor"):
         raise InputError(
             f"dbapi: give a PEP 249 connection (with .cursor()), got {type(connection).__name__}"
         )
+    refuse_manual_commit(connection)  # before anything runs on it
     given = dialect
     if given is None:
         if not is_adbc(connection):
@@ -218,7 +220,13 @@ def open_engine(engine: Any = None, threads: Any = None) -> Engine:
             )
         if spec.threads is None:
             spec = DuckDBSpec(threads, spec.memory_limit, spec.temp_directory)
-    return spec.open()
+    opened = spec.open()
+    try:  # the role may make the work tables (PostgreSQL): one InputError before any row
+        check_privileges(opened)
+    except BaseException:
+        opened.close()
+        raise
+    return opened
 
 
 # libpq's connection keywords: a string that starts with one of them, then "=", is a

@@ -17,7 +17,8 @@ from ..errors import EngineError, InputError
 from ..secrets import redact, secrets_in
 from ..sql.dialects import inline_params, placeholders
 from ..sql.templates import ident
-from .base import Engine, Registered, Source, described
+from .base import Engine, Registered, Source, described, engine_message
+from .names import candidates, is_path, parts_of, path_refused, suggestion, without_database
 
 ARROW_TYPES = {
     16: pa.bool_(),
@@ -31,6 +32,45 @@ ARROW_TYPES = {
     1043: pa.string(),
     19: pa.string(),
 }
+
+
+# the server's version, database and role (about(); also on an ADBC or DB-API connection)
+ABOUT = (
+    "SELECT current_setting('server_version') AS version, current_database() AS database, "
+    "CAST(current_user AS VARCHAR) AS role, CAST(inet_server_addr() AS VARCHAR) AS host, "
+    "CAST(inet_server_port() AS VARCHAR) AS port"
+)
+
+
+# PostgreSQL's relations as a role sees them: the current database's, never another's
+FOUND = "SELECT CAST(to_regclass($name) IS NOT NULL AS BOOLEAN) AS found"
+RELATIONS = (
+    "SELECT table_schema || '.' || table_name AS name FROM information_schema.tables "
+    "WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1"
+)
+
+
+def resolved(engine: Engine, source: Source, schema: str | None) -> str:
+    """The relation ``source`` names on a PostgreSQL database (engines/names.py: as written,
+    then in lower case; a first part naming this database dropped), quoted; else one
+    InputError with a "did you mean"."""
+    database = engine.query("SELECT current_database() AS d", {}, "register", small=True)
+    parts = without_database(parts_of(source.obj), str(database.column(0)[0]), "PostgreSQL")
+    for candidate in candidates(parts, "postgres", schema):
+        sql = ".".join(ident(p) for p in candidate)
+        found = engine.query(FOUND, {"name": sql}, "register", small=True)
+        if found.column(0)[0].as_py():
+            return sql
+    given = source.obj if isinstance(source.obj, str) else ".".join(source.obj)
+    relations = engine.query(RELATIONS, {}, "register", small=True).column(0).to_pylist()
+    raise InputError(
+        f"{source.label}: no table or view {given!r} that this role can see"
+        f"{suggestion(given, [str(r) for r in relations])}"
+    )
+
+
+def server_version(about: pa.Table) -> str:
+    return f"PostgreSQL {about.column('version')[0].as_py()}"
 
 
 class PostgresEngine(Engine):
@@ -71,29 +111,49 @@ class PostgresEngine(Engine):
         else:
             self.con.close()
 
+    def about(self) -> dict[str, str | None]:
+        pq = self._psycopg.pq
+        info = self.con.info
+        libpq = pq.version()
+        return {
+            "engine": self.name,
+            "version": server_version(self.query(ABOUT, {}, "about", small=True)),
+            "driver": f"psycopg {self._psycopg.__version__} (libpq {libpq // 10000}.{libpq % 100})",
+            "database": info.dbname,
+            "host": f"{info.host}:{info.port}",
+            "role": info.user,
+        }
+
     def classify(self, obj: Any, label: str) -> Source:
-        if isinstance(obj, str) and obj:
+        if isinstance(obj, str) and obj and is_path(obj):
+            raise path_refused(obj, label, self.name)
+        named = isinstance(obj, str) and obj
+        if named or (isinstance(obj, tuple) and obj and all(isinstance(x, str) for x in obj)):
+            try:
+                parts_of(obj)
+            except InputError as e:
+                raise InputError(f"{label}: {e}") from None
             return Source("pg_table", obj, label, named_table=True)
-        if isinstance(obj, tuple) and len(obj) == 2 and all(isinstance(x, str) for x in obj):
-            return Source("pg_table", ".".join(obj), label, named_table=True)
         raise InputError(
             f"{label}: on PostgreSQL a data set is a table or view name ('persons' or "
             f"'schema.persons', or a (schema, table) tuple), got {described(obj)}"
         )
 
     def _register(self, source: Source, name: str, param: str) -> Registered:
-        name_obj = source.obj
-        parts = name_obj.split(".", 1) if "." in name_obj else [self.schema, name_obj]
-        if parts[0] is None:
-            parts = parts[1:]
-        sql = ".".join(ident(p) for p in parts if p)
-        return Registered(source, sql)
+        return Registered(source, resolved(self, source, self.schema))
 
     def output_table(self, name: str, database: str | None) -> str:
         """``name`` or ``schema.name`` (default: the engine's schema, else the search path)."""
         if database is not None:
             raise InputError("out: a DuckDB database file needs the DuckDB engine")
         parts = name.split(".", 1) if "." in name else [self.schema, name]
+        if parts[0] == "pg_temp" and not self.given:
+            raise InputError(
+                f"out_table: {name!r} would be a temporary table of discosql's own connection, "
+                "dropped when the call returns; give your own connection "
+                "(engine=psycopg.connect(..., autocommit=True)) to keep it for your session, or "
+                "a schema where the role may create tables"
+            )
         return ".".join(ident(p) for p in parts if p)
 
     def has_table(self, name: str, database: str | None) -> bool:
@@ -108,7 +168,7 @@ class PostgresEngine(Engine):
                 cur.execute(sql, params)
                 desc = cur.description or []
         except self._psycopg.Error as e:
-            raise EngineError(str(e).strip()) from e
+            raise EngineError(engine_message(e)) from e
         return {d.name: self._type_name(d.type_code) for d in desc}
 
     def _type_name(self, oid: int) -> str:

@@ -61,6 +61,19 @@ class SparkEngine(Engine):
             self.spark.catalog.dropTempView(view)
         self._views.clear()
 
+    def about(self) -> dict[str, str | None]:
+        from importlib.metadata import version
+
+        conf = self.spark.conf
+        host = conf.get("spark.master", None) or conf.get("spark.remote", None)
+        return {
+            "engine": self.name,
+            "version": f"Spark {self.spark.version}",
+            "driver": f"pyspark {version('pyspark')}",
+            "database": self.spark.catalog.currentDatabase(),
+            "host": host,
+        }
+
     def classify(self, obj: Any, label: str) -> Source:
         if type(obj).__name__ == "DataFrame" and type(obj).__module__.startswith("pyspark"):
             return Source("spark_df", obj, label)

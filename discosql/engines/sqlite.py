@@ -69,6 +69,18 @@ class SQLiteEngine(Engine):
         else:
             self.con.close()
 
+    def about(self) -> dict[str, str | None]:
+        import platform
+
+        files = self.con.execute("PRAGMA database_list").fetchall()
+        main = next((str(f[2]) for f in files if f[1] == "main"), "")
+        return {
+            "engine": self.name,
+            "version": f"SQLite {sqlite3.sqlite_version}",
+            "driver": f"sqlite3 (Python {platform.python_version()})",
+            "database": main or "(in memory)",
+        }
+
     def classify(self, obj: Any, label: str) -> Source:
         if isinstance(obj, str) and obj:
             return Source("sqlite_table", obj, label)

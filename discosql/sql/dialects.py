@@ -62,6 +62,19 @@ class Dialect:
     DECIMAL(38, 18), which Spark adds in BigDecimal and PostgreSQL in NUMERIC (3.5 and 1.75
     times slower there). DuckDB adds DECIMAL(38, 18) in 128-bit integers, faster than the
     divisions (10M rows, three ratios: 0.27 s against 0.45 s), and keeps it.
+    ``pg_catalog``: the dialect has PostgreSQL's catalogue: ``to_regclass`` and
+    ``information_schema`` find a table as a role sees it (:mod:`discosql.engines.names`),
+    ``has_database_privilege`` and ``has_schema_privilege`` say whether the role may make its
+    work and output tables, checked before a row is read (:mod:`discosql.engines.privileges`),
+    and ``current_setting('server_version')`` names the server; elsewhere nothing is checked.
+    ``row_hash``: a 64-bit hash of a whole record ``t`` (DuckDB's SQL, written in the dialect),
+    whose sum over the records fingerprints a table regardless of their order
+    (:mod:`discosql.core.fingerprint`); None: the dialect has none, and the report says so.
+    ``load_order``: the order ``position_order`` numbers a table's records in is the order they
+    were loaded in (DuckDB, SQLite's rowid, Spark's files); PostgreSQL's ctid is where a row
+    is stored, which a plain COPY need not keep, so a per-record table without ``id=`` warns.
+    ``runner``: how a shell runs a script of the dialect (``{script}``: its file), for the
+    report's appendix; None: by the warehouse's console.
     """
 
     name: str
@@ -83,6 +96,10 @@ class Dialect:
     analyze: bool = False
     union_widens: bool = False
     ratio_sums: bool = True
+    pg_catalog: bool = False
+    row_hash: str | None = None
+    runner: str | None = None
+    load_order: bool = True
 
 
 SPARK_ORDER = "monotonically_increasing_id()"
@@ -100,6 +117,8 @@ FACTS = {
             reads_files=True,
             union_widens=True,
             ratio_sums=False,
+            row_hash="hash(t)",
+            runner="duckdb -bail < {script}",
         ),
         Dialect(
             "postgres",
@@ -110,6 +129,10 @@ FACTS = {
             transactional_ddl=True,
             rename="unqualified",
             analyze=True,
+            pg_catalog=True,
+            row_hash="hashtextextended(CAST(t AS VARCHAR), 0)",
+            runner="psql -v ON_ERROR_STOP=1 -f {script}",
+            load_order=False,
         ),
         Dialect(
             "spark",
@@ -118,6 +141,8 @@ FACTS = {
             position_order=SPARK_ORDER,
             work_tables="table",
             table_format="parquet",
+            row_hash="xxhash64(t.*)",
+            runner="spark-sql -f {script}",
         ),
         Dialect(
             "databricks",
