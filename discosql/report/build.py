@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from ..anonymity.common import schema_check
 from ..core.files import atomic_paths
+from ..core.fingerprint import fingerprints
 from ..core.inputs import Inputs, opened
 from ..core.output import Destination
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, Exact, Numbers, OutputCheck
@@ -39,6 +40,7 @@ from ..protect.sdc import SdcResult, sdc_on
 from ..risk.frequencies import check_columns
 from ..risk.individual import RiskResult, risk_on
 from ..risk.suda import SudaResult, default_max_size, suda_on
+from ..sql.dialects import facts
 from ..sweep.key_sweep import KeySweep, sweep_on
 from . import anonymity as tests_of_anonymity
 from . import sections
@@ -172,6 +174,8 @@ class _Ran:
     structure: dict[str, Any]
     control_summary: DisclosureSummary | None = None
     script: str | None = None
+    no_script: str | None = None  # why there is no script (internal mode)
+    dialect: str = "duckdb"  # the script's
     swept: KeySweep | None = None
     protected: SdcResult | None = None
     original_risk: tuple[RiskResult, SudaResult] | None = None
@@ -190,6 +194,7 @@ def _run(
 ) -> _Ran:
     """Every measure of the report on the registered ``inputs``, section by section."""
     eng = inputs.engine
+    read_at = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")  # the inputs were read
     if targets is None and weight is not None:  # the default targets, but for the weight
         targets = default_targets(inputs, asked.keys, [weight])
     step("summary")
@@ -200,7 +205,11 @@ def _run(
         regs.append(eng.register(eng.classify(control, "control")))
     sizes = [reg.n_rows for reg in regs]
     num = _numbers(asked.external, asked.rules, sizes, inputs.m)
-    provenance = sections.provenance_section(data_sets, regs, eng.name, summary, options, num)
+    prints = fingerprints(eng, regs)
+    provenance = sections.provenance_section(
+        data_sets, regs, eng.about(), prints, read_at, summary, options, num
+    )
+    provenance["dialect"] = eng.dialect
     structure = sections.structure_section(inputs, summary, asked.external)
     ran = _Ran(summary, num, provenance, structure)
     if control is not None:
@@ -211,6 +220,8 @@ def _run(
         )
     step("SQL script")
     ran.script = None if asked.external else sections.script_section(inputs, summary)
+    ran.no_script = None if asked.external else sections.no_script(inputs)
+    ran.dialect = eng.dialect
     if asked.sweep_args is not None:
         step("key sweep")
         if asked.sweep_args["targets"] is None:  # the summary's: every non-key column
@@ -252,8 +263,12 @@ def _content(ran: _Ran, asked: Asked, inline_sql: bool) -> dict[str, Any]:
             "sha256": hashlib.sha256(script.encode()).hexdigest(),
             "lines": script.count("\n") + 1,
             "inline": inline_sql,
+            "dialect": ran.dialect,
+            "runner": (facts(ran.dialect).runner or "").format(script="script.sql") or None,
+            "files": facts(ran.dialect).reads_files,
         }
     )
+    content["no_script"] = ran.no_script
     if ran.original_risk is not None:
         content["risk"] = sections.risk_section(*ran.original_risk, num, asked.risk_policy)
     content["anonymity"] = (

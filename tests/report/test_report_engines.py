@@ -25,9 +25,34 @@ def _tables() -> dict[str, pa.Table]:
 
 def _numbers(original: Any, synthetic: list[Any], engine: Any) -> dict[str, Any]:
     rep = ds.report(original, synthetic, risk=True, engine=engine, **KW).to_dict()
-    for part in ("generated", "provenance"):
+    _check_provenance(rep)
+    for part in ("generated", "provenance", "sql", "no_script"):  # the engine's own
         del rep[part]
     return rep
+
+
+def _check_provenance(rep: dict[str, Any]) -> None:
+    """The report names what ran, fingerprints each input where the engine can (else says
+    why), and has the script of its tables where the data are tables of the engine."""
+    from discosql.sql.dialects import FACTS
+
+    prov = rep["provenance"]
+    ran = {r[""]: r["value"] for r in prov["ran"]}
+    assert ran["engine"] == prov["engine"]
+    assert ran["read at"].endswith("UTC")
+    dialect = FACTS[prov["dialect"]]
+    prints = [d["fingerprint"] for d in prov["inputs"]]
+    if dialect.row_hash is None:
+        assert prints == [None] * len(prints)
+        assert "not computed" in prov["fingerprint"]
+    else:
+        assert all(isinstance(p, str) and len(p) == 16 for p in prints), prints
+        assert len(set(prints)) == len(prints)  # three different data sets
+    if prov["inputs"][0]["source"] in ("Table", "DataFrame"):
+        assert rep["sql"] is None
+        assert "in memory" in rep["no_script"]
+    elif dialect.exported:
+        assert rep["sql"]["dialect"] == dialect.name, rep.get("no_script")
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from .definitions import DEFINITIONS, DIRECTIONS, OF_ANONYMITY, ORIGINAL_SIDE, R
 from .provenance import provenance_section
 from .risk import risk_section
 from .sdc import SWISS_CHEESE, sdc_section
-from .sql import SCRIPT_HEADER, script_section
+from .sql import no_script, script_header, script_section
 from .structure import LEVELS_SHOWN, structure_section
 from .summary import HEADLINE, summary_section
 from .sweep import sweep_section
@@ -29,14 +29,15 @@ __all__ = [
     "OF_ANONYMITY",
     "ORIGINAL_SIDE",
     "RISK_THRESHOLDS",
-    "SCRIPT_HEADER",
     "SWISS_CHEESE",
     "Tested",
     "anonymity_section",
     "cap_section",
     "certainty_section",
+    "no_script",
     "provenance_section",
     "risk_section",
+    "script_header",
     "script_section",
     "sdc_section",
     "structure_section",

@@ -1,5 +1,6 @@
-"""Section 1, provenance: the inputs (source, rows, columns, SHA-256), the schema side by side, the
-options, versions and engine."""
+"""Section 1, provenance: what ran (engine, server version, database, host, role, driver, the
+time of reading), the inputs (source, rows, columns, the fingerprint computed where they are,
+the SHA-256 of their files), the schema side by side, the options and versions."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
+from ...core.fingerprint import Fingerprint
 from ...core.outputcheck import Numbers
 from ...measure.summary import DisclosureSummary
 from ...version import __version__
@@ -37,19 +39,23 @@ def _files(obj: Any) -> list[Path]:
 def provenance_section(
     given: list[tuple[str, Any]],
     regs: list[Any],
-    engine_name: str,
+    about: dict[str, str | None],
+    prints: list[Fingerprint],
+    read_at: str,
     summary: DisclosureSummary,
     options: dict[str, Any],
     num: Numbers,
 ) -> dict[str, Any]:
-    """The inputs (``given``: (label, what the user passed); ``regs``: their registrations,
-    in the same order), the schema side by side, options, versions and engine."""
+    """The inputs (``given``: (label, what the user passed); ``regs``: their registrations and
+    ``prints`` their fingerprints, in the same order), what ran (``about``: the engine's
+    :meth:`~discosql.engines.base.Engine.about`, read at ``read_at``), the schema side by
+    side, options and versions. External mode names no database, host, role or table."""
     from importlib.metadata import version
 
     external = num.external
     data = []
     schema: dict[str, dict[str, Any]] = {}
-    for (label, obj), reg in zip(given, regs, strict=True):
+    for (label, obj), reg, fp in zip(given, regs, prints, strict=True):
         files = _files(obj)
         source = os.fspath(obj) if isinstance(obj, str | os.PathLike) else type(obj).__name__
         data.append(
@@ -58,6 +64,7 @@ def provenance_section(
                 "source": None if external else source,
                 "rows": num.count(reg.n_rows),
                 "columns": len(reg.columns),
+                "fingerprint": fp.value,
                 "SHA-256": "; ".join(
                     _sha256(f) if external else f"{f.name}: {_sha256(f)}" for f in files
                 )
@@ -68,18 +75,46 @@ def provenance_section(
             schema.setdefault(name, {"column": name})[label] = engine_type
     labels = [label for label, _ in given]
     columns = [{**{k: None for k in ["column", *labels]}, **row} for row in schema.values()]
+    ran = [
+        {"": "engine", "value": about["engine"]},
+        {"": "server version", "value": about.get("version")},
+        {"": "driver", "value": about.get("driver")},
+    ]
+    if not external:  # where the data are: not for publication
+        ran += [{"": k, "value": about.get(k)} for k in ("database", "host", "role")]
+    ran.append({"": "read at", "value": read_at})
+    versions: list[dict[str, str | None]] = [{"component": "discosql", "version": __version__}]
+    if about.get("version"):
+        versions.append({"component": str(about["engine"]), "version": about["version"]})
+    if about.get("driver"):
+        versions.append({"component": "driver", "version": about["driver"]})
+    versions += [
+        {"component": "sqlglot", "version": version("sqlglot")},
+        {"component": "pyarrow", "version": version("pyarrow")},
+        {"component": "python", "version": platform.python_version()},
+    ]
     return {
         "inputs": data,
         "schema": columns,
         "keys": list(summary.keys),
         "targets": list(summary.results),
-        "options": [{"option": k, "value": repr(v)} for k, v in sorted(options.items())],
-        "versions": [
-            {"component": "discosql", "version": __version__},
-            {"component": "duckdb", "version": version("duckdb")},
-            {"component": "sqlglot", "version": version("sqlglot")},
-            {"component": "pyarrow", "version": version("pyarrow")},
-            {"component": "python", "version": platform.python_version()},
-        ],
-        "engine": engine_name,
+        "options": [{"option": k, "value": shown(v)} for k, v in sorted(options.items())],
+        "versions": versions,
+        "engine": about["engine"],
+        "ran": [r for r in ran if r["value"] is not None],
+        "fingerprint": prints[0].method if prints else None,
     }
+
+
+def shown(value: Any) -> str:
+    """An option's value as a reader writes it, not as Python does: 50, 90 for a pair, none
+    for None, yes/no for a flag, the items of a list or a mapping."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        return ", ".join(shown(v) for v in value) or "none"
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {shown(v)}" for k, v in value.items()) or "none"
+    return str(value)

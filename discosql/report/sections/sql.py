@@ -1,5 +1,6 @@
-"""The appendix: the duckdb script that reproduces each target's tables, its inputs named by
-absolute path."""
+"""The appendix: the script that reproduces each target's tables, in the dialect of the engine
+that made the report: files named by absolute path (DuckDB), tables by their names (a server's
+tables, which the script reads where they are)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,17 @@ from typing import Any
 
 from ...core.inputs import Inputs
 from ...measure.summary import DisclosureSummary
+from ...sql.dialects import facts
 
 
 def script_section(inputs: Inputs, summary: DisclosureSummary) -> str | None:
-    """The duckdb script that reproduces each target's tables (one section per target, with
-    that target's options), its decisions made on the report's own inputs; None unless every
-    data set is a file the script can read."""
-    from ...core.export import SCRIPT_FILE_KINDS
+    """The script, in the engine's dialect, that reproduces each target's tables (one section
+    per target, with that target's options), its decisions made on the report's own inputs;
+    None (:func:`no_script`) where a data set cannot be named in it."""
     from ...measure.export import script_of
 
-    if any(reg.source.kind not in SCRIPT_FILE_KINDS for reg in inputs.sources):
-        return None  # data in memory or in a server's tables cannot be named in the script
+    if no_script(inputs) is not None:
+        return None
     specs = [res.spec for res in summary.results.values()]
     # the files by absolute path: the script runs from any folder, the one it is saved in too
     absolute = Inputs(
@@ -30,16 +31,46 @@ def script_section(inputs: Inputs, summary: DisclosureSummary) -> str | None:
         ],
         inputs.groupings,
     )
-    script = script_of(absolute, specs, "duckdb", [None] * len(inputs.sources))
-    return SCRIPT_HEADER + script
+    dialect = inputs.engine.dialect
+    script = script_of(absolute, specs, dialect, [None] * len(inputs.sources))
+    return script_header(dialect) + script
 
 
-# what the report's script says first: how to run it, wherever it is saved
-SCRIPT_HEADER = """\
--- The SQL script of a discosql report: run it with `duckdb -bail < <this file>` from any
--- folder of the machine that made the report (its inputs are named by absolute path, as
--- listed under "reads:"). On another machine, change those paths first.
-"""
+def no_script(inputs: Inputs) -> str | None:
+    """Why the report has no script (None: it has one): a data set that is neither a file the
+    dialect reads nor a table of the engine's database (data in memory), or a dialect no
+    script is written in."""
+    from ...core.export import SCRIPT_FILE_KINDS
+
+    dialect = facts(inputs.engine.dialect)
+    if not dialect.exported:
+        return f"no script is written in {inputs.engine.name}'s SQL (see docs/export.md)"
+    for reg in inputs.sources:
+        src = reg.source
+        if not (src.named_table or (src.kind in SCRIPT_FILE_KINDS and dialect.reads_files)):
+            return (
+                f"the {src.label} data were given in memory ({src.kind}), which a script "
+                "cannot name; give files or tables to have one"
+            )
+    return None
+
+
+def script_header(dialect: str) -> str:
+    """What the report's script says first: how to run it, wherever it is saved."""
+    runner = facts(dialect).runner
+    how = runner.format(script="<this file>") if runner else "your warehouse's console"
+    if facts(dialect).reads_files:
+        where = (
+            "from any\n-- folder of the machine that made the report (its inputs are named by "
+            'absolute path, as\n-- listed under "reads:"). On another machine, change those '
+            "paths first."
+        )
+    else:
+        where = (
+            "on the\n-- database the report read (its tables are named as they were given, "
+            'as listed\n-- under "reads:"), as a role that may create temporary tables.'
+        )
+    return f"-- The SQL script of a discosql report ({dialect}): run it with `{how}` {where}\n"
 
 
 def _absolute(obj: Any) -> Any:
