@@ -493,3 +493,27 @@ def test_a_users_sqlite3_connection(tmp_path: Path) -> None:
         ds.risk("sd2011", keys, engine=con)
     con.rollback()
     con.close()
+
+
+def test_a_target_with_no_known_value_warns() -> None:
+    """A target missing in every record of both sides ranks riskiest (Dorig 100) although an
+    intruder learns nothing: a warning says so; a target with one known value does not warn."""
+    keys = {"a": [1, 2, 3, 1, 2] * 4, "b": ["x", "y"] * 10}
+    empty = pa.table({**keys, "e": pa.array([None] * 20, pa.string())})
+    with pytest.warns(ds.DiscoSQLWarning, match="target 'e': every value is missing"):
+        res = ds.disclosure(empty, empty, keys=["a", "b"], target="e")
+    assert res.attrib.column("Dorig").to_pylist() == [100.0]
+    one = pa.table({**keys, "e": pa.array(["v"] + [None] * 19, pa.string())})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ds.disclosure(one, one, keys=["a", "b"], target="e")
+
+
+def test_report_options_read_as_written() -> None:
+    from discosql.report.sections.provenance import shown
+
+    assert shown(None) == "none"
+    assert shown((50, 90)) == "50, 90"
+    assert shown(False) == "no"
+    assert shown({"income": 5}) == "income: 5"
+    assert shown([]) == "none"

@@ -373,6 +373,14 @@ def _live_records(args: argparse.Namespace) -> tuple[bool, str | None]:
     return per_record, str(args.out) if wanted and args.out is not None else None
 
 
+def _no_id_in_scripts(args: argparse.Namespace) -> None:
+    if args.id is not None:
+        raise UsageError(
+            "--id: not with --sql (an exported script numbers the records as its engine "
+            "stores them); run the command on the engine itself for a table with the id"
+        )
+
+
 def suda_command(args: argparse.Namespace, progress: Progress) -> None:
     """The DIS-SUDA table, MSU sizes and contributions (table, json), or the per-record table
     (csv, parquet: with --out streamed to FILE; --out-table: a table, the summary printed)."""
@@ -380,6 +388,7 @@ def suda_command(args: argparse.Namespace, progress: Progress) -> None:
 
     check_arguments(args.keys, args.dis_fraction, not args.ihsn_scores, args.max_size)
     if args.sql is not None:
+        _no_id_in_scripts(args)
         _suda_script(args)
         return
     per_record, out = _live_records(args)
@@ -396,6 +405,7 @@ def suda_command(args: argparse.Namespace, progress: Progress) -> None:
         out_table=args.out_table,
         overwrite=args.overwrite,
         progress=progress.stage,
+        id=args.id,
     )
     if streamed:
         return
@@ -497,6 +507,7 @@ def risk_command(args: argparse.Namespace) -> None:
             args.keys, args.ldiversity, args.l_recurs_c, args.missing_keys, args.missing_sensitive
         )
     if args.sql is not None:
+        _no_id_in_scripts(args)
         _risk_script(args)
         return
     per_record, out = _live_records(args)
@@ -518,6 +529,7 @@ def risk_command(args: argparse.Namespace) -> None:
         out=out,
         out_table=args.out_table,
         overwrite=args.overwrite,
+        id=args.id,
         **common,
     )
     ldiv = None

@@ -61,7 +61,7 @@ def _output_problems(args: argparse.Namespace) -> list[str]:
                 f"{', '.join(PLOT_SUFFIXES)}"
             )
         if importlib.util.find_spec("matplotlib") is None:
-            problems.append("--plot: needs matplotlib: pip install 'discosql[plot]'")
+            problems.append("--plot: needs matplotlib: pip install matplotlib")
     return problems
 
 

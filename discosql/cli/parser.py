@@ -328,8 +328,19 @@ def _add_risk(sub: Any) -> None:
         help="the per-record table to create (in --out FILE.duckdb, on the engine's "
         "database, or with --sql where the script runs)",
     )
+    _add_id(r)
     add_engine_options(r)
     add_output_options(r)
+
+
+def _add_id(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--id",
+        default=None,
+        metavar="COLUMN",
+        help="a column that names each record (unique, never missing): the per-record "
+        "table's first column, to join it back (on PostgreSQL rows have no load order)",
+    )
 
 
 def _add_risk_script_options(p: argparse.ArgumentParser) -> None:
@@ -393,6 +404,7 @@ def _add_suda(sub: Any) -> None:
         "engine's database, or with --sql where the script runs)",
     )
     _add_risk_script_options(s)
+    _add_id(s)
     add_engine_options(s)
     add_output_options(s)
 

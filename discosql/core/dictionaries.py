@@ -271,6 +271,22 @@ def warn_empty_text(
             )
 
 
+def warn_unknown_targets(targets: Sequence[Column], radices: Sequence[int]) -> None:
+    """Warn for a target with no known value in the original or the syntheses (its dictionary
+    holds no level but 'Missing', code 0): its measures are then those of one level, which
+    ranks it riskiest in a summary although an intruder learns nothing from it."""
+    for target, radix in zip(targets, radices, strict=True):
+        if radix <= 1:
+            warnings.warn(
+                f"target {target.name!r}: every value is missing in the original and the "
+                "synthetic data, so 'Missing' is its only level and its measures (Dorig, "
+                "DiSCO, TCAP 100) say nothing an intruder could learn; leave it out of the "
+                "targets",
+                DiscoSQLWarning,
+                stacklevel=5,
+            )
+
+
 CODE_CAPACITY = {"smallint": 2**15, "integer": 2**31}
 
 

@@ -20,7 +20,7 @@ def _figure(**kwargs: Any) -> Figure:
     try:
         from matplotlib.figure import Figure
     except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError("plotting needs matplotlib: pip install 'discosql[plot]'") from e
+        raise ImportError("plotting needs matplotlib: pip install matplotlib") from e
     return Figure(layout="constrained", **kwargs)
 
 

@@ -37,6 +37,7 @@ from .dictionaries import (
     pack_keys,
     stacks,
     warn_empty_text,
+    warn_unknown_targets,
 )
 from .inputs import DataSet, Inputs
 from .plan import Column, GroupingParams, Plan, plan
@@ -105,6 +106,7 @@ def counted(
             radices, empty = dictionary_facts(engine, [*keys, *targets])
             if not engine.exporting:  # a script cannot warn
                 warn_empty_text(engine, sources, [*keys, *targets], plans[0].params, empty)
+                warn_unknown_targets(targets, radices[len(keys) :])
         keys, n_words, coding = pack_keys(keys, radices[: len(keys)])
         targets = [
             replace(t, code_type=code_type(r))

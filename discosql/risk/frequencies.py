@@ -23,6 +23,7 @@ from ..core.plan import Column
 from ..core.spec import column_names
 from ..engines.base import Engine, Registered, Work
 from ..errors import DiscoSQLWarning, InputError
+from ..sql.dialects import facts
 from ..sql.templates import render
 
 RECORDS = "__disco_risk_records"
@@ -143,6 +144,8 @@ class KeyCells:
     keys: tuple[Column, ...]
     n_words: int
     params: dict[str, Any]
+    # the column that identifies each record (id=): carried to every per-record table
+    record_id: str | None = None
 
     @property
     def engine(self) -> Engine:
@@ -154,12 +157,16 @@ class KeyCells:
         return self.engine.exporting
 
     def create(self, name: str, template: str, **context: Any) -> None:
-        sql = render(template, self.engine.dialect, keys=self.keys, n_words=self.n_words, **context)
-        self.work.create(name, sql, self.params, template)
+        self.work.create(name, self.render(template, **context), self.params, template)
 
     def render(self, template: str, **context: Any) -> str:
         return render(
-            template, self.engine.dialect, keys=self.keys, n_words=self.n_words, **context
+            template,
+            self.engine.dialect,
+            keys=self.keys,
+            n_words=self.n_words,
+            record_id=self.record_id,
+            **context,
         )
 
 
@@ -200,18 +207,20 @@ def key_cells(
     sensitive: Sequence[str] = (),
     radices: Sequence[int] | None = None,
     risks: bool = False,
+    record_id: str | None = None,
 ) -> Iterator[KeyCells]:
     """The coded records (RECORDS) and the key cells (CELLS) of the data set ``reg``; the
     tables are dropped when the block ends. ``radices``: the q packing decided ahead (an
     exported script, which checks where it runs that the keys still fit it: stage 015).
     ``risks``: the cells also carry fk, Fk and the individual risk as if no key were
     missing (risk/cells), which risk() reads on a live engine when none is (an exported
-    script always computes the wildcard frequencies, so it never asks)."""
+    script always computes the wildcard frequencies, so it never asks). ``record_id``: the
+    column that identifies each record, carried (as ``rid``) to the per-record tables."""
     data = source_ctx([reg])[0]
     positioned = DataSet(0, engine.positioned(reg), data.kinds, data.empty)
     columns = key_columns(keys)
     with engine.work(newest_first=True) as work:
-        cells = KeyCells(work, columns, 1, dict(reg.params))
+        cells = KeyCells(work, columns, 1, dict(reg.params), record_id)
         dictionaries(cells, data, reg.params)
         guard = None
         if engine.exporting and radices:
@@ -234,6 +243,8 @@ def key_cells(
             nan_sensitive=[s for s in sensitive if reg.kinds.get(s) == "float"],
             guard=guard,
         )
+        if record_id is not None and not engine.exporting:
+            check_record_id(cells, record_id)
         if weight:  # on the coded records, which hold the weight as a DOUBLE (0.01 s, not a
             # second read of the data: 0.6 s at 10M rows)
             check_weights(cells, weight)
@@ -245,6 +256,51 @@ def key_cells(
             risks={"weighted": weight is not None} if risks and not engine.exporting else None,
         )
         yield cells
+
+
+# what a per-record table's row is where the engine keeps no load order (the warning and the
+# table's metadata say it)
+UNORDERED = (
+    "the row numbers are the records' positions in {engine}'s physical order, which need "
+    "not be the order they were loaded in (a table's rows have no other)"
+)
+
+
+def check_id(record_id: Any, roles: dict[str, str], outputs: Sequence[str]) -> str | None:
+    """The ``id=`` argument: None, or a column name that plays no other role (``roles``) and
+    is no column of the per-record table (``outputs``); an InputError otherwise."""
+    if record_id is None:
+        return None
+    if not isinstance(record_id, str) or not record_id:
+        raise InputError(f"id: expected a column name, got {record_id!r}")
+    if record_id in roles:
+        raise InputError(f"id: {record_id!r} is also the {roles[record_id]}; it must not be")
+    clash = [o for o in outputs if o.casefold() == record_id.casefold()]
+    if clash:
+        raise InputError(
+            f"id: {record_id!r} is the name of a column of the per-record table "
+            f"({', '.join(outputs)}); rename it first"
+        )
+    return record_id
+
+
+def check_record_id(cells: KeyCells, record_id: str) -> None:
+    """id=: every record has a value, and no two the same (risk/record_ids), or an InputError:
+    a per-record row must name one record."""
+    template = "risk/record_ids.sql.j2"
+    row = cells.engine.query(
+        cells.render(template, records=RECORDS), cells.params, template, small=True
+    ).to_pylist()[0]
+    problems = []
+    if row["missing"]:
+        problems.append(f"id: {record_id!r} is missing in {row['missing']} records")
+    if row["repeated"]:
+        problems.append(
+            f"id: {record_id!r} is not unique: {row['repeated']} records share their value "
+            "with another; give a column that names each record once"
+        )
+    if problems:
+        raise InputError(problems)
 
 
 def deliver(cells: KeyCells, dest: Destination, sql: str, stage: str) -> pa.Table | None:
@@ -267,12 +323,28 @@ def deliver(cells: KeyCells, dest: Destination, sql: str, stage: str) -> pa.Tabl
     if dest.files and cells.exported:
         engine.copy_to(sql, params, dest.files[0], stage)
         return None
+    # (a script cannot warn: docs/risk.md says it for exported scripts)
+    unordered = (
+        cells.record_id is None and not facts(engine.dialect).load_order and not cells.exported
+    )
+    if unordered:
+        warnings.warn(
+            DiscoSQLWarning(
+                f"{stage}: {UNORDERED.format(engine=engine.name)}; give id= (a column that "
+                "names each record) to join the rows back"
+            ),
+            stacklevel=2,
+        )
     if dest.tables:
         engine.write_table(dest.tables[0], dest.database, sql, params, stage)
         return None
     with dest.staged() as staged:
         if not staged.files:
-            return engine.query(sql, params, stage)
+            table = engine.query(sql, params, stage)
+            if unordered:
+                note = UNORDERED.format(engine=engine.name).encode()
+                table = table.replace_schema_metadata({b"discosql.row": note})
+            return table
         write_stream(engine.stream(sql, params, stage, BATCH), staged.files[0])
         return None
 

@@ -169,6 +169,10 @@ class RiskResult(AsData):
         }
 
 
+# the per-record table's columns, which id= must not be named as
+RECORD_COLUMNS = ("row", "fk", "Fk", "Fk_population", "risk", "hier_risk")
+
+
 def check_arguments(
     keys: Any, weight: Any, household: Any, alpha: Any, max_global_risk: Any
 ) -> tuple[list[str], str | None, str | None, float, float]:
@@ -201,6 +205,7 @@ def risk(
     out: Any = None,
     out_table: str | None = None,
     overwrite: bool = False,
+    id: str | None = None,  # the name the issue gives: the API contract
 ) -> RiskResult:
     """Re-identification risk of the original data on ``keys`` (sdcMicro's ``measure_risk``
     and ``freqCalc``).
@@ -214,15 +219,20 @@ def risk(
     ``out``: write the per-record table to a Parquet/CSV file instead of returning it, or to
     the table ``out_table`` (default risk_records) of a DuckDB database file; ``out_table``
     alone: a table in the engine's own database. ``overwrite``: replace an existing one.
+    ``id``: a column that names each record (unique, never missing), carried as the first
+    column of the per-record table to join it back to the data; without it, ``row`` is the
+    record's position as the engine stores the data (on PostgreSQL the physical order, which
+    a warning says may not be the order of loading).
     """
     names, w, h, a, m = check_arguments(keys, weight, household, alpha, max_global_risk)
-    dest = fq.records_destination(out, out_table, overwrite, "risk_records")
-    check = fq.destination_check(dest, overwrite)
     roles = dict.fromkeys(names, "key") | ({w: "weight"} if w else {})
     roles |= {h: "household"} if h else {}
-    named = named_columns(roles, [w] if w else [])
+    record_id = fq.check_id(id, roles, RECORD_COLUMNS)
+    dest = fq.records_destination(out, out_table, overwrite, "risk_records")
+    check = fq.destination_check(dest, overwrite)
+    named = named_columns(roles | ({record_id: "id"} if record_id else {}), [w] if w else [])
     with opened(engine, threads, data, prepare=check, check=named) as inputs:
-        return risk_on(inputs, names, w, h, a, m, dest)
+        return risk_on(inputs, names, w, h, a, m, dest, record_id=record_id)
 
 
 def risk_on(
@@ -233,13 +243,14 @@ def risk_on(
     alpha: float,
     max_global_risk: float,
     dest: Destination | None = None,
+    record_id: str | None = None,
 ) -> RiskResult:
     """:func:`risk` on the first data set of the run's ``inputs`` (checked arguments; the
     report's original), the per-record table returned or written to ``dest``."""
     dest = dest or Destination()
     eng, reg = inputs.engine, inputs.sources[0]
     summary, riskiest, records = run_risk(
-        eng, reg, keys, weight, household, alpha, max_global_risk, dest
+        eng, reg, keys, weight, household, alpha, max_global_risk, dest, record_id=record_id
     )
     return RiskResult(
         records=records,
@@ -264,6 +275,7 @@ def run_risk(
     max_global_risk: float,
     dest: Destination,
     radices: list[int] | None = None,
+    record_id: str | None = None,
 ) -> tuple[pa.Table, pa.Table, pa.Table | None]:
     """The statements of :func:`risk` on ``eng``: the summary (measure, value), the riskiest
     cells and the per-record table (None when written to ``dest``). ``radices``: the q
@@ -272,7 +284,14 @@ def run_risk(
     roles |= {household: "household"} if household else {}
     fq.check_columns(reg, roles, [weight] if weight else [])
     with fq.key_cells(
-        eng, reg, keys, weight=weight, household=household, radices=radices, risks=True
+        eng,
+        reg,
+        keys,
+        weight=weight,
+        household=household,
+        radices=radices,
+        risks=True,
+        record_id=record_id,
     ) as cells:
         freq = fq.frequencies(cells, alpha)
         individual = fq.CELLS  # no key missing: the cells carry the risks (key_cells' risks)

@@ -146,6 +146,7 @@ def suda(
     out_table: str | None = None,
     overwrite: bool = False,
     progress: Progress | None = None,
+    id: str | None = None,  # the name the issue gives: the API contract
 ) -> SudaResult:
     """SUDA2 special uniques: each record's minimal sample uniques (MSUs) on ``keys``, scored.
 
@@ -158,13 +159,17 @@ def suda(
     MSUs up to that many keys (default: all). ``out``, ``out_table``, ``overwrite``: as
     :func:`discosql.risk` (the default table is suda_records). ``progress``: called as
     ``progress(i, n, what)`` before the MSUs of each size are searched (the CLI prints it).
+    ``id``: a column that names each record, the per-record table's first column (as
+    :func:`discosql.risk`).
     """
     names, f, original, largest = check_arguments(keys, dis_fraction, original_scores, max_size)
+    outputs = ["row", *(f"{k}_contribution" for k in names), "suda_score", "dis_suda_score"]
+    record_id = fq.check_id(id, dict.fromkeys(names, "key"), outputs)
     dest = fq.records_destination(out, out_table, overwrite, "suda_records")
     check = fq.destination_check(dest, overwrite)
-    named = named_columns(dict.fromkeys(names, "key"))
+    named = named_columns(dict.fromkeys(names, "key") | ({record_id: "id"} if record_id else {}))
     with opened(engine, threads, data, prepare=check, check=named) as inputs:
-        return suda_on(inputs, names, f, original, largest, dest, progress)
+        return suda_on(inputs, names, f, original, largest, dest, progress, record_id)
 
 
 def default_max_size(n_keys: int) -> int:
@@ -184,12 +189,15 @@ def suda_on(
     largest: int,
     dest: Destination | None = None,
     progress: Progress | None = None,
+    record_id: str | None = None,
 ) -> SudaResult:
     """:func:`suda` on the first data set of the run's ``inputs`` (checked arguments; the
     report's original), the per-record table returned or written to ``dest``."""
     dest = dest or Destination()
     eng, reg = inputs.engine, inputs.sources[0]
-    tables, records = run_suda(eng, reg, names, f, original, largest, dest, progress=progress)
+    tables, records = run_suda(
+        eng, reg, names, f, original, largest, dest, progress=progress, record_id=record_id
+    )
     attributes, levels, msu_counts, dis_table = tables
     return SudaResult(
         records=records,
@@ -215,6 +223,7 @@ def run_suda(
     dest: Destination,
     radices: list[int] | None = None,
     progress: Progress | None = None,
+    record_id: str | None = None,
 ) -> tuple[tuple[pa.Table, ...], pa.Table | None]:
     """The statements of :func:`suda` on ``eng``: (attributes, levels, msu_counts, dis_table)
     and the per-record table (None when written to ``dest``). ``radices``: the q packing
@@ -222,7 +231,7 @@ def run_suda(
     fq.check_columns(reg, dict.fromkeys(keys, "key"), [])
     m = len(keys)
     sizes = list(range(1, largest + 1))
-    with fq.key_cells(eng, reg, keys, radices=radices) as cells:
+    with fq.key_cells(eng, reg, keys, radices=radices, record_id=record_id) as cells:
         cells.params |= {f"variable_{i}": k for i, k in enumerate(keys)}
         cells.params |= {f"w_{s}": _weight(m, s, original_scores) for s in sizes}
         # sdcMicro replaces a fraction of 0 by 0.5 (R/suda2.R passes it, src/Suda2.h ignores 0)

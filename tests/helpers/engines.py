@@ -149,11 +149,14 @@ class EngineCase:
     every: bool = True
 
     def per_record(self) -> Any:
-        """Where a per-record table is asked for: nothing, or (no record order) the warning
-        that says there is none."""
-        if self.record_order:
-            return contextlib.nullcontext()
-        return pytest.warns(ds.DiscoSQLWarning, match="keep no record order")
+        """Where a per-record table is asked for: nothing, or the warning that says there is
+        none (no record order), or that its rows are numbered in physical order (PostgreSQL,
+        without id=)."""
+        if not self.record_order:
+            return pytest.warns(ds.DiscoSQLWarning, match="keep no record order")
+        if not self.keeps_row_order:  # PostgreSQL: rows numbered in physical order
+            return pytest.warns(ds.DiscoSQLWarning, match="give id=")
+        return contextlib.nullcontext()
 
     def param(self) -> Any:
         marks = [getattr(pytest.mark, self.marker)] if self.marker else []

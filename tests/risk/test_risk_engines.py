@@ -188,3 +188,28 @@ def test_no_record_order_no_per_record_table(
     assert got.table.to_pylist() == want.table.to_pylist()
     assert "no per-record flags" in got._repr_html_()
     assert got.to_dict()["flags"] is None
+
+
+@on_engines(exclude=("snowflake",))
+def test_id_joins_the_records_back(engine_case: Loaded, tables: dict[str, pa.Table]) -> None:
+    """id=: the per-record tables of risk and suda start with the id column, whose values
+    name the same records as on DuckDB's Arrow input, whatever order the engine keeps; no
+    warning then, even on PostgreSQL."""
+    n = tables["sd2011"].num_rows
+    # ids that do not follow the row order, so a join by row would fail the test
+    with_id = tables["sd2011"].append_column("pid", pa.array([(i * 7919) % n for i in range(n)]))
+    engine, names = engine_case.load({"sd2011": with_id})
+    for family in (ds.risk, ds.suda):
+        want = family(with_id, SD_KEYS[:4], id="pid").records
+        got = family(names["sd2011"], SD_KEYS[:4], id="pid", engine=engine).records
+        assert want is not None
+        assert got is not None
+        assert got.column_names[0] == "pid"
+        a = sorted(got.drop_columns(["row"]).to_pylist(), key=lambda r: r["pid"])
+        b = sorted(want.drop_columns(["row"]).to_pylist(), key=lambda r: r["pid"])
+        assert len(a) == n
+        for x, y in zip(a, b, strict=True):
+            for k in y:
+                assert math.isclose(x[k], y[k], rel_tol=1e-12), (k, x, y)
+    with pytest.raises(ds.InputError, match="not unique"):
+        ds.risk(names["sd2011"], SD_KEYS[:4], id=SD_KEYS[4], engine=engine)
