@@ -25,7 +25,7 @@ from ..errors import EngineError, InputError
 from ..sql.dialects import FACTS, facts, inline_params, placeholders
 from ..sql.templates import ident
 from .base import Engine, Registered, Source, described
-from .names import candidates, is_path, parts_of, path_refused
+from .names import candidates, named_source, parts_of
 
 # the names PEP 249 gives the bases of a driver's exceptions
 PEP249_ERRORS = ("Error", "DatabaseError", "InterfaceError")
@@ -127,15 +127,9 @@ class DBAPIEngine(Engine):
 
     # -- inputs -----------------------------------------------------------------------------
     def classify(self, obj: Any, label: str) -> Source:
-        if isinstance(obj, str) and obj and is_path(obj):
-            raise path_refused(obj, label, self.name)
-        named = isinstance(obj, str) and obj
-        if named or (isinstance(obj, tuple) and obj and all(isinstance(x, str) for x in obj)):
-            try:
-                parts_of(obj)
-            except InputError as e:
-                raise InputError(f"{label}: {e}") from None
-            return Source("dbapi_table", obj, label, named_table=True)
+        source = named_source(obj, label, "dbapi_table", self.name)
+        if source is not None:
+            return source
         raise InputError(
             f"{label}: on a {self.dialect} connection a data set is a table or view name "
             f"('persons' or 'schema.persons', or a tuple of the parts), got "

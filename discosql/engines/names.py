@@ -15,9 +15,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..errors import InputError, did_you_mean
 from ..sql.dialects import facts
+
+if TYPE_CHECKING:
+    from .base import Source
 
 # what marks a file path rather than a table name
 FILE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq", ".json", ".jsonl", ".gz", ".zst")
@@ -106,6 +110,24 @@ def without_database(
         f"{'.'.join(p for p, _ in parts)!r} is in the database {given!r}, but the {engine} "
         f"connection is to {database!r}; connect to {given!r} (dbname={given}) to read it"
     )
+
+
+def named_source(obj: Any, label: str, kind: str, engine: str) -> Source | None:
+    """``obj`` as a table name of a database engine (a string or a tuple of parts, checked to
+    split), a path refused in one line; None for anything else (the engine says what it
+    takes)."""
+    if isinstance(obj, str) and obj and is_path(obj):
+        raise path_refused(obj, label, engine)
+    named = isinstance(obj, str) and obj
+    if not (named or (isinstance(obj, tuple) and obj and all(isinstance(x, str) for x in obj))):
+        return None
+    from .base import Source
+
+    try:
+        parts_of(obj)
+    except InputError as e:
+        raise InputError(f"{label}: {e}") from None
+    return Source(kind, obj, label, named_table=True)
 
 
 def path_refused(name: str, label: str, engine: str) -> InputError:

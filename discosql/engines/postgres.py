@@ -18,7 +18,7 @@ from ..secrets import redact, secrets_in
 from ..sql.dialects import inline_params, placeholders
 from ..sql.templates import ident
 from .base import Engine, Registered, Source, described, engine_message
-from .names import candidates, is_path, parts_of, path_refused, suggestion, without_database
+from .names import candidates, named_source, parts_of, suggestion, without_database
 
 ARROW_TYPES = {
     16: pa.bool_(),
@@ -125,15 +125,9 @@ class PostgresEngine(Engine):
         }
 
     def classify(self, obj: Any, label: str) -> Source:
-        if isinstance(obj, str) and obj and is_path(obj):
-            raise path_refused(obj, label, self.name)
-        named = isinstance(obj, str) and obj
-        if named or (isinstance(obj, tuple) and obj and all(isinstance(x, str) for x in obj)):
-            try:
-                parts_of(obj)
-            except InputError as e:
-                raise InputError(f"{label}: {e}") from None
-            return Source("pg_table", obj, label, named_table=True)
+        source = named_source(obj, label, "pg_table", self.name)
+        if source is not None:
+            return source
         raise InputError(
             f"{label}: on PostgreSQL a data set is a table or view name ('persons' or "
             f"'schema.persons', or a (schema, table) tuple), got {described(obj)}"

@@ -218,7 +218,8 @@ def _run(
         ran.control_summary = summary_on(
             on_control, list(summary.keys), list(summary.results), **options
         )
-    step("SQL script")
+    if not asked.external:  # an external report has no script
+        step("SQL script")
     ran.script = None if asked.external else sections.script_section(inputs, summary)
     ran.no_script = None if asked.external else sections.no_script(inputs)
     ran.dialect = eng.dialect

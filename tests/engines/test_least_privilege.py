@@ -116,9 +116,9 @@ def test_the_readme_report_with_sdc_runs_as_that_role(
         "survey.sd2011", ["survey.syn_1"], keys=KEYS, engine=roles["analyst"], ngroups_targets=5
     )
     prov = rep.content["provenance"]
-    ran = {r[""]: r["value"] for r in prov["ran"]}
+    ran = {r["read by"]: r["value"] for r in prov["ran"]}
     assert ran["engine"] == "PostgreSQL"
-    assert ran["server version"].startswith("PostgreSQL 15")
+    assert ran["version"].startswith("PostgreSQL 15")
     assert ran["database"] == "stats"
     assert ran["role"] == "analyst"
     assert ran["driver"].startswith("psycopg ")
@@ -220,7 +220,8 @@ def test_one_naming_rule_on_every_way_in(analyst: Any) -> None:
     one table; a file, a misspelling, another database and a schema fail in one line."""
     want = ds.risk(str(oracle.ORACLE / "sd2011.csv"), keys=KEYS)
     for name in ("SURVEY.SD2011", '"survey"."sd2011"', "stats.survey.sd2011", ("survey", "sd2011")):
-        got = ds.risk(name, keys=KEYS, engine=analyst)
+        with pytest.warns(ds.DiscoSQLWarning, match="give id="):  # rows in ctid order
+            got = ds.risk(name, keys=KEYS, engine=analyst)
         engine_data.assert_same(got, want, ("summary", "riskiest"))
     refused = {
         "adult.csv": "is a file path",

@@ -291,7 +291,7 @@ def test_engine_arguments_once_the_engine_modules_are_loaded() -> None:
 
 
 def test_postgres_input_errors(pg: str) -> None:
-    with pytest.raises(ds.InputError, match="original: cannot read the data"):
+    with pytest.raises(ds.InputError, match="original: no table or view 'no_such_table'"):
         ds.disclosure("no_such_table", "syn_1", keys=["sex"], target="depress", engine=pg)
     with pytest.raises(ds.SchemaError, match="key 'sexx': not a column of the original"):
         ds.disclosure("sd2011", "syn_1", keys=["sexx"], target="depress", engine=pg)
@@ -590,7 +590,8 @@ def test_a_users_psycopg_connection(pg: str, summary_ref: ds.DisclosureSummary) 
     con.execute("SET application_name = 'analyst'")
     got = ds.disclosure_summary("sd2011", SUMMARY_SYN, engine=con, **SUMMARY_KW)
     _assert_same_summary(got, summary_ref)
-    ds.risk("sd2011", ["sex", "age"], engine=con)
+    with pytest.warns(ds.DiscoSQLWarning, match="give id="):  # rows in ctid order
+        ds.risk("sd2011", ["sex", "age"], engine=con)
     left = con.execute(
         "SELECT count(*) FROM pg_class WHERE relnamespace = pg_my_temp_schema()"
     ).fetchone()

@@ -37,7 +37,7 @@ def _check_provenance(rep: dict[str, Any]) -> None:
     from discosql.sql.dialects import FACTS
 
     prov = rep["provenance"]
-    ran = {r[""]: r["value"] for r in prov["ran"]}
+    ran = {r["read by"]: r["value"] for r in prov["ran"]}
     assert ran["engine"] == prov["engine"]
     assert ran["read at"].endswith("UTC")
     dialect = FACTS[prov["dialect"]]

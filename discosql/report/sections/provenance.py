@@ -76,13 +76,13 @@ def provenance_section(
     labels = [label for label, _ in given]
     columns = [{**{k: None for k in ["column", *labels]}, **row} for row in schema.values()]
     ran = [
-        {"": "engine", "value": about["engine"]},
-        {"": "server version", "value": about.get("version")},
-        {"": "driver", "value": about.get("driver")},
+        {"read by": "engine", "value": about["engine"]},
+        {"read by": "version", "value": about.get("version")},
+        {"read by": "driver", "value": about.get("driver")},
     ]
     if not external:  # where the data are: not for publication
-        ran += [{"": k, "value": about.get(k)} for k in ("database", "host", "role")]
-    ran.append({"": "read at", "value": read_at})
+        ran += [{"read by": k, "value": about.get(k)} for k in ("database", "host", "role")]
+    ran.append({"read by": "read at", "value": read_at})
     versions: list[dict[str, str | None]] = [{"component": "discosql", "version": __version__}]
     if about.get("version"):
         versions.append({"component": str(about["engine"]), "version": about["version"]})
