@@ -115,6 +115,9 @@ class Engine:
         self.run_id = secrets.token_hex(4)
         self._own: dict[str, str] = {}  # a work table's quoted name -> this run's, quoted
         self._made: dict[str, None] = {}  # work tables made and not dropped, oldest first
+        # relations with no stored position (a PostgreSQL view has no ctid): numbered in the
+        # order the engine scans them
+        self.scan_order: set[str] = set()
 
     # -- lifecycle ------------------------------------------------------------------------
     def close(self) -> None:
@@ -375,6 +378,8 @@ class Engine:
         record's 1-based position in the input as stored (``position_order``)."""
         if self.position_order is None:
             raise EngineError(f"row positions are not available on {self.name}")
+        if reg.sql in self.scan_order:
+            return f"(SELECT *, row_number() OVER () AS __disco_pos FROM {reg.sql})"
         return (
             f"(SELECT *, row_number() OVER (ORDER BY {self.position_order}) AS __disco_pos "
             f"FROM {reg.sql})"
@@ -472,13 +477,15 @@ CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".csv.gz", ".tsv.gz", ".csv.zst")
 # a driver's quote of the statement that failed (ADBC: "Failed to execute query '...'"), and
 # the lines that point into it (PostgreSQL's "LINE 3: ..." and its caret)
 _QUOTED_QUERY = re.compile(r"(?s)(query) '.*?'(?=: |\s*$)")
+# ... and ADBC's "Query was: <the statement>" after the message, to the end
+_QUERY_WAS = re.compile(r"(?s)\n\s*Query was:.*$")
 _POINTER = re.compile(r"^(LINE \d+:|\s*\^\s*$|QUERY:|CONTEXT:)")
 
 
 def engine_message(e: BaseException) -> str:
     """An engine's error message without discosql's own SQL: no statement quoted, no line
     pointing into it (the SQL of a stage is in its template, named with the error)."""
-    text = _QUOTED_QUERY.sub(r"\1", str(e).strip())
+    text = _QUOTED_QUERY.sub(r"\1", _QUERY_WAS.sub("", str(e).strip()))
     lines = [line for line in text.splitlines() if line.strip() and not _POINTER.match(line)]
     return "\n".join(lines) or type(e).__name__
 

@@ -247,6 +247,16 @@ class DBAPIEngine(Engine):
             return f"(SELECT *, row_number() OVER () AS __disco_pos FROM {reg.sql})"
         return super().positioned(reg)
 
+    def _is_interrupt(self, e: Exception) -> bool:
+        """ADBC answers SIGINT by cancelling the statement, and reports only its CANCELLED
+        error (the interrupt is not raised): a cancel that no timeout asked for is Ctrl-C
+        (discosql never cancels a statement itself)."""
+        if super()._is_interrupt(e):
+            return True
+        status = getattr(getattr(e, "status_code", None), "name", None)
+        text = str(e).lower()
+        return is_adbc(self.con) and status == "CANCELLED" and "timeout" not in text
+
     # -- running SQL ------------------------------------------------------------------------
     def translate(self, sql: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """The statement in the dialect with its values as sqlglot literals."""

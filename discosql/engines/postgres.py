@@ -43,7 +43,12 @@ ABOUT = (
 
 
 # PostgreSQL's relations as a role sees them: the current database's, never another's
-FOUND = "SELECT CAST(to_regclass($name) IS NOT NULL AS BOOLEAN) AS found"
+# the relation's kind (r table, v view, m materialised view, p partitioned, f foreign; NULL:
+# none such); views and foreign tables have no ctid
+FOUND = (
+    "SELECT CAST(to_regclass($name) IS NOT NULL AS BOOLEAN) AS found, "
+    "(SELECT CAST(relkind AS VARCHAR) FROM pg_class WHERE oid = to_regclass($name)) AS kind"
+)
 RELATIONS = (
     "SELECT table_schema || '.' || table_name AS name FROM information_schema.tables "
     "WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1"
@@ -58,8 +63,10 @@ def resolved(engine: Engine, source: Source, schema: str | None) -> str:
     parts = without_database(parts_of(source.obj), str(database.column(0)[0]), "PostgreSQL")
     for candidate in candidates(parts, "postgres", schema):
         sql = ".".join(ident(p) for p in candidate)
-        found = engine.query(FOUND, {"name": sql}, "register", small=True)
-        if found.column(0)[0].as_py():
+        found = engine.query(FOUND, {"name": sql}, "register", small=True).to_pylist()[0]
+        if found["found"]:
+            if found["kind"] in ("v", "f"):  # no ctid: records in the order they are scanned
+                engine.scan_order.add(sql)
             return sql
     given = source.obj if isinstance(source.obj, str) else ".".join(source.obj)
     relations = engine.query(RELATIONS, {}, "register", small=True).column(0).to_pylist()

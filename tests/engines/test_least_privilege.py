@@ -243,3 +243,61 @@ def test_one_naming_rule_on_every_way_in(analyst: Any) -> None:
         ds.disclosure(
             "survey.sd2011", ("survey", "syn_1"), keys=KEYS, target="depress", engine=analyst
         )
+
+
+def test_ctrl_c_through_adbc_is_an_interrupt(roles: dict[str, str]) -> None:
+    """SIGINT while ADBC runs a statement: ADBC cancels it and raises its CANCELLED error
+    from the interrupt, which discosql passes on as a KeyboardInterrupt (not an EngineError
+    quoting the statement); nothing is left in the connection."""
+    import os
+    import signal
+    import threading
+
+    import adbc_driver_postgresql.dbapi
+    import psycopg
+
+    with psycopg.connect(roles["admin"], autocommit=True) as con:
+        con.execute(
+            "CREATE VIEW survey.slow AS SELECT g % 3 AS a FROM generate_series(1, 8000) AS g, "
+            "LATERAL (SELECT pg_sleep(0.0005 * (1 + g % 2))) AS s"
+        )
+        con.execute("GRANT SELECT ON survey.slow TO analyst")
+    timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
+    try:
+        with adbc_driver_postgresql.dbapi.connect(_url(roles["analyst"]), autocommit=True) as con:
+            timer.start()
+            with pytest.raises(KeyboardInterrupt):
+                ds.risk("survey.slow", keys=["a"], engine=con)
+            with con.cursor() as cur:
+                cur.execute("SELECT relname FROM pg_class WHERE relnamespace = pg_my_temp_schema()")
+                assert [r[0] for r in cur.fetchall() if r[0].startswith("__disco")] == []
+    finally:
+        timer.cancel()
+        with psycopg.connect(roles["admin"], autocommit=True) as con:
+            con.execute("DROP VIEW survey.slow")
+
+
+def test_a_view_has_per_record_tables(roles: dict[str, str]) -> None:
+    """A view has no ctid: its records are numbered in the order PostgreSQL scans them (a
+    plain view of a table: the table's), with the same warning."""
+    import psycopg
+
+    with psycopg.connect(roles["admin"], autocommit=True) as con:
+        con.execute("CREATE VIEW survey.sd2011_v AS SELECT * FROM survey.sd2011")
+        con.execute("GRANT SELECT ON survey.sd2011_v TO analyst")
+    try:
+        with pytest.warns(ds.DiscoSQLWarning, match="give id="):
+            view = ds.risk("survey.sd2011_v", keys=KEYS, engine=roles["analyst"])
+        with pytest.warns(ds.DiscoSQLWarning, match="give id="):
+            table = ds.risk("survey.sd2011", keys=KEYS, engine=roles["analyst"])
+        assert view.records is not None
+        assert table.records is not None
+        assert view.records.num_rows == 5000
+        assert (
+            view.records.drop_columns(["row"])
+            .sort_by("risk")
+            .equals(table.records.drop_columns(["row"]).sort_by("risk"))
+        )
+    finally:
+        with psycopg.connect(roles["admin"], autocommit=True) as con:
+            con.execute("DROP VIEW survey.sd2011_v")
