@@ -47,12 +47,22 @@ def no_script(inputs: Inputs) -> str | None:
         return f"no script is written in {inputs.engine.name}'s SQL (see docs/export.md)"
     for reg in inputs.sources:
         src = reg.source
-        if not (src.named_table or (src.kind in SCRIPT_FILE_KINDS and dialect.reads_files)):
+        if src.named_table or (src.kind in SCRIPT_FILE_KINDS and dialect.reads_files):
+            continue
+        if src.kind in IN_MEMORY:
             return (
                 f"the {src.label} data were given in memory ({src.kind}), which a script "
                 "cannot name; give files or tables to have one"
             )
+        return (
+            f"the {src.label} data ({src.kind}) cannot be named in a {dialect.name} script; "
+            "give table names to have one"
+        )
     return None
+
+
+# what a data set given as an object in memory is (DuckDB's and Spark's kinds)
+IN_MEMORY = ("arrow", "pandas", "reader", "relation", "spark_df")
 
 
 def script_header(dialect: str) -> str:
