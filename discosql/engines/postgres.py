@@ -111,6 +111,12 @@ class PostgresEngine(Engine):
         except psycopg.Error as e:  # libpq may quote a fragment of the string: masked
             text = redact(str(e).strip(), secrets_in(dsn or ""))
             raise InputError(f"engine: cannot connect to PostgreSQL ({text})") from None
+        if self.con.info.server_version >= 110000:  # JIT (PostgreSQL 11+) on its own session
+            # The planner misjudges the joins on computed q words by orders of magnitude, so
+            # every statement passes jit_above_cost and compiles for about 0.5 s: with JIT off,
+            # linkability and exact matches on Adult take half the time (docs/performance.md).
+            # Only on discosql's own connection: a user's is never reconfigured.
+            self.con.execute("SET jit = off")
 
     def close(self) -> None:
         if self.given:  # the session goes on: its temporary tables would stay
