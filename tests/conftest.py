@@ -35,6 +35,7 @@ pytest.register_assert_rewrite("tests.helpers")
 # synthpop's measures and of the three anonymity tests draw 2,000 in CI
 # (tests/helpers/profiles.py): 24 minutes of property tests, which CI spreads over the cores
 # with pytest-xdist (measured 2026-11-27).
+settings.register_profile("quick", max_examples=5, deadline=None)  # make test-fast
 settings.register_profile("dev", max_examples=60, deadline=None)
 settings.register_profile("ci", max_examples=500, deadline=None)
 settings.load_profile("dev")
@@ -49,6 +50,22 @@ ENGINE_MARKERS = {
 }
 
 
+# test modules whose every test goes beyond embedded DuckDB in this process (other engines,
+# the duckdb shell, DataFusion, the documentation's pages): marked ``integration``, which
+# `make test-fast` leaves out (the default run and CI keep them)
+INTEGRATION_FILES = ("test_docs.py", "test_engines.py", "test_risk_engines.py")
+INTEGRATION_WORDS = ("export", "shell", "datafusion", "sqlite", "spark", "postgres", "adbc")
+
+
+def _integration(item: pytest.Item, case: Any) -> bool:
+    name = item.path.name
+    if case is not None:  # an @on_engines test: integration on every engine but DuckDB's
+        return case.name != "duckdb"
+    return name in INTEGRATION_FILES or any(
+        word in name or word in item.name.lower() for word in INTEGRATION_WORDS
+    )
+
+
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     from .helpers.engines import EngineCase
@@ -58,6 +75,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         fixtures = set(getattr(item, "fixturenames", ()))
         callspec = getattr(item, "callspec", None)
         case = callspec.params.get("engine_case") if callspec is not None else None
+        if _integration(item, case if isinstance(case, EngineCase) else None):
+            item.add_marker(pytest.mark.integration)
         if isinstance(case, EngineCase) and case.server:  # @on_engines: started by engine_case
             fixtures.add(case.server)
         for marker, started_by in ENGINE_MARKERS.items():

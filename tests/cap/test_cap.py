@@ -15,6 +15,7 @@ import discosql as ds
 
 from .. import cap_reference as ref
 from ..helpers.compare import within
+from ..helpers.profiles import fixed
 
 NAMES = ['sex "quoted"', "select", "日本 語", "x'); drop table t; --", "a|b", "Missing", "k"]
 TEXT = st.sampled_from(["a", "b", "c'", 'd"', "é ü", "Missing", None])
@@ -49,7 +50,7 @@ def call(fn, o, s, keys, targets, **kw):
         return fn(o, s, keys, targets, **kw)
 
 
-FAST = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=fixed(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.slow

@@ -30,6 +30,7 @@ from discosql.core.plan import plan
 from discosql.core.results import RESULT_TABLES, DisclosureResult
 
 from .. import oracle, plans
+from ..helpers.profiles import fixed
 
 TABLES = tuple(t.name for t in RESULT_TABLES)
 
@@ -287,7 +288,7 @@ def scenarios(draw: Any) -> dict[str, Any]:
     }
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=fixed(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(sc=scenarios())
 def test_hypothesis_same_in_every_shape(sc: dict[str, Any]) -> None:
     mp = pytest.MonkeyPatch()

@@ -20,6 +20,7 @@ import discosql as ds
 
 from .. import engine_data, oracle
 from ..helpers.engines import Loaded, on_engines
+from ..helpers.profiles import fixed
 
 SDC = oracle.ORACLE / "sdc"
 CASES = {c["case_id"]: c for c in json.loads((SDC / "cases.json").read_text())["cases"]}
@@ -162,7 +163,7 @@ def data_sets(draw: Any) -> tuple[pa.Table, list[pa.Table], list[str]]:
 
 
 @pytest.mark.filterwarnings("ignore:synthetic:discosql.errors.DiscoSQLWarning")  # 0-row syntheses
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=fixed(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data_sets(), st.sampled_from(["1.9-2", "1.9-3"]))
 def test_replicated_uniques_agree_with_the_reference(
     data: tuple[pa.Table, list[pa.Table], list[str]], synthpop: str

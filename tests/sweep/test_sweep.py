@@ -19,6 +19,7 @@ from discosql.sweep.key_sweep import MEASURES, key_sweep
 
 from .. import engine_data, oracle
 from ..helpers.data import changed, scenarios, sd2011_pair, to_arrow
+from ..helpers.profiles import fixed
 from ..helpers.shell import duckdb_cli, run_datafusion, run_shell
 from ..helpers.sql import assert_portable
 
@@ -246,7 +247,7 @@ def test_cli_sweep(
         assert "Traceback" not in err
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=fixed(25), deadline=None, suppress_health_check=list(HealthCheck))
 @given(sc=scenarios())
 def test_sweep_agrees_with_disclosure_on_hypothesis_data(sc: dict[str, Any]) -> None:
     """NULLs, unicode, quotes and SQL in names and values, one-row originals, empty syntheses,
