@@ -13,7 +13,8 @@ installs it): benchmarks/sdcmicro_small.R in one R process, the data a data.fram
 the clock, each function once to warm up, then --repeat times. Best of --repeat on each side;
 ratio = discosql / sdcMicro (below 1: discosql is faster). The two sides' numbers are checked
 against each other (global_risk_ER, sum of risk, fk, Fk; sum of SUDA and DIS-SUDA scores) to
-1e-9 relative (DIS-SUDA 1e-6, as tests/suda). With them, in the same process and on the
+1e-9 relative (DIS-SUDA 1e-6, as tests/risk/test_suda_reference.py). With them, in the same
+process and on the
 same Table, the DuckDB floor of ds.risk (a plain GROUP BY of the keys joined back to the
 records, in input order: risk_floor), which says how far any SQL on DuckDB can go, and the
 fewest statements that give ds.risk's outputs, by hand (risk_few_statements), and its
@@ -401,7 +402,8 @@ def main() -> None:
         if a.sdcmicro:
             theirs = sdcmicro_side(table, keys, weight, a.repeat)
             for k in CHECKED:
-                # DIS-SUDA: sdcMicro's C++ sums its terms in another order (1e-6, as tests/suda)
+                # DIS-SUDA: sdcMicro's C++ sums its terms in another order (1e-6, as
+                # tests/risk/test_suda_reference.py)
                 tol = 1e-6 if k == "sum_dis_score" else 1e-9
                 assert math.isclose(ours[k], theirs[k], rel_tol=tol), (k, ours[k], theirs[k])
             line["sdcmicro"] = theirs

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import discosql as ds
 
-from ..reference import label
+from ..measure.reference import label
 
 
 def sd2011_pair() -> dict[str, pa.Table]:

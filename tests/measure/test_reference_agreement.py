@@ -1,4 +1,4 @@
-"""discosql.disclosure() must agree with the brute-force reference in tests/reference.py.
+"""discosql.disclosure() must agree with the brute-force reference in tests/measure/reference.py.
 
 Part 1 checks the reference itself on hand-worked micro cases (the arithmetic is in the comments).
 Part 2 runs discosql and the reference on the same small data: hypothesis-generated data plus a few
@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 
 from ..helpers.data import scenarios, to_arrow
 from ..helpers.profiles import REFERENCE_EXAMPLES
-from ..reference import MEASURES, REASONS, TABLES, label, reference_disclosure
+from .reference import MEASURES, REASONS, TABLES, label, reference_disclosure
 
 NAN = math.nan
 

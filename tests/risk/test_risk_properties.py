@@ -1,4 +1,4 @@
-"""risk() and ldiversity() against the brute-force reference of tests/risk_reference.py on
+"""risk() and ldiversity() against the brute-force reference of tests/risk/reference.py on
 hypothesis data: NULL keys in several positions (every key NULL too), one key, unicode,
 quotes and SQL in names and values, weights with decimals, households of one, ties, 0 and 1
 rows, NULL and NaN sensitive values, and every combination of ldiversity's rules for missing
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import discosql as ds
 
 from ..helpers.compare import close_or_missing
-from ..risk_reference import ldiversity_reference, risk_reference
+from .reference import ldiversity_reference, risk_reference
 
 NAMES = ["k\u00e9y", 'q"uote', "select", "a b"]
 VALUES = st.one_of(st.none(), st.sampled_from(["x", "y", "\u00fc", "'; drop table t;--", "NA"]))

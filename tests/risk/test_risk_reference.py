@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from ..risk_reference import (
+from .reference import (
     _global_threshold,
     _recursive,
     freq_reference,

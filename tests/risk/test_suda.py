@@ -1,5 +1,5 @@
 """suda() against sdcMicro 5.8.0's own suda2() outputs (tests/data/sdcmicro: all 8 cases) and
-against the brute-force reference (tests/suda_reference.py), and its argument checks.
+against the brute-force reference (tests/risk/suda_reference.py), and its argument checks.
 
 DIS-SUDA is the one intended difference: sdcMicro computes it in single precision (with a
 count of uniques taken from hash buckets, which cancels out of the formula), so its values
@@ -23,7 +23,7 @@ import discosql as ds
 
 from ..helpers.compare import close
 from ..helpers.oracle import SDCMICRO, SUDA_CASES, load, number, read_csv
-from ..suda_reference import suda_reference
+from .suda_reference import suda_reference
 
 KW = {"dis_fraction": "DisFraction", "original_scores": "original_scores"}
 

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 import discosql as ds
 
-from ..reference import label
+from ..measure.reference import label
 
 # 0-row syntheses (given, or emptied by the removals) and '' without NULLs in a text column warn
 pytestmark = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from .reference import label
+from ..reference import label
 
 
 def _kt(rows: list[dict], keys: list[str], targets: list[str]) -> list[tuple[tuple, tuple]]:

@@ -17,7 +17,7 @@ import pytest
 
 import discosql as ds
 
-from ..helpers.compare import within
+from ...helpers.compare import within
 
 pytestmark = pytest.mark.filterwarnings(
     "ignore:Computing CAP metrics directly is deprecated:DeprecationWarning"

@@ -1,4 +1,4 @@
-"""suda() against the brute-force reference of tests/suda_reference.py (every subset, every
+"""suda() against the brute-force reference of tests/risk/suda_reference.py (every subset, every
 record) on hypothesis data: 1 to 7 keys, NULLs in several keys, duplicates only, every record
 unique, text keys with unicode, quotes and SQL, integer keys (their levels in numeric order),
 0 and 1 rows, both scores, max_size. DIS-SUDA is compared with the formula in doubles
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import discosql as ds
 
 from ..helpers.compare import close_or_missing
-from ..suda_reference import suda_reference
+from .suda_reference import suda_reference
 
 NAMES = ["k\u00e9y", 'q"uote', "select", "a b", "k5", "k-6", "k7"]
 TEXT = st.one_of(st.none(), st.sampled_from(["x", "y", "\u00fc", "'; drop table t;--", "NA"]))

@@ -1,4 +1,4 @@
-"""suda_reference (tests/suda_reference.py) against sdcMicro 5.8.0's own suda2() outputs.
+"""suda_reference (tests/risk/suda_reference.py) against sdcMicro 5.8.0's own suda2() outputs.
 
 The oracle (tests/data/sdcmicro, copied from shared/oracle/sdcmicro; made by its tools/runner.R)
 has 8 suda2 cases, su01..su08: per record ``<key>_contribution``, ``suda_score``,
@@ -21,7 +21,7 @@ import pytest
 
 from ..helpers.compare import close
 from ..helpers.oracle import SDCMICRO, SUDA_CASES, number, read_csv
-from ..suda_reference import suda_reference
+from .suda_reference import suda_reference
 
 
 def parse(text: str) -> int | str | None:

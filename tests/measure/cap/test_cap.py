@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 import discosql as ds
 
-from .. import cap_reference as ref
-from ..helpers.compare import within
-from ..helpers.profiles import fixed
+from ...helpers.compare import within
+from ...helpers.profiles import fixed
+from . import reference as ref
 
 NAMES = ['sex "quoted"', "select", "日本 語", "x'); drop table t; --", "a|b", "Missing", "k"]
 TEXT = st.sampled_from(["a", "b", "c'", 'd"', "é ü", "Missing", None])

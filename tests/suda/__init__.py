@@ -1,1 +1,0 @@
-"""The tests of the suda family (see docs/testing.md)."""
