@@ -435,3 +435,29 @@ def test_compiled_templates_cache_never_fails_a_render(tmp_path: Path) -> None:
     html = view.environment().bytecode_cache
     assert isinstance(html, templates.BytecodeCache)
     assert html.pattern != env.bytecode_cache.pattern
+
+
+def test_a_dialect_without_a_spelling_stops_the_render(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dialect whose record lacks a spelling the template needs (here: how to test for NaN,
+    which ClickHouse could not take from PostgreSQL: NaN = NaN is false there) stops with an
+    error naming the fact, instead of getting another dialect's spelling."""
+    from discosql.errors import TemplateError
+    from discosql.sql import dialects
+
+    monkeypatch.setitem(dialects.FACTS, "newsql", dialects.Dialect("newsql", "clickhouse"))
+    context = {"records": "r", "stop": False}
+    with pytest.raises(TemplateError, match=r"'newsql' does not say how to write 'nan_test'"):
+        templates.render("risk/bad_weights.sql.j2", "newsql", **context)
+    nan = dialects.Dialect("newsql", "clickhouse", nan_stored_isnan=True)
+    monkeypatch.setitem(dialects.FACTS, "newsql", nan)
+    assert "isnan(w)" in templates.render("risk/bad_weights.sql.j2", "newsql", **context)
+    with pytest.raises(ValueError, match="nan_test='nan' is not one of"):
+        dialects.Dialect("newsql", "clickhouse", nan_test="nan")
+
+
+def test_every_dialect_has_every_spelling() -> None:
+    from discosql.sql import dialects
+
+    for name, record in dialects.FACTS.items():
+        missing = [f for f in dialects.SPELLINGS if getattr(record, f) is None]
+        assert not missing, (name, missing)

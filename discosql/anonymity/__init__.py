@@ -1,1 +1,2 @@
-"""The GDPR's three tests (singling out, linkability, inference) and whole-table matches."""
+"""Two of the GDPR's three tests (singling out, linkability; inference is the CAP family's,
+``measure/cap``) and whole-table matches."""

@@ -24,9 +24,7 @@ from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..sql.dialects import unknown
 from ..version import __version__
-from . import linkability as lk
-from . import matches as mt
-from . import singling_out as so
+from . import linkability, matches, singling_out
 from .common import decide_radices, schema_check
 
 EXAMPLE = "tables={'original': 'db.persons', 'synthetic': 'db.syn1', 'control': 'db.holdout'}"
@@ -63,13 +61,13 @@ def singling_out_to_sql(
         rate_ci_high), then ``by_columns`` (cid, columns as JSON text, queries, successes,
         control_successes).
     """
-    names, mode, n_cols = so.check_arguments(synthetic, columns, mode, n_cols)
+    names, mode, n_cols = singling_out.check_arguments(synthetic, columns, mode, n_cols)
     names_given = _script_arguments(dialect, tables, control)
-    check = so.schema_check_for(names, mode, n_cols)
+    check = singling_out.schema_check_for(names, mode, n_cols)
     with opened(engine, threads, original, synthetic, check=check) as inputs:
         names = names or list(inputs.sources[0].columns)
         if control is not None:
-            inputs = so.with_control(inputs, control, names)
+            inputs = singling_out.with_control(inputs, control, names)
         radices = decide_radices(inputs, names)
         script, on_script = _script(inputs, dialect, names_given)
         what = f"singling_out() ({mode}" + (
@@ -77,7 +75,7 @@ def singling_out_to_sql(
         )
         results = "the summary (counts, rates, risk, intervals), then by_columns"
         script.comment(_header(what, names, radices, on_script.sources, dialect, results))
-        so.singling_out_script(on_script, names, mode, n_cols, radices)
+        singling_out.singling_out_script(on_script, names, mode, n_cols, radices)
     return script.text()
 
 
@@ -96,21 +94,21 @@ def exact_matches_to_sql(
     arguments as :func:`discosql.singling_out_to_sql` (``synthetic`` may be a list: give
     ``tables["synthetic"]`` a list then). The script prints ``summary`` (one row per
     synthesis), then ``distances``."""
-    names = mt.check_arguments(columns)
+    names = matches.check_arguments(columns)
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     names_given = _script_arguments(dialect, tables, control, n_syn)
     with opened(engine, threads, original, synthetic, check=schema_check(names)) as inputs:
         names = names or list(inputs.sources[0].columns)
         m = inputs.m
         if control is not None:
-            inputs = mt.with_control(inputs, control, names)
+            inputs = matches.with_control(inputs, control, names)
         radices = decide_radices(inputs, names)
         script, on_script = _script(inputs, dialect, names_given)
         results = "summary (one row per synthesis), then distances"
         script.comment(
             _header("exact_matches()", names, radices, on_script.sources, dialect, results)
         )
-        mt.exact_matches_script(on_script, names, m, radices)
+        matches.exact_matches_script(on_script, names, m, radices)
     return script.text()
 
 
@@ -130,13 +128,13 @@ def linkability_to_sql(
     decide how many distance levels each side needs and how each pair of distances is
     linked; the script checks both where it runs. It prints the summary (counts, rates,
     risk, intervals), then ``by_distance``."""
-    sides = lk.check_arguments(synthetic, aux_cols)
+    sides = linkability.check_arguments(synthetic, aux_cols)
     names = list(dict.fromkeys([*sides[0], *sides[1]]))
     names_given = _script_arguments(dialect, tables, control)
     with opened(engine, threads, original, synthetic, check=schema_check(names)) as inputs:
         if control is not None:
-            inputs = lk.with_control(inputs, control, names)
-        plan = lk.attack(inputs, sides)[1]
+            inputs = linkability.with_control(inputs, control, names)
+        plan = linkability.attack(inputs, sides)[1]
         script, on_script = _script(inputs, dialect, names_given)
         a, b = (", ".join(side) for side in sides)
         results = "the summary (counts, rates, risk, intervals), then by_distance"
@@ -149,7 +147,7 @@ def linkability_to_sql(
             results,
         )
         script.comment(header + "\n" + plan.describe())
-        lk.attack(on_script, sides, plan)
+        linkability.attack(on_script, sides, plan)
     return script.text()
 
 

@@ -1,7 +1,8 @@
 """What every export shares: the script engine's input (files a duckdb script reads, or table
 names), where a script writes its outputs, the table names given for the data sets, a plan
 retargeted at the script, and the script's text. The families' exports (``measure.export``,
-``protect.export``, ``sweep.export``, ``risk.export``) add their signatures and headers."""
+``protect.export``, ``sweep.export``, ``risk.export``, ``anonymity.export``) add their
+signatures and headers."""
 
 from __future__ import annotations
 

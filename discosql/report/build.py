@@ -42,7 +42,7 @@ from ..risk.individual import RiskResult, risk_on
 from ..risk.suda import SudaResult, default_max_size, suda_on
 from ..sql.dialects import facts
 from ..sweep.key_sweep import KeySweep, sweep_on
-from . import anonymity as tests_of_anonymity
+from . import anonymity as anonymity_tests
 from . import sections
 from .asked import Asked, checked_arguments
 from .charts import certainty_chart, summary_chart, sweep_chart
@@ -137,7 +137,7 @@ def report(
     asked = checked_arguments(
         keys, targets, sweep, sdc, risk, weight, thresholds, mode, rules, options, syn
     )
-    asked.anonymity_args = tests_of_anonymity.check(anonymity)
+    asked.anonymity_args = anonymity_tests.check(anonymity)
     engine_spec(engine)  # an unknown engine fails here, before any data is read
     step = progress or (lambda _: None)
     data_sets = [("original", original), *((f"synthetic {j}", s) for j, s in enumerate(syn, 1))]
@@ -236,7 +236,7 @@ def _run(
     if asked.anonymity_args is not None:
         given = regs[-1] if control is not None else None
         targets_run = list(summary.results)
-        ran.anonymity = tests_of_anonymity.run(
+        ran.anonymity = anonymity_tests.run(
             inputs, given, asked.anonymity_args, asked.keys, targets_run, step
         )
     return ran

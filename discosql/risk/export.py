@@ -27,7 +27,7 @@ from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..sql.dialects import ORDERED_DIALECTS, unknown
 from ..version import __version__
-from . import frequencies as fq
+from . import frequencies
 from .individual import check_arguments as check_risk
 from .individual import run_risk
 from .ldiversity import check_arguments as check_ldiversity
@@ -220,8 +220,8 @@ def _exporting(
     the end."""
     with opened(engine, threads, data) as inputs:
         eng, reg = inputs.engine, inputs.sources[0]
-        fq.check_columns(reg, what.roles, what.numeric)
-        radices = fq.decide_radices(eng, reg, what.keys)
+        frequencies.check_columns(reg, what.roles, what.numeric)
+        radices = frequencies.decide_radices(eng, reg, what.keys)
         example = "table='db.persons'"
         source = script_sources([reg], [what.table], what.dialect, "table", example)[0]
         script = ScriptEngine(what.dialect, overwrite=what.overwrite)

@@ -17,7 +17,7 @@ from ..core.outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
 from ..core.results import AsData, json_rows
 from ..engines.base import Engine, Registered
 from ..errors import InputError
-from . import frequencies as fq
+from . import frequencies
 
 INDIVIDUAL = "__disco_risk_individual"
 HOUSEHOLDS = "__disco_risk_households"
@@ -178,13 +178,13 @@ def check_arguments(
 ) -> tuple[list[str], str | None, str | None, float, float]:
     """Every argument of ``risk()`` checked before any data is read."""
     problems: list[str] = []
-    names = fq.check_keys(keys, problems)
-    w = fq.check_role("weight", weight, names, problems)
-    h = fq.check_role("household", household, names, problems)
+    names = frequencies.check_keys(keys, problems)
+    w = frequencies.check_role("weight", weight, names, problems)
+    h = frequencies.check_role("household", household, names, problems)
     if w is not None and w == h:
         problems.append(f"household: {h!r} is also the weight; it must not be")
-    a = fq.check_fraction("alpha", alpha, problems, low_open=False, high_open=False)
-    m = fq.check_fraction(
+    a = frequencies.check_fraction("alpha", alpha, problems, low_open=False, high_open=False)
+    m = frequencies.check_fraction(
         "max_global_risk", max_global_risk, problems, low_open=True, high_open=True
     )
     if problems:
@@ -227,9 +227,9 @@ def risk(
     names, w, h, a, m = check_arguments(keys, weight, household, alpha, max_global_risk)
     roles = dict.fromkeys(names, "key") | ({w: "weight"} if w else {})
     roles |= {h: "household"} if h else {}
-    record_id = fq.check_id(id, roles, RECORD_COLUMNS)
-    dest = fq.records_destination(out, out_table, overwrite, "risk_records")
-    check = fq.destination_check(dest, overwrite)
+    record_id = frequencies.check_id(id, roles, RECORD_COLUMNS)
+    dest = frequencies.records_destination(out, out_table, overwrite, "risk_records")
+    check = frequencies.destination_check(dest, overwrite)
     named = named_columns(roles | ({record_id: "id"} if record_id else {}), [w] if w else [])
     with opened(engine, threads, data, prepare=check, check=named) as inputs:
         return risk_on(inputs, names, w, h, a, m, dest, record_id=record_id)
@@ -282,8 +282,8 @@ def run_risk(
     packing decided ahead, for a script engine (whose results are read where it runs)."""
     roles = dict.fromkeys(keys, "key") | ({weight: "weight"} if weight else {})
     roles |= {household: "household"} if household else {}
-    fq.check_columns(reg, roles, [weight] if weight else [])
-    with fq.key_cells(
+    frequencies.check_columns(reg, roles, [weight] if weight else [])
+    with frequencies.key_cells(
         eng,
         reg,
         keys,
@@ -293,8 +293,10 @@ def run_risk(
         risks=True,
         record_id=record_id,
     ) as cells:
-        freq = fq.frequencies(cells, alpha)
-        individual = fq.CELLS  # no key missing: the cells carry the risks (key_cells' risks)
+        freq = frequencies.frequencies(cells, alpha)
+        individual = (
+            frequencies.CELLS
+        )  # no key missing: the cells carry the risks (key_cells' risks)
         if freq is not None:
             individual = INDIVIDUAL
             cells.create(
@@ -319,18 +321,20 @@ def run_risk(
 
 
 def _summary(
-    cells: fq.KeyCells, individual: str, max_global_risk: float, household: bool
+    cells: frequencies.KeyCells, individual: str, max_global_risk: float, household: bool
 ) -> pa.Table:
     """The file-level measures (risk/global, risk/household_totals) as the rows of
     risk/summary, from the cells' risks in the table ``individual``."""
     cells.params["max_global_risk"] = max_global_risk
     cells.create(TOTALS, "risk/global.sql.j2", cells=individual)
     if household:
-        cells.create(HOUSEHOLDS, "risk/household.sql.j2", records=fq.RECORDS, cells=individual)
+        cells.create(
+            HOUSEHOLDS, "risk/household.sql.j2", records=frequencies.RECORDS, cells=individual
+        )
         cells.create(
             HOUSEHOLD_TOTALS,
             "risk/household_totals.sql.j2",
-            records=fq.RECORDS,
+            records=frequencies.RECORDS,
             households=HOUSEHOLDS,
             cells=individual,
         )
@@ -343,16 +347,16 @@ def _summary(
 
 
 def _records(
-    cells: fq.KeyCells, individual: str, household: bool, dest: Destination
+    cells: frequencies.KeyCells, individual: str, household: bool, dest: Destination
 ) -> pa.Table | None:
     # a table cannot hold both fk and Fk where column names ignore case (DuckDB, SQLite,
     # Spark), nor a file DuckDB's COPY writes (an exported script's): it would rename Fk
     fk_w_name = "Fk_population" if dest.tables or cells.exported else "Fk"
     sql = cells.render(
         "risk/per_record.sql.j2",
-        records=fq.RECORDS,
+        records=frequencies.RECORDS,
         cells=individual,
         households=HOUSEHOLDS if household else None,
         fk_w_name=fk_w_name,
     )
-    return fq.deliver(cells, dest, sql, "risk/per_record")
+    return frequencies.deliver(cells, dest, sql, "risk/per_record")

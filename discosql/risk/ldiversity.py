@@ -19,7 +19,7 @@ from ..core.spec import column_names
 from ..engines.base import Engine, Registered
 from ..errors import InputError, did_you_mean
 from ..sql.templates import ident
-from . import frequencies as fq
+from . import frequencies
 
 LDIVERSITY = "__disco_risk_ldiversity"
 TOTALS = "__disco_risk_ldiversity_totals"
@@ -163,7 +163,7 @@ def check_arguments(
 ) -> tuple[list[str], list[str], float, str, str]:
     """Every argument of ``ldiversity()`` checked before any data is read."""
     problems: list[str] = []
-    names = fq.check_keys(keys, problems)
+    names = frequencies.check_keys(keys, problems)
     sens = column_names("sensitive", sensitive, problems)
     both = [s for s in sens if s in names]
     if both:
@@ -213,8 +213,8 @@ def ldiversity(
     names, sens, c, rule_k, rule_s = check_arguments(
         keys, sensitive, l_recurs_c, missing_keys, missing_sensitive
     )
-    dest = fq.records_destination(out, out_table, overwrite, "ldiversity_records")
-    check = fq.destination_check(dest, overwrite)
+    dest = frequencies.records_destination(out, out_table, overwrite, "ldiversity_records")
+    check = frequencies.destination_check(dest, overwrite)
     named = named_columns(dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive"))
     with opened(engine, threads, data, prepare=check, check=named) as inputs:
         return ldiversity_on(inputs, names, sens, c, dest, rule_k, rule_s)
@@ -266,19 +266,21 @@ def run_ldiversity(
     column) and the per-record table (None when written to ``dest``). ``radices``: the q
     packing decided ahead, for a script engine (whose results are read where it runs).
     ``missing_keys``, ``missing_sensitive``: the checked rules (the template's switches)."""
-    fq.check_columns(reg, dict.fromkeys(keys, "key") | dict.fromkeys(sensitive, "sensitive"), [])
+    frequencies.check_columns(
+        reg, dict.fromkeys(keys, "key") | dict.fromkeys(sensitive, "sensitive"), []
+    )
     columns = [
         f"{s}_{m}_Ldiversity" for s in sensitive for m in ("Distinct", "Entropy", "Recursive")
     ] + ["MultiEntropy_Ldiversity", "MultiRecursive_Ldiversity"]
     missing_of = [f"missing_{i}" for i in range(len(sensitive)) for _ in range(3)]
     missing_of += ["missing_any", "missing_any"]
-    with fq.key_cells(eng, reg, keys, sensitive=sensitive, radices=radices) as cells:
+    with frequencies.key_cells(eng, reg, keys, sensitive=sensitive, radices=radices) as cells:
         cells.params["l_recurs_c"] = l_recurs_c
         cells.params |= {f"column_{i}": name for i, name in enumerate(columns)}
         cells.create(
             LDIVERSITY,
             "risk/ldiversity.sql.j2",
-            records=fq.RECORDS,
+            records=frequencies.RECORDS,
             names=sensitive,
             missing_keys=missing_keys,
             missing_sensitive=missing_sensitive,
@@ -288,7 +290,7 @@ def run_ldiversity(
             "risk/ldiversity_totals.sql.j2",
             per_record=LDIVERSITY,
             columns=columns,
-            records=fq.RECORDS,
+            records=frequencies.RECORDS,
             n_sensitive=len(sensitive),
         )
         sql = cells.render(
@@ -298,5 +300,5 @@ def run_ldiversity(
             sql, cells.params, "risk/ldiversity_summary", small=True, schema=SUMMARY_SCHEMA
         )
         in_order = f"SELECT * FROM {ident(LDIVERSITY)} ORDER BY {ident('row')}"
-        records = fq.deliver(cells, dest, in_order, "risk/ldiversity")
+        records = frequencies.deliver(cells, dest, in_order, "risk/ldiversity")
     return summary, records

@@ -23,7 +23,7 @@ from ..core.output import Destination
 from ..core.results import AsData, json_rows
 from ..engines.base import Engine, Registered
 from ..errors import InputError
-from . import frequencies as fq
+from . import frequencies
 
 MSUS = "__disco_suda_msus"
 SUDA_CELLS = "__disco_suda_cells"
@@ -111,8 +111,10 @@ def check_arguments(
 ) -> tuple[list[str], float, bool, int]:
     """Every argument of ``suda()`` checked before any data is read; the largest MSU size."""
     problems: list[str] = []
-    names = fq.check_keys(keys, problems)
-    f = fq.check_fraction("dis_fraction", dis_fraction, problems, low_open=False, high_open=False)
+    names = frequencies.check_keys(keys, problems)
+    f = frequencies.check_fraction(
+        "dis_fraction", dis_fraction, problems, low_open=False, high_open=False
+    )
     if not isinstance(original_scores, bool):
         problems.append(f"original_scores: expected True or False, got {original_scores!r}")
     largest = len(names)
@@ -164,9 +166,9 @@ def suda(
     """
     names, f, original, largest = check_arguments(keys, dis_fraction, original_scores, max_size)
     outputs = ["row", *(f"{k}_contribution" for k in names), "suda_score", "dis_suda_score"]
-    record_id = fq.check_id(id, dict.fromkeys(names, "key"), outputs)
-    dest = fq.records_destination(out, out_table, overwrite, "suda_records")
-    check = fq.destination_check(dest, overwrite)
+    record_id = frequencies.check_id(id, dict.fromkeys(names, "key"), outputs)
+    dest = frequencies.records_destination(out, out_table, overwrite, "suda_records")
+    check = frequencies.destination_check(dest, overwrite)
     named = named_columns(dict.fromkeys(names, "key") | ({record_id: "id"} if record_id else {}))
     with opened(engine, threads, data, prepare=check, check=named) as inputs:
         return suda_on(inputs, names, f, original, largest, dest, progress, record_id)
@@ -228,16 +230,16 @@ def run_suda(
     """The statements of :func:`suda` on ``eng``: (attributes, levels, msu_counts, dis_table)
     and the per-record table (None when written to ``dest``). ``radices``: the q packing
     decided ahead, for a script engine (whose results are read where it runs)."""
-    fq.check_columns(reg, dict.fromkeys(keys, "key"), [])
+    frequencies.check_columns(reg, dict.fromkeys(keys, "key"), [])
     m = len(keys)
     sizes = list(range(1, largest + 1))
-    with fq.key_cells(eng, reg, keys, radices=radices, record_id=record_id) as cells:
+    with frequencies.key_cells(eng, reg, keys, radices=radices, record_id=record_id) as cells:
         cells.params |= {f"variable_{i}": k for i, k in enumerate(keys)}
         cells.params |= {f"w_{s}": _weight(m, s, original_scores) for s in sizes}
         # sdcMicro replaces a fraction of 0 by 0.5 (R/suda2.R passes it, src/Suda2.h ignores 0)
         cells.params["dis_fraction"] = dis_fraction or 0.5
         cells.params["q"] = 1 + (8 - m) / 20
-        cells.create(SUDA_CELLS, "suda/cells.sql.j2", records=fq.RECORDS)
+        cells.create(SUDA_CELLS, "suda/cells.sql.j2", records=frequencies.RECORDS)
         msus = _search(cells, sizes, progress)
         cells.create(SCORES, "suda/scores.sql.j2", msus=msus, sizes=sizes)
         cells.create(DIS, "suda/dis.sql.j2", scores=SCORES, cells=SUDA_CELLS)
@@ -247,7 +249,7 @@ def run_suda(
             eng.query(
                 cells.render(
                     f"suda/{name}.sql.j2",
-                    records=fq.RECORDS,
+                    records=frequencies.RECORDS,
                     dis=DIS,
                     msus=msus,
                     sizes=sizes,
@@ -260,12 +262,14 @@ def run_suda(
             for name, schema in RESULT_SCHEMAS.items()
         )
         columns = [f"{k}_contribution" for k in keys]
-        sql = cells.render("suda/per_record.sql.j2", records=fq.RECORDS, dis=DIS, columns=columns)
-        records = fq.deliver(cells, dest, sql, "suda/per_record")
+        sql = cells.render(
+            "suda/per_record.sql.j2", records=frequencies.RECORDS, dis=DIS, columns=columns
+        )
+        records = frequencies.deliver(cells, dest, sql, "suda/per_record")
     return tables, records
 
 
-def _search(cells: fq.KeyCells, sizes: list[int], progress: Progress | None) -> list[str]:
+def _search(cells: frequencies.KeyCells, sizes: list[int], progress: Progress | None) -> list[str]:
     """The MSUs of each size, level by level (suda/uniques inside suda/msus): the names of
     their tables, one per size."""
     positions = [k.pos for k in cells.keys]

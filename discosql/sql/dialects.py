@@ -16,6 +16,14 @@ from sqlglot import exp
 
 from ..errors import EngineError
 
+# the values a spelling fact can take (the branches of macros/portable.sql.j2)
+SPELLING_VALUES = {
+    "nan_test": ("text", "isnan", "equals", "never"),
+    "nan_literal": ("cast", "null"),
+    "float_text": ("cast", "rebuild_e", "rebuild_E"),
+    "stop_error": ("error", "raise_error", "cast"),
+}
+
 
 @dataclass(frozen=True)
 class Dialect:
@@ -75,6 +83,23 @@ class Dialect:
     is stored, which a plain COPY need not keep, so a per-record table without ``id=`` warns.
     ``runner``: how a shell runs a script of the dialect (``{script}``: its file), for the
     report's appendix; None: by the warehouse's console.
+
+    The templates' spellings (``macros/portable.sql.j2``; None where unknown, so a template
+    that needs one stops with an error naming the fact):
+    ``nan_test``: how "x is NaN" is written: "text" (DuckDB: by its text, as DuckDB folds
+    ``x = 'NaN'`` and isnan(x) to false from Parquet statistics), "isnan" (isnan(x)), "equals"
+    (``x = cast('NaN' as double)``: PostgreSQL, where NaN = NaN is true) or "never" (SQLite
+    stores no NaN). ``nan_stored_isnan``: isnan() is right for a DOUBLE in a work table the
+    engine wrote itself (DuckDB). ``fsum``: DuckDB's fsum, a sum of doubles with the same bits
+    in every run. ``text_collate``: the collation an ORDER BY of text names for byte order
+    ("C" on PostgreSQL; "" where text compares bytewise). ``nan_literal``: a NaN double,
+    "cast" (``cast('NaN' as double)``) or "null" (SQLite, which reads NULL back as NaN).
+    ``float_text``: a finite double as DuckDB's text: "cast" (the cast prints the same
+    digits), "rebuild_e" (PostgreSQL: rebuilt from digits and exponent) or "rebuild_E"
+    (Spark's Java layout). ``stop_error``: how a statement stops with a message: "error"
+    (error()), "raise_error" (Spark's) or "cast" (a cast of the text to INTEGER, which fails
+    and prints it). ``materialized_hint``: a common table expression takes DuckDB's
+    MATERIALIZED / NOT MATERIALIZED.
     """
 
     name: str
@@ -100,6 +125,23 @@ class Dialect:
     row_hash: str | None = None
     runner: str | None = None
     load_order: bool = True
+    # the templates' spellings (sql_templates/macros/portable.sql.j2 reads them through
+    # spelling(); None: not known for this dialect, and a template that needs it stops with
+    # an error instead of writing another dialect's spelling)
+    nan_test: str | None = None
+    nan_stored_isnan: bool = False
+    fsum: bool = False
+    text_collate: str | None = None
+    nan_literal: str | None = None
+    float_text: str | None = None
+    stop_error: str | None = None
+    materialized_hint: bool = False
+
+    def __post_init__(self) -> None:
+        for fact, allowed in SPELLING_VALUES.items():
+            value = getattr(self, fact)
+            if value is not None and value not in allowed:
+                raise ValueError(f"{self.name}: {fact}={value!r} is not one of {allowed}")
 
 
 SPARK_ORDER = "monotonically_increasing_id()"
@@ -110,6 +152,14 @@ FACTS = {
         Dialect(
             "duckdb",
             "duckdb",
+            nan_test="text",
+            nan_stored_isnan=True,
+            fsum=True,
+            text_collate="",
+            nan_literal="cast",
+            float_text="cast",
+            stop_error="error",
+            materialized_hint=True,
             grouping_sets=True,
             position_order="",
             transactional_ddl=True,
@@ -123,6 +173,11 @@ FACTS = {
         Dialect(
             "postgres",
             "postgres",
+            nan_test="equals",
+            text_collate="C",
+            nan_literal="cast",
+            float_text="rebuild_e",
+            stop_error="cast",
             int_div="native",
             grouping_sets=True,
             position_order="ctid",
@@ -137,6 +192,11 @@ FACTS = {
         Dialect(
             "spark",
             "spark",
+            nan_test="isnan",
+            text_collate="",
+            nan_literal="cast",
+            float_text="rebuild_E",
+            stop_error="raise_error",
             collect_set=True,
             position_order=SPARK_ORDER,
             work_tables="table",
@@ -147,26 +207,62 @@ FACTS = {
         Dialect(
             "databricks",
             "databricks",
+            nan_test="isnan",
+            text_collate="",
+            nan_literal="cast",
+            float_text="rebuild_E",
+            stop_error="raise_error",
             collect_set=True,
             executed=False,
             position_order=SPARK_ORDER,
             work_tables="table",
             table_format="parquet",
         ),
-        Dialect("bigquery", "bigquery", rename="unqualified", executed=False),
+        Dialect(
+            "bigquery",
+            "bigquery",
+            nan_test="equals",
+            text_collate="",
+            nan_literal="cast",
+            float_text="cast",
+            stop_error="error",
+            rename="unqualified",
+            executed=False,
+        ),
         Dialect(
             "snowflake",
             "snowflake",
+            nan_test="equals",
+            text_collate="",
+            nan_literal="cast",
+            float_text="cast",
+            stop_error="cast",
             int_div="exact_multiple",
             column_types="snowflake_codes",
             quote_all=True,
         ),
         # Trino (and Athena) have no temporary tables (trinodb/trino #5686): plain work
         # tables in the current schema, dropped at the end
-        Dialect("trino", "trino", int_div="native", work_tables="table", executed=False),
+        Dialect(
+            "trino",
+            "trino",
+            nan_test="equals",
+            text_collate="",
+            nan_literal="cast",
+            float_text="cast",
+            stop_error="cast",
+            int_div="native",
+            work_tables="table",
+            executed=False,
+        ),
         Dialect(
             "tsql",
             "tsql",
+            nan_test="equals",
+            text_collate="",
+            nan_literal="cast",
+            float_text="cast",
+            stop_error="cast",
             int_div="native",
             work_tables="hash",
             rename="unqualified",
@@ -177,6 +273,11 @@ FACTS = {
         Dialect(
             "datafusion",
             "postgres",
+            nan_test="isnan",
+            text_collate="",
+            nan_literal="cast",
+            float_text="cast",
+            stop_error="cast",
             int_div="native",
             nan_function=True,
             work_tables="table",
@@ -185,6 +286,11 @@ FACTS = {
         Dialect(
             "sqlite",
             "sqlite",
+            nan_test="never",
+            text_collate="",
+            nan_literal="null",
+            float_text="cast",
+            stop_error="cast",
             int_div="native",
             position_order="rowid",
             exported=False,
@@ -207,6 +313,33 @@ def facts(dialect: str) -> Dialect:
     if dialect not in FACTS:
         raise EngineError(f"dialect {dialect!r} is not one of {list(FACTS)}")
     return FACTS[dialect]
+
+
+# the facts a template reads through spelling() (the others are read in Python)
+SPELLINGS = (
+    "nan_test",
+    "nan_stored_isnan",
+    "fsum",
+    "text_collate",
+    "nan_literal",
+    "float_text",
+    "stop_error",
+    "materialized_hint",
+)
+
+
+def spelling(dialect: str, fact: str) -> Any:
+    """The templates' spelling ``fact`` of ``dialect`` (macros/portable.sql.j2), or an error
+    naming what to add where the dialect's record does not say."""
+    if fact not in SPELLINGS:
+        raise EngineError(f"spelling {fact!r} is not one of {list(SPELLINGS)}")
+    value = getattr(facts(dialect), fact)
+    if value is None:
+        raise EngineError(
+            f"dialect {dialect!r} does not say how to write {fact!r}: add it to its record in "
+            "FACTS (discosql/sql/dialects.py) rather than borrow another dialect's spelling"
+        )
+    return value
 
 
 def known(dialect: Any) -> Dialect | None:

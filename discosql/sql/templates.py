@@ -17,7 +17,7 @@ import jinja2
 import sqlglot
 from sqlglot import exp
 
-from ..errors import TemplateError
+from ..errors import EngineError, TemplateError
 
 DIALECT = "duckdb"
 
@@ -118,7 +118,19 @@ def environment(dialect: str = DIALECT) -> jinja2.Environment:
     env.filters["ident"] = ident
     env.filters["lit"] = lit
     env.globals["dialect"] = dialect
+    # the dialect's spellings (sql/dialects.py), read when a macro asks: no template compares
+    # a dialect's name (tests/test_layout.py)
+    env.globals["spelling"] = functools.partial(_spelling, dialect)
     return env
+
+
+def _spelling(dialect: str, fact: str) -> Any:
+    from .dialects import spelling  # sql/dialects.py reads no template: imported when used
+
+    try:
+        return spelling(dialect, fact)
+    except EngineError as e:
+        raise TemplateError(str(e)) from None
 
 
 @functools.lru_cache(maxsize=1024)
