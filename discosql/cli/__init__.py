@@ -1,1 +1,2 @@
-"""The ``discosql`` command: argument parsing, one handler per subcommand, the demo."""
+"""The ``discosql`` command: one module per subcommand (listed in ``registry``), the parser
+built from them, the entry point ``main``."""

@@ -1,6 +1,7 @@
-"""What every subcommand reads off its arguments the same way: comma-separated names, and
-the engine from ``--engine``, ``--memory-limit`` and ``--temp-dir``. A leaf module: the
-parser and the commands both import it."""
+"""What every subcommand reads off its arguments the same way: comma-separated names, the
+engine from ``--engine``, ``--memory-limit`` and ``--temp-dir``, whether ``--dialect`` names
+another dialect, the tables an exported script reads. A leaf module: the shared options and
+every subcommand's module import it."""
 
 from __future__ import annotations
 
@@ -25,6 +26,11 @@ def engine_of(args: argparse.Namespace) -> Any:
     from ..engines.factory import duckdb_engine
 
     return duckdb_engine(memory_limit=args.memory_limit, temp_directory=args.temp_dir)
+
+
+def dialect_given(args: argparse.Namespace) -> bool:
+    """Whether --dialect names another dialect than the default (DuckDB's)."""
+    return not is_template_dialect(args.dialect)
 
 
 def script_tables(args: argparse.Namespace) -> dict[str, Any] | None:

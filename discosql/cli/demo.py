@@ -1,12 +1,18 @@
-"""``discosql demo``: synthpop's published disclosure example, on the bundled SD2011 data."""
+"""``discosql demo``: synthpop's published disclosure example (:func:`discosql.disclosure`), on
+the bundled SD2011 data, beside the vignette's values."""
 
 from __future__ import annotations
 
+import argparse
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from ..core.results import DisclosureResult
 from ..measure.disclosure import disclosure
+from .output import Progress
+
+NAME = "demo"
 
 KEYS = ["sex", "age", "region", "placesize"]
 TARGET = "depress"
@@ -75,3 +81,18 @@ def run_demo() -> tuple[DisclosureResult, str]:
             "Synthesis 1 matches all 17 published synthpop values (rounded to 2 decimals)."
         )
     return res, "\n".join(lines)
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """The subcommand (it has no flags)."""
+    p: argparse.ArgumentParser = sub.add_parser(
+        NAME, help="synthpop's published example on the bundled SD2011 data"
+    )
+    p.set_defaults(debug=False)  # no --debug: an internal error is reported in one line
+    return p
+
+
+def run(args: argparse.Namespace, progress: Progress) -> None:
+    """The example's report on stdout (no progress line: it takes a couple of seconds)."""
+    progress.stop()
+    print(run_demo()[1])

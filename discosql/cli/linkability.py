@@ -1,30 +1,26 @@
-"""``discosql linkability``: the GDPR's linkability test (:func:`discosql.linkability`).
-
-It imports neither :mod:`.parser` nor :mod:`.commands` (the parser imports it: no cycle);
-``build_parser`` hands :func:`add_parser` the shared engine and output options.
-"""
+"""``discosql linkability``: the GDPR's linkability test (:func:`discosql.linkability`; with
+--sql the script of :func:`discosql.linkability_to_sql`)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
 from typing import Any
 
 from ..anonymity.export import linkability_to_sql
 from ..anonymity.linkability import linkability
 from ..core.files import write_text
 from .args import csv_list, engine_of, script_options
-from .output import text_table, write
+from .options import add_anonymity_script, add_engine_options, add_output_options
+from .output import Progress, text_table, write
+
+NAME = "linkability"
 
 
-def add_parser(
-    sub: Any, *shared: Callable[[argparse.ArgumentParser], None]
-) -> argparse.ArgumentParser:
-    """The subcommand and its flags; ``shared`` add the options every command has (engine,
-    output)."""
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """The subcommand and its flags, then the engine, output and script options."""
     p: argparse.ArgumentParser = sub.add_parser(
-        "linkability",
+        NAME,
         help="the linkability test: original records whose closest synthetic records on two "
         "sets of columns share one (anonymeter's attack, exact, every record)",
     )
@@ -45,12 +41,13 @@ def add_parser(
         help="a holdout of the original that the synthesis was not made from: adds the "
         "control rate and the risk",
     )
-    for add in shared:
-        add(p)
+    add_engine_options(p)
+    add_output_options(p)
+    add_anonymity_script(p)
     return p
 
 
-def run(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace, progress: Progress) -> None:
     """The attack's numbers: a summary and the table by distance (text), the result's
     ``to_dict()`` (JSON), or the table by distance (CSV, Parquet); with --sql the script
     written to FILE instead."""

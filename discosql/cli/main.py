@@ -1,5 +1,5 @@
 """The ``discosql`` command line: parse (:mod:`.parser`), check the output flags, run the
-subcommand (:mod:`.commands`, each calling the Python API), report errors.
+subcommand (its module in :mod:`.registry`, each calling the Python API), report errors.
 
 Bad input (arguments and output flags are checked before any data is read) prints one line
 per problem on stderr and exits with status 2; warnings print as ``discosql: warning: ...``; an
@@ -26,10 +26,10 @@ from typing import Any
 from ..core.output import DATABASE_SUFFIXES
 from ..errors import DiscoSQLError, DiscoSQLWarning, InputError
 from ..secrets import redact, secrets_in
-from . import commands, linkability, matches, singling_out
 from .options import UsageError
 from .output import Progress
 from .parser import build_parser
+from .registry import BY_NAME
 
 # Image formats matplotlib writes (Figure.savefig picks the format from the extension).
 PLOT_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".eps", ".ps", ".tif", ".tiff", ".webp")
@@ -169,11 +169,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(INTERRUPTED, file=sys.stderr)
         return 130
-    if args.command == "demo":
-        from .demo import run_demo
-
-        print(run_demo()[1])
-        return 0
     problems = _output_problems(args)
     if problems:
         return _error(problems)
@@ -217,27 +212,7 @@ def _say_written(args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace, progress: Progress) -> None:
-    if args.command == "disclosure":
-        commands.disclosure_command(args, progress)
-    elif args.command == "summary":
-        commands.summary_command(args, progress)
-    elif args.command == "sweep":
-        commands.sweep_command(args, progress)
-    elif args.command == "report":
-        commands.report_command(args, progress)
-    elif args.command == "suda":
-        commands.suda_command(args, progress)
-    else:
-        runs = {
-            "sql": commands.sql_command,
-            "uniques": commands.uniques_command,
-            "sdc": commands.sdc_command,
-            "risk": commands.risk_command,
-            "singling-out": singling_out.run,
-            "matches": matches.run,
-            "linkability": linkability.run,
-        }
-        runs[args.command](args)
+    BY_NAME[args.command].run(args, progress)
 
 
 if __name__ == "__main__":

@@ -1,31 +1,27 @@
 """``discosql matches``: whole-table matches (:func:`discosql.exact_matches`): UEM, the
-identical share and the distance of each synthetic record to the original.
-
-It imports neither :mod:`.parser` nor :mod:`.commands` (the parser imports it: no cycle);
-``build_parser`` hands :func:`add_parser` the shared engine and output options.
-"""
+identical share and the distance of each synthetic record to the original; with --sql the
+script of :func:`discosql.exact_matches_to_sql`."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
 from typing import Any
 
 from ..anonymity.export import exact_matches_to_sql
 from ..anonymity.matches import exact_matches
 from ..core.files import write_text
 from .args import csv_list, engine_of, script_options
-from .output import text_table, write
+from .options import add_anonymity_script, add_engine_options, add_output_options
+from .output import Progress, text_table, write
+
+NAME = "matches"
 
 
-def add_parser(
-    sub: Any, *shared: Callable[[argparse.ArgumentParser], None]
-) -> argparse.ArgumentParser:
-    """The subcommand and its flags; ``shared`` add the options every command has (engine,
-    output)."""
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """The subcommand and its flags, then the engine, output and script options."""
     p: argparse.ArgumentParser = sub.add_parser(
-        "matches",
+        NAME,
         help="whole-table matches: UEM (unique original records reproduced), the identical "
         "share and each synthetic record's distance (differing columns) to the original",
     )
@@ -45,12 +41,13 @@ def add_parser(
         help="a holdout of the original that the syntheses were not made from: adds the "
         "identical share and the distance against it",
     )
-    for add in shared:
-        add(p)
+    add_engine_options(p)
+    add_output_options(p)
+    add_anonymity_script(p)
     return p
 
 
-def run(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace, progress: Progress) -> None:
     """The numbers: a summary and the distance table (table format), the result's
     ``to_dict()`` (JSON), or the distance table, one row per synthesis, data set compared and
     distance (CSV, Parquet); with --sql the script written to FILE instead."""

@@ -1,7 +1,7 @@
 """The ``discosql`` command line's flag values and shared options: the parsers of flag
 values (booleans, lists, pairs, per-target maps) and the groups of options that several
-subcommands share (data, engine, output, script, targets); ``parser`` builds the
-subcommands from them."""
+subcommands share (data, engine, output, script, targets, risk's and suda's script and id);
+each subcommand's module builds its flags from them."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..protect.uniques import SYNTHPOP_DEFAULT, SYNTHPOP_RELEASES
-from ..sql.dialects import DEFAULT, DIALECTS, UNEXECUTED
+from ..sql.dialects import DEFAULT, DIALECTS, ORDERED_DIALECTS, UNEXECUTED
 from .args import csv_list
 
 # what --dialect says of the dialects whose scripts no test has run
@@ -260,6 +260,40 @@ def add_anonymity_script(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="NAME",
         help="with --sql: the table the script reads as the control",
+    )
+
+
+def add_risk_script_options(p: argparse.ArgumentParser) -> None:
+    """--sql FILE, its dialect and the table it reads (risk, suda)."""
+    p.add_argument(
+        "--sql",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write the measures as one SQL script to FILE, not run them",
+    )
+    p.add_argument(
+        "--dialect",
+        default=DEFAULT,
+        choices=ORDERED_DIALECTS,
+        help=f"with --sql: the script's dialect (default: duckdb{UNTRIED})",
+    )
+    p.add_argument(
+        "--table",
+        default=None,
+        metavar="NAME",
+        help="with --sql: the table the script reads (schema.table)",
+    )
+
+
+def add_id(p: argparse.ArgumentParser) -> None:
+    """--id, the column that names each record (risk, suda)."""
+    p.add_argument(
+        "--id",
+        default=None,
+        metavar="COLUMN",
+        help="a column that names each record (unique, never missing): the per-record "
+        "table's first column, to join it back (on PostgreSQL rows have no load order)",
     )
 
 

@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -97,3 +98,9 @@ def _nan_as_empty(table: pa.Table) -> pa.Table:
             col = table.column(i)
             table = table.set_column(i, field, pc.if_else(pc.is_nan(col), None, col))
     return table
+
+
+def save_figure(figure: Any, path: Path) -> None:
+    """A matplotlib figure at ``path`` (its format from the ending), complete or not at all."""
+    with atomic_path(path) as temp:
+        figure.savefig(temp, dpi=150)

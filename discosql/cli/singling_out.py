@@ -1,14 +1,10 @@
-"""``discosql singling-out``: the GDPR's singling-out test (:func:`discosql.singling_out`).
-
-It imports neither :mod:`.parser` nor :mod:`.commands` (the parser imports it: no cycle);
-``build_parser`` hands :func:`add_parser` the shared engine and output options.
-"""
+"""``discosql singling-out``: the GDPR's singling-out test (:func:`discosql.singling_out`;
+with --sql the script of :func:`discosql.singling_out_to_sql`)."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
@@ -17,16 +13,16 @@ from ..anonymity.export import singling_out_to_sql
 from ..anonymity.singling_out import MODES, singling_out
 from ..core.files import write_text
 from .args import csv_list, engine_of, script_options
-from .output import text_table, write
+from .options import add_anonymity_script, add_engine_options, add_output_options
+from .output import Progress, text_table, write
+
+NAME = "singling-out"
 
 
-def add_parser(
-    sub: Any, *shared: Callable[[argparse.ArgumentParser], None]
-) -> argparse.ArgumentParser:
-    """The subcommand and its flags; ``shared`` add the options every command has (engine,
-    output)."""
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """The subcommand and its flags, then the engine, output and script options."""
     p: argparse.ArgumentParser = sub.add_parser(
-        "singling-out",
+        NAME,
         help="the singling-out test: predicates that single out one synthetic record and "
         "one original record (anonymeter's attack, exact)",
     )
@@ -61,12 +57,13 @@ def add_parser(
         help="a holdout of the original that the synthesis was not made from, of the "
         "original's size: adds the control rate and the risk",
     )
-    for add in shared:
-        add(p)
+    add_engine_options(p)
+    add_output_options(p)
+    add_anonymity_script(p)
     return p
 
 
-def run(args: argparse.Namespace) -> None:
+def run(args: argparse.Namespace, progress: Progress) -> None:
     """The attack's numbers: a summary and the table by columns (text), the result's
     ``to_dict()`` (JSON), or the table by columns (CSV: the columns joined by ", ";
     Parquet); with --sql the script written to FILE instead."""
