@@ -77,7 +77,7 @@ def _outputs(args: argparse.Namespace) -> list[tuple[str, Path]]:
         if path is None or path.is_dir() or path.suffix.lower() in DATABASE_SUFFIXES:
             continue  # a folder or a database file: the command checks what goes in it
         out.append((flag, path))
-        if flag == "--out" and args.command == "risk" and args.ldiversity is not None:
+        if flag == "--out" and args.command == "risk" and args.sensitive is not None:
             out.append((flag, path.with_name(f"{path.stem}_ldiversity{path.suffix}")))
         if (
             flag == "--out"

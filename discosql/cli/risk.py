@@ -12,7 +12,10 @@ from typing import Any
 
 from ..core.files import write_text
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
-from .args import csv_list, engine_of
+from ..risk.individual import RiskOptions
+from ..risk.ldiversity import LDiversityOptions
+from .args import engine_of
+from .flags import add_flags, flag_values
 from .kwargs import live_records, no_id_in_scripts
 from .options import (
     UsageError,
@@ -38,62 +41,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="the data: a Parquet or CSV path, glob or directory (a table "
         "name with --engine postgresql://...)",
     )
-    r.add_argument("--keys", type=csv_list, required=True, help="key columns, comma-separated")
-    r.add_argument(
-        "--weight",
-        default=None,
-        metavar="W",
-        help="sampling weight column (Fk: the population estimate)",
-    )
-    r.add_argument(
-        "--household",
-        default=None,
-        metavar="H",
-        help="household id column: adds the household risk",
-    )
-    r.add_argument(
-        "--alpha",
-        type=float,
-        default=1.0,
-        metavar="A",
-        help="weight of a match through a missing key, 0 to 1 (default 1)",
-    )
-    r.add_argument(
-        "--max-global-risk",
-        type=float,
-        default=0.01,
-        metavar="R",
-        help="global risk the threshold aims at, in (0, 1) (default 0.01)",
-    )
-    r.add_argument(
-        "--ldiversity",
-        type=csv_list,
-        default=None,
-        metavar="VAR[,VAR...]",
-        help="also the l-diversity of these sensitive variables",
-    )
-    r.add_argument(
-        "--l-recurs-c",
-        type=float,
-        default=2.0,
-        metavar="C",
-        help="the constant c of recursive (c, l)-diversity (default 2)",
-    )
-    r.add_argument(
-        "--missing-keys",
-        choices=["equal", "apart"],
-        default="equal",
-        help="l-diversity: records with the same missing keys share a cell (equal, the "
-        "default: sdcMicro 5.8.2), or a record with a missing key is a cell of its own "
-        "(apart: sdcMicro 5.8.0)",
-    )
-    r.add_argument(
-        "--missing-sensitive",
-        choices=["category", "distinct", "ignore"],
-        default="category",
-        help="l-diversity: a variable's missing values are one more value (category, the "
-        "default), each a value of its own (distinct: sdcMicro), or left out (ignore)",
-    )
+    add_flags(r, RiskOptions)
+    add_flags(r, LDiversityOptions, skip=["keys"], defaults={"sensitive": None})
     r.add_argument(
         "--mode",
         choices=["internal", "external"],
@@ -128,18 +77,16 @@ def _risk_script(args: argparse.Namespace) -> None:
         "engine": engine_of(args),
         "threads": args.threads,
     }
+    risk_options = flag_values(args, RiskOptions)
+    del risk_options["id"]  # no_id_in_scripts: not in a script
     script = risk_to_sql(
         args.data,
-        args.keys,
-        weight=args.weight,
-        household=args.household,
-        alpha=args.alpha,
-        max_global_risk=args.max_global_risk,
+        **risk_options,
         out=out,
         out_table=args.out_table,
         **options,
     )
-    if args.ldiversity is not None:
+    if args.sensitive is not None:
         l_out = (
             None
             if args.out is None
@@ -148,11 +95,7 @@ def _risk_script(args: argparse.Namespace) -> None:
         l_table = f"{args.out_table}_ldiversity" if args.out_table else None
         script += "\n" + ldiversity_to_sql(
             args.data,
-            args.keys,
-            args.ldiversity,
-            l_recurs_c=args.l_recurs_c,
-            missing_keys=args.missing_keys,
-            missing_sensitive=args.missing_sensitive,
+            **flag_values(args, LDiversityOptions),
             out=l_out,
             out_table=l_table,
             **options,
@@ -163,16 +106,12 @@ def _risk_script(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace, progress: Progress) -> None:
     """The board's summary (table, json), or the per-record table (csv, parquet: with --out
     streamed to FILE, and the l-diversity records to FILE_ldiversity.ext beside it)."""
-    from ..risk.individual import check_arguments as check_risk
     from ..risk.individual import risk
-    from ..risk.ldiversity import check_arguments as check_ldiversity
     from ..risk.ldiversity import ldiversity
 
-    check_risk(args.keys, args.weight, args.household, args.alpha, args.max_global_risk)
-    if args.ldiversity is not None:
-        check_ldiversity(
-            args.keys, args.ldiversity, args.l_recurs_c, args.missing_keys, args.missing_sensitive
-        )
+    RiskOptions.of(args)  # every flag checked before any data is read
+    if args.sensitive is not None:
+        LDiversityOptions.of(args)
     if args.sql is not None:
         no_id_in_scripts(args)
         _risk_script(args)
@@ -180,7 +119,7 @@ def run(args: argparse.Namespace, progress: Progress) -> None:
     per_record, out = live_records(args)
     streamed = per_record and args.out is not None
     l_out = None
-    if streamed and args.ldiversity is not None:
+    if streamed and args.sensitive is not None:
         l_out = str(args.out.with_name(f"{args.out.stem}_ldiversity{args.out.suffix}"))
     l_table = None
     if args.out_table is not None:  # in --out FILE.duckdb, else on the engine's database
@@ -188,26 +127,17 @@ def run(args: argparse.Namespace, progress: Progress) -> None:
     common = {"engine": engine_of(args), "threads": args.threads}
     res = risk(
         args.data,
-        args.keys,
-        weight=args.weight,
-        household=args.household,
-        alpha=args.alpha,
-        max_global_risk=args.max_global_risk,
+        **flag_values(args, RiskOptions),
         out=out,
         out_table=args.out_table,
         overwrite=args.overwrite,
-        id=args.id,
         **common,
     )
     ldiv = None
-    if args.ldiversity is not None:
+    if args.sensitive is not None:
         ldiv = ldiversity(
             args.data,
-            args.keys,
-            args.ldiversity,
-            l_recurs_c=args.l_recurs_c,
-            missing_keys=args.missing_keys,
-            missing_sensitive=args.missing_sensitive,
+            **flag_values(args, LDiversityOptions),
             out=l_out,
             out_table=l_table,
             overwrite=args.overwrite,

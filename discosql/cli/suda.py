@@ -10,7 +10,9 @@ import sys
 from typing import Any
 
 from ..core.files import write_text
-from .args import csv_list, engine_of
+from ..risk.suda import SudaOptions
+from .args import engine_of
+from .flags import add_flags, flag_values
 from .kwargs import live_records, no_id_in_scripts
 from .options import (
     UsageError,
@@ -35,21 +37,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="the data: a Parquet or CSV path, glob or directory (a table "
         "name with --engine postgresql://...)",
     )
-    s.add_argument("--keys", type=csv_list, required=True, help="key columns, comma-separated")
-    s.add_argument(
-        "--dis-fraction",
-        type=float,
-        default=0.01,
-        metavar="F",
-        help="the sampling fraction of DIS-SUDA, 0 to 1 (default 0.01)",
-    )
-    s.add_argument(
-        "--max-size",
-        type=int,
-        default=None,
-        metavar="K",
-        help="look for MSUs of up to K keys (default: all keys)",
-    )
+    add_flags(s, SudaOptions)
     s.add_argument(
         "--ihsn-scores",
         action="store_true",
@@ -72,9 +60,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, progress: Progress) -> None:
     """The DIS-SUDA table, MSU sizes and contributions (table, json), or the per-record table
     (csv, parquet: with --out streamed to FILE; --out-table: a table, the summary printed)."""
-    from ..risk.suda import check_arguments, suda
+    from ..risk.suda import suda
 
-    check_arguments(args.keys, args.dis_fraction, not args.ihsn_scores, args.max_size)
+    SudaOptions.of(args, original_scores=not args.ihsn_scores)  # checked before any data
     if args.sql is not None:
         no_id_in_scripts(args)
         _suda_script(args)
@@ -83,17 +71,13 @@ def run(args: argparse.Namespace, progress: Progress) -> None:
     streamed = per_record and args.out is not None
     res = suda(
         args.data,
-        args.keys,
-        dis_fraction=args.dis_fraction,
-        original_scores=not args.ihsn_scores,
-        max_size=args.max_size,
+        **_options(args),
         engine=engine_of(args),
         threads=args.threads,
         out=out,
         out_table=args.out_table,
         overwrite=args.overwrite,
         progress=progress.stage,
-        id=args.id,
     )
     if streamed:
         return
@@ -118,12 +102,11 @@ def _suda_script(args: argparse.Namespace) -> None:
 
     if args.format not in ("table", "csv", "parquet"):
         raise UsageError("--format json: not with --sql (the script prints the tables)")
+    options = _options(args)
+    del options["id"]  # no_id_in_scripts: not in a script
     script = suda_to_sql(
         args.data,
-        args.keys,
-        dis_fraction=args.dis_fraction,
-        original_scores=not args.ihsn_scores,
-        max_size=args.max_size,
+        **options,
         dialect=args.dialect,
         table=args.table,
         out=str(args.out) if args.out is not None else None,
@@ -133,3 +116,8 @@ def _suda_script(args: argparse.Namespace) -> None:
         threads=args.threads,
     )
     write_text(args.sql, script)
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """suda()'s options from the flags (--ihsn-scores: not the original scores)."""
+    return flag_values(args, SudaOptions) | {"original_scores": not args.ihsn_scores}

@@ -15,7 +15,7 @@ from ..errors import DiscoSQLWarning, InputError, did_you_mean
 from ..measure.summary import check_arguments
 from ..protect.sdc import SdcResult, check_sdc
 from ..protect.sdc import sdc as run_sdc
-from ..risk.individual import check_arguments as check_risk
+from ..risk.individual import RiskOptions
 from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
 from ..sweep.key_sweep import KeySweep, key_sweep
 from ..sweep.key_sweep import check_arguments as check_sweep
@@ -80,7 +80,7 @@ def _risk_wanted(risk: Any, weight: Any, keys: list[str]) -> bool:
     if not isinstance(risk, bool):
         raise InputError(f"risk: expected True or False, got {risk!r}")
     if weight is not None:
-        check_risk(keys, weight, None, 1.0, 0.01)
+        RiskOptions(keys, weight)
     return risk or weight is not None
 
 

@@ -38,8 +38,8 @@ from ..errors import InputError
 from ..measure.summary import DisclosureSummary, default_targets, summary_on
 from ..protect.sdc import SdcResult, sdc_on
 from ..risk.frequencies import check_columns
-from ..risk.individual import RiskResult, risk_on
-from ..risk.suda import SudaResult, default_max_size, suda_on
+from ..risk.individual import RiskOptions, RiskResult, risk_on
+from ..risk.suda import SudaOptions, SudaResult, default_max_size, suda_on
 from ..sql.dialects import facts
 from ..sweep.key_sweep import KeySweep, sweep_on
 from . import anonymity as anonymity_tests
@@ -346,10 +346,10 @@ def _original_risk(
     original = Inputs(inputs.engine, inputs.sources[:1])
     step("risk of the original data")
     unwanted = Destination(discard=True)  # the report shows no per-record table
-    measured = risk_on(original, keys, weight, None, 1.0, 0.01, unwanted)
+    measured = risk_on(original, RiskOptions(keys, weight), unwanted)
     step("special uniques of the original data (SUDA2)")
     largest = min(len(keys), default_max_size(len(keys)))
-    return measured, suda_on(original, keys, 0.01, True, largest, dest=unwanted)
+    return measured, suda_on(original, SudaOptions(keys, max_size=largest), unwanted)
 
 
 def _measures(

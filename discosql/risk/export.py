@@ -28,12 +28,9 @@ from ..errors import InputError
 from ..sql.dialects import ORDERED_DIALECTS, unknown
 from ..version import __version__
 from . import frequencies
-from .individual import check_arguments as check_risk
-from .individual import run_risk
-from .ldiversity import check_arguments as check_ldiversity
-from .ldiversity import run_ldiversity
-from .suda import check_arguments as check_suda
-from .suda import run_suda
+from .individual import RiskOptions, run_risk
+from .ldiversity import LDiversityOptions, run_ldiversity
+from .suda import SudaOptions, run_suda
 
 
 def risk_to_sql(
@@ -72,14 +69,13 @@ def risk_to_sql(
         The script. It prints the summary (measure, value), the riskiest key cells, then the
         per-record table (or writes it).
     """
-    names, w, h, a, m = check_risk(keys, weight, household, alpha, max_global_risk)
+    options = RiskOptions(keys, weight, household, alpha, max_global_risk)
+    w, h, a, m = options.weight, options.household, options.alpha, options.max_global_risk
     dest = _script_options(dialect, table, out, out_table, overwrite)
-    roles = dict.fromkeys(names, "key") | ({w: "weight"} if w else {})
-    roles |= {h: "household"} if h else {}
     what = Export(
         "risk() (sdcMicro measure_risk)",
-        names,
-        roles,
+        options.keys,
+        options.roles(),
         [w] if w else [],
         dialect,
         table,
@@ -98,7 +94,7 @@ def risk_to_sql(
                 weighted=w is not None,
             )
         )
-        run_risk(script, source, names, w, h, a, m, dest, radices)
+        run_risk(script, source, options, dest, radices)
     return script_text(script)
 
 
@@ -123,23 +119,28 @@ def ldiversity_to_sql(
     missing keys and missing sensitive values too, named in the script's header). The script
     prints the summary (one row per output column, with its counts of missing values), then
     the per-record table (or writes it)."""
-    names, sens, c, rule_k, rule_s = check_ldiversity(
-        keys, sensitive, l_recurs_c, missing_keys, missing_sensitive
-    )
+    options = LDiversityOptions(keys, sensitive, l_recurs_c, missing_keys, missing_sensitive)
     dest = _script_options(dialect, table, out, out_table, overwrite)
-    roles = dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive")
     what = Export(
-        "ldiversity() (sdcMicro ldiversity)", names, roles, [], dialect, table, overwrite, dest
+        "ldiversity() (sdcMicro ldiversity)",
+        options.keys,
+        options.roles(),
+        [],
+        dialect,
+        table,
+        overwrite,
+        dest,
     )
     extra = [
-        f"sensitive {', '.join(sens)}; l_recurs_c {c:g}",
-        f"missing keys {rule_k}, missing sensitive values {rule_s}",
+        f"sensitive {', '.join(options.sensitive)}; l_recurs_c {options.l_recurs_c:g}",
+        f"missing keys {options.missing_keys}, "
+        f"missing sensitive values {options.missing_sensitive}",
     ]
     with _exporting(what, data, engine, threads) as (script, source, radices):
         script.comment(
             what.header(source, radices, extra, "the summary (one row per output column)")
         )
-        run_ldiversity(script, source, names, sens, c, dest, radices, rule_k, rule_s)
+        run_ldiversity(script, source, options, dest, radices)
     return script_text(script)
 
 
@@ -162,24 +163,27 @@ def suda_to_sql(
     as :func:`discosql.risk_to_sql` and :func:`discosql.suda`. The script prints the
     attribute contributions, the level contributions, the MSU sizes and the DIS-SUDA table,
     then the per-record table (or writes it)."""
-    names, f, original, largest = check_suda(keys, dis_fraction, original_scores, max_size)
+    options = SudaOptions(keys, dis_fraction, original_scores, max_size)
     dest = _script_options(dialect, table, out, out_table, overwrite)
     what = Export(
         "suda() (sdcMicro suda2)",
-        names,
-        dict.fromkeys(names, "key"),
+        options.keys,
+        dict.fromkeys(options.keys, "key"),
         [],
         dialect,
         table,
         overwrite,
         dest,
     )
-    scores = "(M - k)!" if original else "IHSN (2^(M-k) - 1) / C(M, k)"
-    extra = [f"MSUs of up to {largest} keys; scores {scores}; dis_fraction {f:g}"]
+    scores = "(M - k)!" if options.original_scores else "IHSN (2^(M-k) - 1) / C(M, k)"
+    extra = [
+        f"MSUs of up to {options.largest} keys; scores {scores}; "
+        f"dis_fraction {options.dis_fraction:g}"
+    ]
     with _exporting(what, data, engine, threads) as (script, source, radices):
         results = "the attribute and level contributions, the MSU sizes and the DIS-SUDA table"
         script.comment(what.header(source, radices, extra, results))
-        run_suda(script, source, names, f, original, largest, dest, radices)
+        run_suda(script, source, options, dest, radices)
     return script_text(script)
 
 

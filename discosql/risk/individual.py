@@ -6,12 +6,13 @@ templates of ``sql_templates/risk/`` (frequencies, individual, global, household
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass
 from typing import Any
 
 import pyarrow as pa
 
 from ..core.inputs import Inputs, named_columns, opened
+from ..core.options import Options, option
 from ..core.output import Destination
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
 from ..core.results import AsData, json_rows
@@ -173,23 +174,57 @@ class RiskResult(AsData):
 RECORD_COLUMNS = ("row", "fk", "Fk", "Fk_population", "risk", "hier_risk")
 
 
-def check_arguments(
-    keys: Any, weight: Any, household: Any, alpha: Any, max_global_risk: Any
-) -> tuple[list[str], str | None, str | None, float, float]:
-    """Every argument of ``risk()`` checked before any data is read."""
-    problems: list[str] = []
-    names = frequencies.check_keys(keys, problems)
-    w = frequencies.check_role("weight", weight, names, problems)
-    h = frequencies.check_role("household", household, names, problems)
-    if w is not None and w == h:
-        problems.append(f"household: {h!r} is also the weight; it must not be")
-    a = frequencies.check_fraction("alpha", alpha, problems, low_open=False, high_open=False)
-    m = frequencies.check_fraction(
-        "max_global_risk", max_global_risk, problems, low_open=True, high_open=True
+@dataclass(frozen=True)
+class RiskOptions(Options):
+    """:func:`risk`'s options, checked when built (before any data is read)."""
+
+    keys: list[str] = option(MISSING, "key columns, comma-separated", kind="list")
+    weight: str | None = option(
+        None, "sampling weight column (Fk: the population estimate)", metavar="W"
     )
-    if problems:
-        raise InputError(problems)
-    return names, w, h, a, m
+    household: str | None = option(
+        None, "household id column: adds the household risk", metavar="H"
+    )
+    alpha: float = option(
+        1.0,
+        "weight of a match through a missing key, 0 to 1 (default 1)",
+        kind="float",
+        metavar="A",
+    )
+    max_global_risk: float = option(
+        0.01,
+        "global risk the threshold aims at, in (0, 1) (default 0.01)",
+        kind="float",
+        metavar="R",
+    )
+    id: str | None = None
+
+    def __post_init__(self) -> None:
+        problems: list[str] = []
+        names = frequencies.check_keys(self.keys, problems)
+        w = frequencies.check_role("weight", self.weight, names, problems)
+        h = frequencies.check_role("household", self.household, names, problems)
+        if w is not None and w == h:
+            problems.append(f"household: {h!r} is also the weight; it must not be")
+        a = frequencies.check_fraction(
+            "alpha", self.alpha, problems, low_open=False, high_open=False
+        )
+        m = frequencies.check_fraction(
+            "max_global_risk", self.max_global_risk, problems, low_open=True, high_open=True
+        )
+        if problems:
+            raise InputError(problems)
+        self.set("keys", names)
+        self.set("weight", w)
+        self.set("household", h)
+        self.set("alpha", a)
+        self.set("max_global_risk", m)
+        self.set("id", frequencies.check_id(self.id, self.roles(), RECORD_COLUMNS))
+
+    def roles(self) -> dict[str, str]:
+        """Each named column's role: key, weight, household."""
+        roles = dict.fromkeys(self.keys, "key") | ({self.weight: "weight"} if self.weight else {})
+        return roles | ({self.household: "household"} if self.household else {})
 
 
 def risk(
@@ -224,43 +259,31 @@ def risk(
     record's position as the engine stores the data (on PostgreSQL the physical order, which
     a warning says may not be the order of loading).
     """
-    names, w, h, a, m = check_arguments(keys, weight, household, alpha, max_global_risk)
-    roles = dict.fromkeys(names, "key") | ({w: "weight"} if w else {})
-    roles |= {h: "household"} if h else {}
-    record_id = frequencies.check_id(id, roles, RECORD_COLUMNS)
+    options = RiskOptions(keys, weight, household, alpha, max_global_risk, id)
     dest = frequencies.records_destination(out, out_table, overwrite, "risk_records")
     check = frequencies.destination_check(dest, overwrite)
-    named = named_columns(roles | ({record_id: "id"} if record_id else {}), [w] if w else [])
-    with opened(engine, threads, data, prepare=check, check=named) as inputs:
-        return risk_on(inputs, names, w, h, a, m, dest, record_id=record_id)
-
-
-def risk_on(
-    inputs: Inputs,
-    keys: list[str],
-    weight: str | None,
-    household: str | None,
-    alpha: float,
-    max_global_risk: float,
-    dest: Destination | None = None,
-    record_id: str | None = None,
-) -> RiskResult:
-    """:func:`risk` on the first data set of the run's ``inputs`` (checked arguments; the
-    report's original), the per-record table returned or written to ``dest``."""
-    dest = dest or Destination()
-    eng, reg = inputs.engine, inputs.sources[0]
-    summary, riskiest, records = run_risk(
-        eng, reg, keys, weight, household, alpha, max_global_risk, dest, record_id=record_id
+    named = named_columns(
+        options.roles() | ({options.id: "id"} if options.id else {}),
+        [options.weight] if options.weight else [],
     )
+    with opened(engine, threads, data, prepare=check, check=named) as inputs:
+        return risk_on(inputs, options, dest)
+
+
+def risk_on(inputs: Inputs, options: RiskOptions, dest: Destination | None = None) -> RiskResult:
+    """:func:`risk` on the first data set of the run's ``inputs`` (the report's original), the
+    per-record table returned or written to ``dest``."""
+    dest = dest or Destination()
+    summary, riskiest, records = run_risk(inputs.engine, inputs.sources[0], options, dest)
     return RiskResult(
         records=records,
         summary=summary,
         riskiest=riskiest,
-        keys=tuple(keys),
-        weight=weight,
-        household=household,
-        alpha=alpha,
-        max_global_risk=max_global_risk,
+        keys=tuple(options.keys),
+        weight=options.weight,
+        household=options.household,
+        alpha=options.alpha,
+        max_global_risk=options.max_global_risk,
         written=dest.written,
     )
 
@@ -268,21 +291,15 @@ def risk_on(
 def run_risk(
     eng: Engine,
     reg: Registered,
-    keys: list[str],
-    weight: str | None,
-    household: str | None,
-    alpha: float,
-    max_global_risk: float,
+    options: RiskOptions,
     dest: Destination,
     radices: list[int] | None = None,
-    record_id: str | None = None,
 ) -> tuple[pa.Table, pa.Table, pa.Table | None]:
     """The statements of :func:`risk` on ``eng``: the summary (measure, value), the riskiest
     cells and the per-record table (None when written to ``dest``). ``radices``: the q
     packing decided ahead, for a script engine (whose results are read where it runs)."""
-    roles = dict.fromkeys(keys, "key") | ({weight: "weight"} if weight else {})
-    roles |= {household: "household"} if household else {}
-    frequencies.check_columns(reg, roles, [weight] if weight else [])
+    keys, weight, household = options.keys, options.weight, options.household
+    frequencies.check_columns(reg, options.roles(), [weight] if weight else [])
     with frequencies.key_cells(
         eng,
         reg,
@@ -291,9 +308,9 @@ def run_risk(
         household=household,
         radices=radices,
         risks=True,
-        record_id=record_id,
+        record_id=options.id,
     ) as cells:
-        freq = frequencies.frequencies(cells, alpha)
+        freq = frequencies.frequencies(cells, options.alpha)
         individual = (
             frequencies.CELLS
         )  # no key missing: the cells carry the risks (key_cells' risks)
@@ -305,7 +322,7 @@ def run_risk(
                 frequencies=freq,
                 weighted=weight is not None,
             )
-        summary = _summary(cells, individual, max_global_risk, household is not None)
+        summary = _summary(cells, individual, options.max_global_risk, household is not None)
         # a live engine's columns by position (a small result's table would refuse a key
         # named like another column, and DuckDB's names ignore case: fk and Fk), named here;
         # an exported script prints them as named

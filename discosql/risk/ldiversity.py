@@ -6,12 +6,13 @@ sensitive values. Formulas: ``sql_templates/risk/ldiversity.sql.j2``."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass
 from typing import Any
 
 import pyarrow as pa
 
 from ..core.inputs import Inputs, named_columns, opened
+from ..core.options import Options, option
 from ..core.output import Destination
 from ..core.outputcheck import OutputCheck
 from ..core.results import AsData, json_rows
@@ -154,28 +155,64 @@ def check_rule(name: str, value: Any, allowed: tuple[str, ...], problems: list[s
     return allowed[0]
 
 
-def check_arguments(
-    keys: Any,
-    sensitive: Any,
-    l_recurs_c: Any,
-    missing_keys: Any = "equal",
-    missing_sensitive: Any = "category",
-) -> tuple[list[str], list[str], float, str, str]:
-    """Every argument of ``ldiversity()`` checked before any data is read."""
-    problems: list[str] = []
-    names = frequencies.check_keys(keys, problems)
-    sens = column_names("sensitive", sensitive, problems)
-    both = [s for s in sens if s in names]
-    if both:
-        problems.append(f"sensitive: {both!r} are also keys; a variable is one or the other")
-    ok = isinstance(l_recurs_c, int | float) and not isinstance(l_recurs_c, bool)
-    if not ok or not math.isfinite(l_recurs_c) or l_recurs_c <= 0:
-        problems.append(f"l_recurs_c: expected a positive number, got {l_recurs_c!r}")
-    rule_k = check_rule("missing_keys", missing_keys, MISSING_KEYS, problems)
-    rule_s = check_rule("missing_sensitive", missing_sensitive, MISSING_SENSITIVE, problems)
-    if problems:
-        raise InputError(problems)
-    return names, sens, float(l_recurs_c), rule_k, rule_s
+@dataclass(frozen=True)
+class LDiversityOptions(Options):
+    """:func:`ldiversity`'s options, checked when built (before any data is read)."""
+
+    keys: list[str] = option(MISSING)
+    sensitive: list[str] = option(
+        MISSING,
+        "also the l-diversity of these sensitive variables",
+        kind="list",
+        metavar="VAR[,VAR...]",
+        flag="ldiversity",
+    )
+    l_recurs_c: float = option(
+        2.0,
+        "the constant c of recursive (c, l)-diversity (default 2)",
+        kind="float",
+        metavar="C",
+    )
+    missing_keys: str = option(
+        "equal",
+        "l-diversity: records with the same missing keys share a cell (equal, the "
+        "default: sdcMicro 5.8.2), or a record with a missing key is a cell of its own "
+        "(apart: sdcMicro 5.8.0)",
+        choices=MISSING_KEYS,
+    )
+    missing_sensitive: str = option(
+        "category",
+        "l-diversity: a variable's missing values are one more value (category, the "
+        "default), each a value of its own (distinct: sdcMicro), or left out (ignore)",
+        choices=MISSING_SENSITIVE,
+    )
+
+    def __post_init__(self) -> None:
+        problems: list[str] = []
+        names = frequencies.check_keys(self.keys, problems)
+        sens = column_names("sensitive", self.sensitive, problems)
+        both = [s for s in sens if s in names]
+        if both:
+            problems.append(f"sensitive: {both!r} are also keys; a variable is one or the other")
+        c = self.l_recurs_c
+        ok = isinstance(c, int | float) and not isinstance(c, bool)
+        if not ok or not math.isfinite(c) or c <= 0:
+            problems.append(f"l_recurs_c: expected a positive number, got {c!r}")
+        rule_k = check_rule("missing_keys", self.missing_keys, MISSING_KEYS, problems)
+        rule_s = check_rule(
+            "missing_sensitive", self.missing_sensitive, MISSING_SENSITIVE, problems
+        )
+        if problems:
+            raise InputError(problems)
+        self.set("keys", names)
+        self.set("sensitive", sens)
+        self.set("l_recurs_c", float(c))
+        self.set("missing_keys", rule_k)
+        self.set("missing_sensitive", rule_s)
+
+    def roles(self) -> dict[str, str]:
+        """Each named column's role: key, sensitive."""
+        return dict.fromkeys(self.keys, "key") | dict.fromkeys(self.sensitive, "sensitive")
 
 
 def ldiversity(
@@ -210,43 +247,33 @@ def ldiversity(
     missing_sensitive="distinct"``. ``out``, ``out_table``, ``overwrite``: as
     :func:`discosql.risk` (the default table is ldiversity_records).
     """
-    names, sens, c, rule_k, rule_s = check_arguments(
-        keys, sensitive, l_recurs_c, missing_keys, missing_sensitive
-    )
+    options = LDiversityOptions(keys, sensitive, l_recurs_c, missing_keys, missing_sensitive)
     dest = frequencies.records_destination(out, out_table, overwrite, "ldiversity_records")
     check = frequencies.destination_check(dest, overwrite)
-    named = named_columns(dict.fromkeys(names, "key") | dict.fromkeys(sens, "sensitive"))
-    with opened(engine, threads, data, prepare=check, check=named) as inputs:
-        return ldiversity_on(inputs, names, sens, c, dest, rule_k, rule_s)
+    with opened(
+        engine, threads, data, prepare=check, check=named_columns(options.roles())
+    ) as inputs:
+        return ldiversity_on(inputs, options, dest)
 
 
 def ldiversity_on(
-    inputs: Inputs,
-    keys: list[str],
-    sensitive: list[str],
-    l_recurs_c: float,
-    dest: Destination | None = None,
-    missing_keys: str = "equal",
-    missing_sensitive: str = "category",
+    inputs: Inputs, options: LDiversityOptions, dest: Destination | None = None
 ) -> LDiversityResult:
-    """:func:`ldiversity` on the first data set of the run's ``inputs`` (checked arguments),
-    the per-record table returned or written to ``dest``."""
+    """:func:`ldiversity` on the first data set of the run's ``inputs``, the per-record table
+    returned or written to ``dest``."""
     dest = dest or Destination()
-    eng, reg = inputs.engine, inputs.sources[0]
-    summary, records = run_ldiversity(
-        eng, reg, keys, sensitive, l_recurs_c, dest, None, missing_keys, missing_sensitive
-    )
+    summary, records = run_ldiversity(inputs.engine, inputs.sources[0], options, dest)
     # each sensitive variable's three columns carry its count of missing values
-    missing = summary.column("missing").to_pylist()[: 3 * len(sensitive) : 3]
+    missing = summary.column("missing").to_pylist()[: 3 * len(options.sensitive) : 3]
     return LDiversityResult(
         records,
         summary,
-        tuple(keys),
-        tuple(sensitive),
-        l_recurs_c,
+        tuple(options.keys),
+        tuple(options.sensitive),
+        options.l_recurs_c,
         dest.written,
-        missing_keys=missing_keys,
-        missing_sensitive=missing_sensitive,
+        missing_keys=options.missing_keys,
+        missing_sensitive=options.missing_sensitive,
         missing=tuple(int(n) for n in missing),
     )
 
@@ -254,36 +281,30 @@ def ldiversity_on(
 def run_ldiversity(
     eng: Engine,
     reg: Registered,
-    keys: list[str],
-    sensitive: list[str],
-    l_recurs_c: float,
+    options: LDiversityOptions,
     dest: Destination,
     radices: list[int] | None = None,
-    missing_keys: str = "equal",
-    missing_sensitive: str = "category",
 ) -> tuple[pa.Table, pa.Table | None]:
     """The statements of :func:`ldiversity` on ``eng``: the summary (one row per output
     column) and the per-record table (None when written to ``dest``). ``radices``: the q
-    packing decided ahead, for a script engine (whose results are read where it runs).
-    ``missing_keys``, ``missing_sensitive``: the checked rules (the template's switches)."""
-    frequencies.check_columns(
-        reg, dict.fromkeys(keys, "key") | dict.fromkeys(sensitive, "sensitive"), []
-    )
+    packing decided ahead, for a script engine (whose results are read where it runs)."""
+    keys, sensitive = options.keys, options.sensitive
+    frequencies.check_columns(reg, options.roles(), [])
     columns = [
         f"{s}_{m}_Ldiversity" for s in sensitive for m in ("Distinct", "Entropy", "Recursive")
     ] + ["MultiEntropy_Ldiversity", "MultiRecursive_Ldiversity"]
     missing_of = [f"missing_{i}" for i in range(len(sensitive)) for _ in range(3)]
     missing_of += ["missing_any", "missing_any"]
     with frequencies.key_cells(eng, reg, keys, sensitive=sensitive, radices=radices) as cells:
-        cells.params["l_recurs_c"] = l_recurs_c
+        cells.params["l_recurs_c"] = options.l_recurs_c
         cells.params |= {f"column_{i}": name for i, name in enumerate(columns)}
         cells.create(
             LDIVERSITY,
             "risk/ldiversity.sql.j2",
             records=frequencies.RECORDS,
             names=sensitive,
-            missing_keys=missing_keys,
-            missing_sensitive=missing_sensitive,
+            missing_keys=options.missing_keys,
+            missing_sensitive=options.missing_sensitive,
         )
         cells.create(
             TOTALS,

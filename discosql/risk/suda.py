@@ -13,12 +13,13 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass
 from typing import Any
 
 import pyarrow as pa
 
 from ..core.inputs import Inputs, named_columns, opened, source_ctx
+from ..core.options import Options, option
 from ..core.output import Destination
 from ..core.results import AsData, json_rows
 from ..engines.base import Engine, Registered
@@ -106,33 +107,65 @@ class SudaResult(AsData):
         }
 
 
-def check_arguments(
-    keys: Any, dis_fraction: Any, original_scores: Any, max_size: Any
-) -> tuple[list[str], float, bool, int]:
-    """Every argument of ``suda()`` checked before any data is read; the largest MSU size."""
-    problems: list[str] = []
-    names = frequencies.check_keys(keys, problems)
-    f = frequencies.check_fraction(
-        "dis_fraction", dis_fraction, problems, low_open=False, high_open=False
+@dataclass(frozen=True)
+class SudaOptions(Options):
+    """:func:`suda`'s options, checked when built (before any data is read); ``max_size``
+    becomes the largest MSU size searched."""
+
+    keys: list[str] = option(MISSING, "key columns, comma-separated", kind="list")
+    dis_fraction: float = option(
+        0.01,
+        "the sampling fraction of DIS-SUDA, 0 to 1 (default 0.01)",
+        kind="float",
+        metavar="F",
     )
-    if not isinstance(original_scores, bool):
-        problems.append(f"original_scores: expected True or False, got {original_scores!r}")
-    largest = len(names)
-    if max_size is not None:
-        if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
-            problems.append(f"max_size: expected a whole number >= 1 or None, got {max_size!r}")
-        else:
-            largest = min(max_size, len(names))
-    n_subsets = sum(math.comb(len(names), s) for s in range(1, largest + 1))
-    if names and n_subsets > MAX_SUBSETS:
-        problems.append(
-            f"keys: {len(names)} keys have {n_subsets} subsets of up to {largest} keys to "
-            f"search, more than {MAX_SUBSETS}; give max_size (e.g. max_size=4: "
-            f"{sum(math.comb(len(names), s) for s in range(1, 5))} subsets) or fewer keys"
+    original_scores: bool = True
+    max_size: int | None = option(
+        None,
+        "look for MSUs of up to K keys (default: all keys)",
+        kind="int",
+        metavar="K",
+    )
+    id: str | None = None
+
+    def __post_init__(self) -> None:
+        problems: list[str] = []
+        names = frequencies.check_keys(self.keys, problems)
+        f = frequencies.check_fraction(
+            "dis_fraction", self.dis_fraction, problems, low_open=False, high_open=False
         )
-    if problems:
-        raise InputError(problems)
-    return names, f, bool(original_scores), largest
+        if not isinstance(self.original_scores, bool):
+            problems.append(
+                f"original_scores: expected True or False, got {self.original_scores!r}"
+            )
+        largest, max_size = len(names), self.max_size
+        if max_size is not None:
+            if isinstance(max_size, bool) or not isinstance(max_size, int) or max_size < 1:
+                problems.append(f"max_size: expected a whole number >= 1 or None, got {max_size!r}")
+            else:
+                largest = min(max_size, len(names))
+        n_subsets = sum(math.comb(len(names), s) for s in range(1, largest + 1))
+        if names and n_subsets > MAX_SUBSETS:
+            problems.append(
+                f"keys: {len(names)} keys have {n_subsets} subsets of up to {largest} keys to "
+                f"search, more than {MAX_SUBSETS}; give max_size (e.g. max_size=4: "
+                f"{sum(math.comb(len(names), s) for s in range(1, 5))} subsets) or fewer keys"
+            )
+        if problems:
+            raise InputError(problems)
+        self.set("keys", names)
+        self.set("dis_fraction", f)
+        self.set("max_size", largest)
+        self.set("id", frequencies.check_id(self.id, dict.fromkeys(names, "key"), self.outputs()))
+
+    @property
+    def largest(self) -> int:
+        """The largest MSU size searched."""
+        return self.max_size or len(self.keys)
+
+    def outputs(self) -> list[str]:
+        """The per-record table's columns."""
+        return ["row", *(f"{k}_contribution" for k in self.keys), "suda_score", "dis_suda_score"]
 
 
 def suda(
@@ -164,14 +197,14 @@ def suda(
     ``id``: a column that names each record, the per-record table's first column (as
     :func:`discosql.risk`).
     """
-    names, f, original, largest = check_arguments(keys, dis_fraction, original_scores, max_size)
-    outputs = ["row", *(f"{k}_contribution" for k in names), "suda_score", "dis_suda_score"]
-    record_id = frequencies.check_id(id, dict.fromkeys(names, "key"), outputs)
+    options = SudaOptions(keys, dis_fraction, original_scores, max_size, id)
     dest = frequencies.records_destination(out, out_table, overwrite, "suda_records")
     check = frequencies.destination_check(dest, overwrite)
-    named = named_columns(dict.fromkeys(names, "key") | ({record_id: "id"} if record_id else {}))
+    named = named_columns(
+        dict.fromkeys(options.keys, "key") | ({options.id: "id"} if options.id else {})
+    )
     with opened(engine, threads, data, prepare=check, check=named) as inputs:
-        return suda_on(inputs, names, f, original, largest, dest, progress, record_id)
+        return suda_on(inputs, options, dest, progress)
 
 
 def default_max_size(n_keys: int) -> int:
@@ -185,21 +218,15 @@ def default_max_size(n_keys: int) -> int:
 
 def suda_on(
     inputs: Inputs,
-    names: list[str],
-    f: float,
-    original: bool,
-    largest: int,
+    options: SudaOptions,
     dest: Destination | None = None,
     progress: Progress | None = None,
-    record_id: str | None = None,
 ) -> SudaResult:
-    """:func:`suda` on the first data set of the run's ``inputs`` (checked arguments; the
-    report's original), the per-record table returned or written to ``dest``."""
+    """:func:`suda` on the first data set of the run's ``inputs`` (the report's original),
+    the per-record table returned or written to ``dest``."""
     dest = dest or Destination()
     eng, reg = inputs.engine, inputs.sources[0]
-    tables, records = run_suda(
-        eng, reg, names, f, original, largest, dest, progress=progress, record_id=record_id
-    )
+    tables, records = run_suda(eng, reg, options, dest, progress=progress)
     attributes, levels, msu_counts, dis_table = tables
     return SudaResult(
         records=records,
@@ -207,10 +234,10 @@ def suda_on(
         levels=levels,
         msu_counts=msu_counts,
         dis_table=dis_table,
-        keys=tuple(names),
-        dis_fraction=f,
-        original_scores=original,
-        max_size=largest,
+        keys=tuple(options.keys),
+        dis_fraction=options.dis_fraction,
+        original_scores=options.original_scores,
+        max_size=options.largest,
         written=dest.written,
     )
 
@@ -218,18 +245,17 @@ def suda_on(
 def run_suda(
     eng: Engine,
     reg: Registered,
-    keys: list[str],
-    dis_fraction: float,
-    original_scores: bool,
-    largest: int,
+    options: SudaOptions,
     dest: Destination,
     radices: list[int] | None = None,
     progress: Progress | None = None,
-    record_id: str | None = None,
 ) -> tuple[tuple[pa.Table, ...], pa.Table | None]:
     """The statements of :func:`suda` on ``eng``: (attributes, levels, msu_counts, dis_table)
     and the per-record table (None when written to ``dest``). ``radices``: the q packing
     decided ahead, for a script engine (whose results are read where it runs)."""
+    keys, record_id = options.keys, options.id
+    original_scores, dis_fraction = options.original_scores, options.dis_fraction
+    largest = options.largest
     frequencies.check_columns(reg, dict.fromkeys(keys, "key"), [])
     m = len(keys)
     sizes = list(range(1, largest + 1))

@@ -1,0 +1,74 @@
+"""A family's options, declared once: each is a field of the family's frozen dataclass (its
+type, its default, its allowed values and its help), which checks its values when built.
+
+The public function builds the dataclass from its arguments (so every value is checked
+before any data is read) and passes that one object on: to its ``_on`` and the statements
+that run it, to the export, to the report. The command line builds a subcommand's flags from
+the same fields (:func:`discosql.cli.flags.add_flags`) and passes them back by name, and a
+result's ``to_dict`` names them as the fields do. Adding an option is one :func:`option`
+field, its check in the dataclass's ``__post_init__``, and the SQL that uses it.
+
+``kind`` says how a flag's text becomes a value: ``str``, ``int``, ``float``, ``list``
+(comma-separated) or ``bool`` (a switch, ``store_true``); a field without ``help`` has no
+flag.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+KINDS = ("str", "int", "float", "list", "bool")
+
+
+def option(
+    default: Any,
+    help: str = "",
+    *,
+    kind: str = "str",
+    choices: tuple[str, ...] | None = None,
+    metavar: str | None = None,
+    flag: str | None = None,
+) -> Any:
+    """A declared option: a dataclass field with its default, and the flag it is given on the
+    command line (``--name-with-dashes`` unless ``flag`` says otherwise; none without
+    ``help``)."""
+    if kind not in KINDS:
+        raise ValueError(f"option kind {kind!r}: expected one of {KINDS}")
+    meta = {"help": help, "kind": kind, "choices": choices, "metavar": metavar, "flag": flag}
+    return dataclasses.field(default=default, metadata=meta)
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    """The base of a family's options: the fields are the declaration."""
+
+    FAMILY: ClassVar[str] = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every option by name, as the JSON output names it (a tuple as a list)."""
+        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+    def set(self, name: str, value: Any) -> None:
+        """A checked value in place of the given one (``__post_init__`` only)."""
+        object.__setattr__(self, name, value)
+
+    @classmethod
+    def flags(cls) -> tuple[dataclasses.Field[Any], ...]:
+        """The fields the command line has a flag for, in declaration order."""
+        return tuple(f for f in dataclasses.fields(cls) if f.metadata.get("help"))
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any] | Any, **given: Any) -> Any:
+        """The options from ``values`` (a mapping, or an argparse namespace whose flags the
+        fields built), ``given`` taking precedence."""
+        get = values.get if isinstance(values, Mapping) else lambda n, d: getattr(values, n, d)
+        names = [f.name for f in dataclasses.fields(cls)]
+        sentinel = object()
+        found = {n: get(n, sentinel) for n in names if n not in given}
+        return cls(**{n: v for n, v in found.items() if v is not sentinel}, **given)
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
