@@ -10,11 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from ..core.files import write_text
+from ..protect.sdc import SdcOptions
 from .args import csv_list, dialect_given, engine_of, script_tables
+from .flags import add_flags
 from .options import UsageError, add_common, add_script_options, add_synthpop
 from .output import Progress, text_table
 
 NAME = "sdc"
+RENAMING = ("label", "prefix", "suffix")
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -24,17 +27,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     add_common(c, outputs=False, measures=False)
     add_synthpop(c, "to record; sdc() removes the same records in both")
-    c.add_argument(
-        "--rm-replicated-uniques",
-        action="store_true",
-        help="(rm.replicated.uniques) remove records unique in the synthesis and in the original",
-    )
-    c.add_argument(
-        "--rm-uniques-in-orig",
-        action="store_true",
-        help="(rm.uniques.in.orig) remove records unique in the synthesis and "
-        "present in the original",
-    )
+    add_flags(c, SdcOptions, skip=RENAMING)
     c.add_argument(
         "--recode",
         action="append",
@@ -64,9 +57,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="print disclosure_summary before and after (over --keys; default "
         "targets: every column of both sides not a key)",
     )
-    c.add_argument("--label", default=None, help="(label) add a first column flag = LABEL")
-    c.add_argument("--prefix", default=None, help="(prefix) before every column name")
-    c.add_argument("--suffix", default=None, help="(suffix) after every column name")
+    add_flags(c, SdcOptions, skip=["rm_replicated_uniques", "rm_uniques_in_orig"])
     c.add_argument(
         "--out",
         type=Path,

@@ -16,8 +16,10 @@ flag.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Collection, Mapping
+from typing import Any, ClassVar, Self
+
+from ..errors import InputError, did_you_mean
 
 KINDS = ("str", "int", "float", "list", "bool")
 
@@ -60,14 +62,25 @@ class Options:
         return tuple(f for f in dataclasses.fields(cls) if f.metadata.get("help"))
 
     @classmethod
-    def of(cls, values: Mapping[str, Any] | Any, **given: Any) -> Any:
+    def of(
+        cls, values: Mapping[str, Any] | Any, *, others: Collection[str] = (), **given: Any
+    ) -> Self:
         """The options from ``values`` (a mapping, or an argparse namespace whose flags the
-        fields built), ``given`` taking precedence."""
-        get = values.get if isinstance(values, Mapping) else lambda n, d: getattr(values, n, d)
+        fields built), ``given`` taking precedence. A mapping's name that is neither an
+        option nor one of ``others`` is an InputError."""
         names = [f.name for f in dataclasses.fields(cls)]
-        sentinel = object()
-        found = {n: get(n, sentinel) for n in names if n not in given}
-        return cls(**{n: v for n, v in found.items() if v is not sentinel}, **given)
+        if isinstance(values, Mapping):
+            unknown = [n for n in values if n not in names and n not in others]
+            if unknown:
+                allowed = sorted([*names, *others])
+                raise InputError(
+                    f"{cls.FAMILY or cls.__name__}: unknown option(s) {unknown!r}"
+                    f"{did_you_mean(str(unknown[0]), allowed)}; allowed: {', '.join(allowed)}"
+                )
+            found = {n: values[n] for n in names if n in values and n not in given}
+        else:
+            found = {n: getattr(values, n) for n in names if hasattr(values, n) and n not in given}
+        return cls(**found, **given)
 
 
 def _plain(value: Any) -> Any:

@@ -23,7 +23,7 @@ from ..errors import InputError
 from ..sql.dialects import unknown
 from ..version import __version__
 from .removal import REASONS, reason_of
-from .sdc import Protection, _protect, decide, protection
+from .sdc import Protection, SdcOptions, _protect, decide
 from .uniques import SYNTHPOP_DEFAULT
 
 
@@ -68,20 +68,20 @@ def sdc_to_sql(
     """
     problems: list[str] = []
     problems += filter(None, [unknown(dialect)])
-    prot = protection(
+    options = SdcOptions(
         keys,
-        rm_replicated_uniques=rm_replicated_uniques,
-        rm_uniques_in_orig=rm_uniques_in_orig,
-        recode_vars=recode_vars,
-        bottom_top_coding=bottom_top_coding,
-        recode_exclude=recode_exclude,
-        label=label,
-        prefix=prefix,
-        suffix=suffix,
-        rm_disclosive=rm_disclosive,
-        problems=problems,
-        synthpop=synthpop,
+        rm_replicated_uniques,
+        rm_uniques_in_orig,
+        recode_vars,
+        bottom_top_coding,
+        recode_exclude,
+        label,
+        prefix,
+        suffix,
+        rm_disclosive,
+        synthpop,
     )
+    prot = options.protection(problems)
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     dest = script_destination(out, out_table, n_syn, dialect, problems)
     if not isinstance(overwrite, bool):

@@ -10,11 +10,12 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 import pyarrow as pa
 
 from ..core.inputs import Inputs, column_kinds, named_columns, opened, with_syntheses
+from ..core.options import Options, option
 from ..core.output import Destination, destination
 from ..core.results import AsData, json_rows
 from ..core.spec import DisclosureSpec, column_names
@@ -130,48 +131,60 @@ class Protection:
         return names
 
 
-def protection(
-    keys: str | Sequence[str] | None,
-    *,
-    rm_replicated_uniques: Any,
-    rm_uniques_in_orig: Any,
-    recode_vars: Any,
-    bottom_top_coding: Any,
-    recode_exclude: Any,
-    label: Any,
-    prefix: Any,
-    suffix: Any,
-    rm_disclosive: Any,
-    problems: list[str],
-    synthpop: Any = SYNTHPOP_DEFAULT,
-) -> Protection:
-    """sdc()'s arguments checked, before any data is read; each problem is added to
-    ``problems``."""
-    names = None if keys is None else column_names("keys", keys, problems)
-    release = check_synthpop(synthpop, problems)
-    recodes = parse_recodes(recode_vars, bottom_top_coding, recode_exclude, problems)
-    disclosive = removal.disclosive_specs(rm_disclosive, names, problems)
-    for arg, value in (("label", label), ("prefix", prefix), ("suffix", suffix)):
-        if value is not None and not isinstance(value, str):
-            problems.append(f"{arg}: expected a string, got {value!r}")
-    for arg, flag in (
-        ("rm_replicated_uniques", rm_replicated_uniques),
-        ("rm_uniques_in_orig", rm_uniques_in_orig),
-    ):
-        if not isinstance(flag, bool):
-            problems.append(f"{arg}: expected True or False, got {flag!r}")
-    uniques = (
-        "in_original" if rm_uniques_in_orig else ("replicated" if rm_replicated_uniques else None)
+@dataclass(frozen=True)
+class SdcOptions(Options):
+    """:func:`sdc`'s protection options as given; :meth:`protection` checks them."""
+
+    FAMILY: ClassVar[str] = "sdc"
+
+    keys: Any = None
+    rm_replicated_uniques: Any = option(
+        False,
+        "(rm.replicated.uniques) remove records unique in the synthesis and in the original",
+        kind="bool",
     )
-    return Protection(
-        keys=None if names is None else tuple(names),
-        recodes=tuple(recodes),
-        uniques=uniques,
-        disclosive=tuple(disclosive),
-        rename=(label, prefix or "", suffix or ""),
-        both_flags=bool(rm_uniques_in_orig and rm_replicated_uniques),
-        synthpop=release,
+    rm_uniques_in_orig: Any = option(
+        False,
+        "(rm.uniques.in.orig) remove records unique in the synthesis and present in the original",
+        kind="bool",
     )
+    recode_vars: Any = None
+    bottom_top_coding: Any = None
+    recode_exclude: Any = None
+    label: Any = option(None, "(label) add a first column flag = LABEL")
+    prefix: Any = option(None, "(prefix) before every column name")
+    suffix: Any = option(None, "(suffix) after every column name")
+    rm_disclosive: Any = None
+    synthpop: Any = SYNTHPOP_DEFAULT
+
+    def protection(self, problems: list[str]) -> Protection:
+        """The options checked, before any data is read; each problem is added to
+        ``problems``."""
+        keys = self.keys
+        names = None if keys is None else column_names("keys", keys, problems)
+        release = check_synthpop(self.synthpop, problems)
+        recodes = parse_recodes(
+            self.recode_vars, self.bottom_top_coding, self.recode_exclude, problems
+        )
+        disclosive = removal.disclosive_specs(self.rm_disclosive, names, problems)
+        label, prefix, suffix = self.label, self.prefix, self.suffix
+        for arg, value in (("label", label), ("prefix", prefix), ("suffix", suffix)):
+            if value is not None and not isinstance(value, str):
+                problems.append(f"{arg}: expected a string, got {value!r}")
+        replicated, in_orig = self.rm_replicated_uniques, self.rm_uniques_in_orig
+        for arg, flag in (("rm_replicated_uniques", replicated), ("rm_uniques_in_orig", in_orig)):
+            if not isinstance(flag, bool):
+                problems.append(f"{arg}: expected True or False, got {flag!r}")
+        uniques = "in_original" if in_orig else ("replicated" if replicated else None)
+        return Protection(
+            keys=None if names is None else tuple(names),
+            recodes=tuple(recodes),
+            uniques=uniques,
+            disclosive=tuple(disclosive),
+            rename=(label, prefix or "", suffix or ""),
+            both_flags=bool(in_orig and replicated),
+            synthpop=release,
+        )
 
 
 def sdc(
@@ -229,25 +242,22 @@ def sdc(
             replicated.uniques() prints, see :func:`replicated_uniques`), and ``removed.pct``
             is of the synthesis's records in both.
     """
-    prot, dest = _planned(
+    options = SdcOptions(
         keys,
-        n_syn=len(synthetic) if isinstance(synthetic, list | tuple) else 1,
-        rm_replicated_uniques=rm_replicated_uniques,
-        rm_uniques_in_orig=rm_uniques_in_orig,
-        recode_vars=recode_vars,
-        bottom_top_coding=bottom_top_coding,
-        recode_exclude=recode_exclude,
-        label=label,
-        prefix=prefix,
-        suffix=suffix,
-        rm_disclosive=rm_disclosive,
-        out=out,
-        out_table=out_table,
-        overwrite=overwrite,
-        measure=measure,
-        dry_run=dry_run,
-        synthpop=synthpop,
+        rm_replicated_uniques,
+        rm_uniques_in_orig,
+        recode_vars,
+        bottom_top_coding,
+        recode_exclude,
+        label,
+        prefix,
+        suffix,
+        rm_disclosive,
+        synthpop,
     )
+    n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
+    output = Output(out, out_table, overwrite, measure, dry_run)
+    prot, dest = _planned(options, n_syn, output)
     prot.warn()
     check = partial(dest.check_tables, overwrite=overwrite)
     roles = dict.fromkeys(prot.keys or [], "key") | {r.name: "recode_vars" for r in prot.recodes}
@@ -256,66 +266,55 @@ def sdc(
         return _run(inputs, prot, dest, measure)
 
 
+@dataclass(frozen=True)
+class Output:
+    """What :func:`sdc` is asked to make of the protected syntheses: where they go
+    (``out``, ``out_table``, ``overwrite``), the summary before and after (``measure``: its
+    options), or only the counts (``dry_run``)."""
+
+    out: Any = None
+    out_table: Any = None
+    overwrite: Any = False
+    measure: Any = None
+    dry_run: Any = False
+
+
+OUTPUT = ("out", "out_table", "overwrite", "measure", "dry_run")
+
+
 def sdc_on(
     inputs: Inputs,
+    args: dict[str, Any],
     before: DisclosureSummary | None = None,
-    **args: Any,
 ) -> SdcResult:
     """:func:`sdc` (``args``: its arguments but the data, engine and threads) on inputs already
     registered; ``before``: the summary of the unprotected syntheses when the caller has it
     with the options of ``args["measure"]`` (the report's)."""
-    overwrite = bool(args.get("overwrite", False))
-    prot, dest = _planned(args.pop("keys", None), n_syn=inputs.m, **args)
+    output = _output(args)
+    prot, dest = _planned(SdcOptions.of(args, others=OUTPUT), inputs.m, output)
     prot.warn()
-    dest.check_tables(inputs.engine, overwrite)
-    return _run(inputs, prot, dest, args.get("measure"), before)
+    dest.check_tables(inputs.engine, bool(output.overwrite))
+    return _run(inputs, prot, dest, output.measure, before)
 
 
-def check_sdc(n_syn: int, **args: Any) -> None:
+def check_sdc(n_syn: int, args: dict[str, Any]) -> None:
     """sdc()'s arguments (but the data, engine and threads) checked, for ``n_syn`` syntheses."""
-    _planned(args.pop("keys", None), n_syn=n_syn, **args)
+    _planned(SdcOptions.of(args, others=OUTPUT), n_syn, _output(args))
 
 
-def _planned(
-    keys: Any,
-    *,
-    n_syn: int,
-    rm_replicated_uniques: bool = False,
-    rm_uniques_in_orig: bool = False,
-    recode_vars: Any = None,
-    bottom_top_coding: Any = None,
-    recode_exclude: Any = None,
-    label: str | None = None,
-    prefix: str | None = None,
-    suffix: str | None = None,
-    rm_disclosive: Any = None,
-    out: Any = None,
-    out_table: str | None = None,
-    overwrite: bool = False,
-    measure: dict[str, Any] | None = None,
-    dry_run: bool = False,
-    synthpop: Any = SYNTHPOP_DEFAULT,
-) -> tuple[Protection, Destination]:
+def _output(args: dict[str, Any]) -> Output:
+    return Output(**{n: args[n] for n in OUTPUT if n in args})
+
+
+def _planned(options: SdcOptions, n_syn: int, output: Output) -> tuple[Protection, Destination]:
     """Every argument of sdc() checked before any data is read (one InputError for all)."""
     problems: list[str] = []
-    prot = protection(
-        keys,
-        rm_replicated_uniques=rm_replicated_uniques,
-        rm_uniques_in_orig=rm_uniques_in_orig,
-        recode_vars=recode_vars,
-        bottom_top_coding=bottom_top_coding,
-        recode_exclude=recode_exclude,
-        label=label,
-        prefix=prefix,
-        suffix=suffix,
-        rm_disclosive=rm_disclosive,
-        problems=problems,
-        synthpop=synthpop,
-    )
-    dest = destination(out, out_table, n_syn, overwrite, problems)
+    prot = options.protection(problems)
+    dest = destination(output.out, output.out_table, n_syn, output.overwrite, problems)
+    measure, dry_run = output.measure, output.dry_run
     if measure is not None and not isinstance(measure, dict):
         problems.append(f"measure: expected a dict of disclosure_summary options, got {measure!r}")
-    elif measure is not None and dest.written and (prefix or suffix):
+    elif measure is not None and dest.written and (options.prefix or options.suffix):
         problems.append(
             "measure: renamed files or tables (prefix/suffix) cannot be measured; drop out="
         )

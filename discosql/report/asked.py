@@ -204,5 +204,5 @@ def _sdc_args(sdc: Any, keys: list[str], n_syn: int) -> dict[str, Any] | None:
         return None
     args = dict(sdc)
     args.setdefault("keys", keys)
-    check_sdc(n_syn, **{**args, "measure": args.get("measure", {})})
+    check_sdc(n_syn, {**args, "measure": args.get("measure", {})})
     return args

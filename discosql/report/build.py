@@ -392,9 +392,9 @@ def _protect(
     if args.get("out") is None and args.get("out_table") is None:
         args = {**args, "dry_run": True}
     if "measure" in args:
-        return sdc_on(inputs, **args)
+        return sdc_on(inputs, args)
     measure = {"keys": list(summary.keys), "targets": list(summary.results), **options}
-    return sdc_on(inputs, before=summary, **args, measure=measure)
+    return sdc_on(inputs, {**args, "measure": measure}, before=summary)
 
 
 def _numbers(external: bool, rules: tuple[int, int], sizes: list[int], m: int) -> Numbers:
