@@ -33,7 +33,7 @@ def disclosure(
     with open_engine(engine, threads=2 if engine is None else None) as eng:
         inputs = register_inputs(eng, original, synthetic)
         plans = [
-            plan(inputs, build_spec(keys, t, **{**options, **(options_of or {}).get(t, {})}))
+            plan(inputs, build_spec(keys, t, {**options, **(options_of or {}).get(t, {})}))
             for t in targets
         ]
         if not stack:

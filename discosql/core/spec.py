@@ -6,10 +6,11 @@ import math
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import InputError
 from .grouping import number_label
+from .options import Options
 
 
 @dataclass(frozen=True)
@@ -107,10 +108,10 @@ def _check_target(keys: list[str], target: Any, problems: list[str]) -> str:
     return target
 
 
-def _check_flags(
-    denom_lim: Any, exclude_ov_denom_lim: Any, use_target_na: Any, problems: list[str]
-) -> int:
+def _check_flags(o: DisclosureOptions, problems: list[str]) -> int:
     """denom_lim (returned; 5 when wrong, so later checks go on) and the two flags."""
+    denom_lim, exclude_ov_denom_lim = o.denom_lim, o.exclude_ov_denom_lim
+    use_target_na = o.use_target_na
     ok = _is_int(denom_lim) and int(denom_lim) > 0
     if not ok:
         problems.append(f"denom_lim: must be an integer > 0, got {denom_lim!r}")
@@ -123,7 +124,8 @@ def _check_flags(
     return int(denom_lim) if ok else 5
 
 
-def _check_keys_na(keys: list[str], use_keys_na: Any, problems: list[str]) -> tuple[bool, ...]:
+def _check_keys_na(keys: list[str], value: Any, problems: list[str]) -> tuple[bool, ...]:
+    use_keys_na = value
     if isinstance(use_keys_na, bool):
         return (use_keys_na,) * len(keys)
     if (
@@ -139,8 +141,9 @@ def _check_keys_na(keys: list[str], use_keys_na: Any, problems: list[str]) -> tu
     return (True,) * len(keys)
 
 
-def _check_not_targetlev(not_targetlev: Any, problems: list[str]) -> tuple[str, ...]:
+def _check_not_targetlev(value: Any, problems: list[str]) -> tuple[str, ...]:
     ntl: list[str] = []
+    not_targetlev = value
     if not_targetlev is None or not_targetlev == "":
         return ()
     for v in _as_list(not_targetlev):
@@ -199,9 +202,10 @@ def _check_ngroups(value: Any, what: str, problems: list[str]) -> int:
 
 
 def _check_ngroups_keys(
-    keys: list[str], ngroups_keys: Any, problems: list[str]
+    keys: list[str], value: Any, problems: list[str]
 ) -> tuple[tuple[int, ...], bool]:
     """Per-key group counts, and whether they were given per key (a list)."""
+    ngroups_keys = value
     if ngroups_keys is None:
         return (0,) * len(keys), False
     if not isinstance(ngroups_keys, Sequence) or isinstance(ngroups_keys, str):
@@ -219,8 +223,9 @@ def _check_ngroups_keys(
     return per_key, True
 
 
-def _check_cont_na(cont_na: Any, problems: list[str]) -> dict[str, tuple[float, ...]]:
+def _check_cont_na(value: Any, problems: list[str]) -> dict[str, tuple[float, ...]]:
     cna: dict[str, tuple[float, ...]] = {}
+    cont_na = value
     if cont_na is None:
         return cna
     if not isinstance(cont_na, Mapping):
@@ -258,9 +263,10 @@ def _check_thresh(value: Any, what: str, problems: list[str]) -> tuple[float, fl
     return (0.0, 0.0)
 
 
-def check_tau(tau: Any, problems: list[str]) -> tuple[float, ...]:
+def check_tau(value: Any, problems: list[str]) -> tuple[float, ...]:
     """The certainties of DiSCO(tau): None (none), one number or a list of distinct numbers
     in [0, 1]; ascending (the order of the disco_tau table)."""
+    tau = value
     if tau is None:
         return ()
     values = _as_list(tau)
@@ -284,52 +290,77 @@ def check_tau(tau: Any, problems: list[str]) -> tuple[float, ...]:
     return tuple(sorted(floats))
 
 
+@dataclass(frozen=True)
+class DisclosureOptions(Options):
+    """:func:`discosql.disclosure`'s options but the keys and the target, as given;
+    :func:`build_spec` checks them. The first six are one target's; the rest, the same for
+    every target of a summary (:class:`discosql.measure.summary.SummaryOptions`)."""
+
+    FAMILY: ClassVar[str] = "disclosure"
+
+    not_targetlev: Any = None
+    use_target_na: Any = True
+    exclude_keys: Any = None
+    exclude_keylevs: Any = None
+    exclude_targetlevs: Any = None
+    ngroups_target: Any = None
+    denom_lim: Any = 5
+    exclude_ov_denom_lim: Any = False
+    use_keys_na: Any = True
+    ngroups_keys: Any = None
+    cont_na: Any = None
+    thresh_1way: Any = (50, 90)
+    thresh_2way: Any = (4, 80)
+    tau: Any = None
+
+
+# the options a summary gives every target alike
+SHARED = (
+    "denom_lim",
+    "exclude_ov_denom_lim",
+    "use_keys_na",
+    "ngroups_keys",
+    "cont_na",
+    "thresh_1way",
+    "thresh_2way",
+    "tau",
+)
+
+
 def build_spec(
-    keys: Any,
-    target: Any,
-    *,
-    denom_lim: Any = 5,
-    exclude_ov_denom_lim: Any = False,
-    not_targetlev: Any = None,
-    use_target_na: Any = True,
-    use_keys_na: Any = True,
-    exclude_keys: Any = None,
-    exclude_keylevs: Any = None,
-    exclude_targetlevs: Any = None,
-    ngroups_target: Any = None,
-    ngroups_keys: Any = None,
-    cont_na: Any = None,
-    thresh_1way: Any = (50, 90),
-    thresh_2way: Any = (4, 80),
-    tau: Any = None,
+    keys: Any, target: Any, options: DisclosureOptions | Mapping[str, Any] | None = None
 ) -> DisclosureSpec:
-    """Check every argument that does not need the data; one InputError lists all problems."""
+    """Check every argument that does not need the data; one InputError lists all problems.
+    ``options``: a :class:`DisclosureOptions`, or disclosure()'s options by name."""
+    if not isinstance(options, DisclosureOptions):
+        options = DisclosureOptions.of(options or {})
+    o = options
     problems: list[str] = []  # every check appends here, in the order of the arguments
     key_list = column_names("keys", keys, problems)
     target = _check_target(key_list, target, problems)
-    denom = _check_flags(denom_lim, exclude_ov_denom_lim, use_target_na, problems)
-    keys_na = _check_keys_na(key_list, use_keys_na, problems)
-    ntl = _check_not_targetlev(not_targetlev, problems)
-    given = (exclude_keys, exclude_keylevs, exclude_targetlevs)
+    denom = _check_flags(o, problems)
+    keys_na = _check_keys_na(key_list, o.use_keys_na, problems)
+    ntl = _check_not_targetlev(o.not_targetlev, problems)
+    given = (o.exclude_keys, o.exclude_keylevs, o.exclude_targetlevs)
     exclusions = _check_exclusions(key_list, given, problems)
-    ng_target = _check_ngroups(ngroups_target, "ngroups_target", problems)
-    ng_keys, explicit = _check_ngroups_keys(key_list, ngroups_keys, problems)
+    ng_target = _check_ngroups(o.ngroups_target, "ngroups_target", problems)
+    ng_keys, explicit = _check_ngroups_keys(key_list, o.ngroups_keys, problems)
     spec = DisclosureSpec(
         keys=tuple(key_list),
         target=target,
         denom_lim=denom,
-        exclude_ov_denom_lim=bool(exclude_ov_denom_lim),
+        exclude_ov_denom_lim=bool(o.exclude_ov_denom_lim),
         not_targetlev=ntl,
-        use_target_na=bool(use_target_na),
+        use_target_na=bool(o.use_target_na),
         use_keys_na=keys_na,
         exclusions=exclusions,
         ngroups_target=ng_target,
         ngroups_keys=ng_keys,
         ngroups_keys_explicit=explicit,
-        cont_na=_check_cont_na(cont_na, problems),
-        thresh_1way=_check_thresh(thresh_1way, "thresh_1way", problems),
-        thresh_2way=_check_thresh(thresh_2way, "thresh_2way", problems),
-        tau=check_tau(tau, problems),
+        cont_na=_check_cont_na(o.cont_na, problems),
+        thresh_1way=_check_thresh(o.thresh_1way, "thresh_1way", problems),
+        thresh_2way=_check_thresh(o.thresh_2way, "thresh_2way", problems),
+        tau=check_tau(o.tau, problems),
     )
     if problems:
         raise InputError(problems)

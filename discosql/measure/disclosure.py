@@ -6,7 +6,7 @@ from typing import Any
 
 from ..core.inputs import named_columns, opened
 from ..core.results import DisclosureResult
-from ..core.spec import build_spec
+from ..core.spec import DisclosureOptions, build_spec
 from ..core.stages import run
 
 
@@ -90,24 +90,23 @@ def disclosure(
     Raises:
         InputError: for any bad argument or data, before measures are computed.
     """
-    spec = build_spec(
-        keys,
-        target,
-        denom_lim=denom_lim,
-        exclude_ov_denom_lim=exclude_ov_denom_lim,
-        not_targetlev=not_targetlev,
-        use_target_na=use_target_na,
-        use_keys_na=use_keys_na,
-        exclude_keys=exclude_keys,
-        exclude_keylevs=exclude_keylevs,
-        exclude_targetlevs=exclude_targetlevs,
-        ngroups_target=ngroups_target,
-        ngroups_keys=ngroups_keys,
-        cont_na=cont_na,
-        thresh_1way=thresh_1way,
-        thresh_2way=thresh_2way,
-        tau=tau,
+    options = DisclosureOptions(
+        not_targetlev,
+        use_target_na,
+        exclude_keys,
+        exclude_keylevs,
+        exclude_targetlevs,
+        ngroups_target,
+        denom_lim,
+        exclude_ov_denom_lim,
+        use_keys_na,
+        ngroups_keys,
+        cont_na,
+        thresh_1way,
+        thresh_2way,
+        tau,
     )
+    spec = build_spec(keys, target, options)
     named = named_columns(dict.fromkeys(spec.keys, "key") | {spec.target: "target"})
     with opened(engine, threads, original, synthetic, check=named) as inputs:
         return run(inputs, spec)

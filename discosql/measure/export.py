@@ -66,7 +66,7 @@ def to_sql(
     targets = [target] if isinstance(target, str) else list(target)
     if not targets:
         raise InputError("target: give a target column or a list of them")
-    specs = [build_spec(keys, t, **options) for t in targets]
+    specs = [build_spec(keys, t, options) for t in targets]
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     table_names = table_names_of(tables, n_syn)  # checked before any data is read
     with opened(engine, threads, original, synthetic) as inputs:

@@ -10,14 +10,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
 from ..core.inputs import Inputs, named_columns, opened
+from ..core.options import Options
 from ..core.plan import plan
 from ..core.results import ATTRIB_MEASURES, IDENT_MEASURES, AsData, DisclosureResult, json_rows
-from ..core.spec import DisclosureSpec, build_spec
+from ..core.spec import SHARED, DisclosureOptions, DisclosureSpec, build_spec
 from ..core.stacked import execute_stacked
 from ..errors import InputError, did_you_mean
 
@@ -142,23 +143,40 @@ def default_targets(
     return [c for c in inputs.sources[1].columns if c in shared and c not in skip]
 
 
+@dataclass(frozen=True)
+class SummaryOptions(Options):
+    """:func:`disclosure_summary`'s options but the keys and targets, as given: its own
+    measures, the per-target ones, and the options every target shares (as
+    :class:`~discosql.core.spec.DisclosureOptions`); checked by :func:`check_arguments` and
+    :func:`target_specs`."""
+
+    FAMILY: ClassVar[str] = "disclosure_summary"
+
+    ident_meas: Any = "repU"
+    attrib_meas: Any = "DiSCO"
+    not_targetlevs: Any = None
+    use_targets_na: Any = True
+    ngroups_targets: Any = None
+    exclude: Any = None
+    denom_lim: Any = 5
+    exclude_ov_denom_lim: Any = False
+    use_keys_na: Any = True
+    ngroups_keys: Any = None
+    cont_na: Any = None
+    thresh_1way: Any = (50, 90)
+    thresh_2way: Any = (4, 80)
+    tau: Any = None
+
+    def shared(self) -> dict[str, Any]:
+        """The options every target's disclosure() takes alike, by name."""
+        return {name: getattr(self, name) for name in SHARED}
+
+
 def target_specs(
     inputs: Inputs,
     keys: Any,
     targets: Sequence[str] | None,
-    *,
-    not_targetlevs: Mapping[str, Any] | Sequence[Any] | None = None,
-    use_targets_na: bool | Mapping[str, bool] | Sequence[bool] = True,
-    ngroups_targets: int | Mapping[str, int] | Sequence[int] | None = None,
-    exclude: Mapping[str, Sequence[tuple[str, Any, Any]]] | None = None,
-    use_keys_na: bool | list[bool] = True,
-    ngroups_keys: int | list[int] | None = None,
-    cont_na: dict[str, Any] | None = None,
-    denom_lim: int = 5,
-    exclude_ov_denom_lim: bool = False,
-    thresh_1way: tuple[float, float] = (50, 90),
-    thresh_2way: tuple[float, float] = (4, 80),
-    tau: float | Sequence[float] | None = None,
+    options: SummaryOptions | Mapping[str, Any] | None = None,
 ) -> list[DisclosureSpec]:
     """The checked disclosure() spec of each target (None: every synthetic column that is not a
     key), from disclosure_summary's per-target options; one InputError lists every problem."""
@@ -178,6 +196,10 @@ def target_specs(
     if dups:
         problems.append(f"targets: duplicated target(s) {dups!r}")
 
+    if not isinstance(options, SummaryOptions):
+        options = SummaryOptions.of(options or {})
+    not_targetlevs, use_targets_na = options.not_targetlevs, options.use_targets_na
+    ngroups_targets, exclude = options.ngroups_targets, options.exclude
     ntl = _per_target(not_targetlevs, targets, "not_targetlevs", None, problems)
     if ntl is None and not any(p.startswith("not_targetlevs") for p in problems):
         problems.append(
@@ -209,20 +231,15 @@ def target_specs(
                 build_spec(
                     keys,
                     t,
-                    denom_lim=denom_lim,
-                    exclude_ov_denom_lim=exclude_ov_denom_lim,
-                    not_targetlev=(ntl or {}).get(t),
-                    use_target_na=(use_na or {}).get(t, True),
-                    use_keys_na=use_keys_na,
-                    exclude_keys=[x[0] for x in triples] if triples else None,
-                    exclude_keylevs=[x[1] for x in triples] if triples else None,
-                    exclude_targetlevs=[x[2] for x in triples] if triples else None,
-                    ngroups_target=(ngroups or {}).get(t),
-                    ngroups_keys=ngroups_keys,
-                    cont_na=cont_na,
-                    thresh_1way=thresh_1way,
-                    thresh_2way=thresh_2way,
-                    tau=tau,
+                    DisclosureOptions(
+                        not_targetlev=(ntl or {}).get(t),
+                        use_target_na=(use_na or {}).get(t, True),
+                        exclude_keys=[x[0] for x in triples] if triples else None,
+                        exclude_keylevs=[x[1] for x in triples] if triples else None,
+                        exclude_targetlevs=[x[2] for x in triples] if triples else None,
+                        ngroups_target=(ngroups or {}).get(t),
+                        **options.shared(),
+                    ),
                 )
             )
         except InputError as e:
@@ -282,45 +299,42 @@ def disclosure_summary(
         progress: called as ``progress(i, n, target)`` before each target.
         Other arguments: as :func:`discosql.disclosure`, the same for every target.
     """
-    key_list, target_list = check_arguments(keys, targets, ident_meas, attrib_meas)
+    options = SummaryOptions(
+        ident_meas,
+        attrib_meas,
+        not_targetlevs,
+        use_targets_na,
+        ngroups_targets,
+        exclude,
+        denom_lim,
+        exclude_ov_denom_lim,
+        use_keys_na,
+        ngroups_keys,
+        cont_na,
+        thresh_1way,
+        thresh_2way,
+        tau,
+    )
+    key_list, target_list = check_arguments(keys, targets, options)
     roles = _names(key_list, "key") | _names(target_list, "target")
     with opened(engine, threads, original, synthetic, check=named_columns(roles)) as inputs:
-        return summary_on(
-            inputs,
-            keys,
-            targets,
-            ident_meas=ident_meas,
-            attrib_meas=attrib_meas,
-            progress=progress,
-            not_targetlevs=not_targetlevs,
-            use_targets_na=use_targets_na,
-            ngroups_targets=ngroups_targets,
-            exclude=exclude,
-            use_keys_na=use_keys_na,
-            ngroups_keys=ngroups_keys,
-            cont_na=cont_na,
-            denom_lim=denom_lim,
-            exclude_ov_denom_lim=exclude_ov_denom_lim,
-            thresh_1way=thresh_1way,
-            thresh_2way=thresh_2way,
-            tau=tau,
-        )
+        return summary_on(inputs, keys, targets, options, progress=progress)
 
 
 def summary_on(
     inputs: Inputs,
     keys: Any,
     targets: Sequence[str] | None = None,
-    *,
-    ident_meas: str = "repU",
-    attrib_meas: str = "DiSCO",
+    options: SummaryOptions | Mapping[str, Any] | None = None,
     progress: Callable[[int, int, str], None] | None = None,
-    **options: Any,
 ) -> DisclosureSummary:
-    """:func:`disclosure_summary` on inputs already registered (``options``: its per-target
-    and shared options), so that a caller measuring more (the report) reads them once."""
-    keys, targets = check_arguments(keys, targets, ident_meas, attrib_meas)
-    specs = target_specs(inputs, keys, targets, **options)
+    """:func:`disclosure_summary` on inputs already registered (``options``: its options by
+    name, or checked), so that a caller measuring more (the report) reads them once."""
+    if not isinstance(options, SummaryOptions):
+        options = SummaryOptions.of(options or {})
+    ident_meas, attrib_meas = options.ident_meas, options.attrib_meas
+    keys, targets = check_arguments(keys, targets, options)
+    specs = target_specs(inputs, keys, targets, options)
     plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
     results = {
         p.spec.target: r
@@ -336,10 +350,12 @@ def summary_on(
 
 
 def check_arguments(
-    keys: Any, targets: Any, ident_meas: str = "repU", attrib_meas: str = "DiSCO"
+    keys: Any, targets: Any, options: SummaryOptions | None = None
 ) -> tuple[Any, Sequence[str] | None]:
     """The summary's own arguments checked (one InputError for all): the keys and targets."""
     problems: list[str] = []
+    options = options or SummaryOptions()
+    ident_meas, attrib_meas = options.ident_meas, options.attrib_meas
     if ident_meas not in IDENT_MEASURES:
         problems.append(f"ident_meas: {ident_meas!r} is not one of {sorted(IDENT_MEASURES)}")
     if attrib_meas not in ATTRIB_MEASURES:

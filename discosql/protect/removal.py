@@ -118,7 +118,7 @@ def disclosive_specs(
         if unknown or target is None or entry_keys is None:
             continue
         try:
-            specs.append(build_spec(entry_keys, target, **options))
+            specs.append(build_spec(entry_keys, target, options))
         except InputError as e:
             problems.extend(f"{where}: {p}" for p in e.problems)
     return specs

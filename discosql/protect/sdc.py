@@ -365,9 +365,9 @@ def _measure(
     keys = options.pop("keys", list(res.keys))
     targets = options.pop("targets", None)
     if before is None:
-        before = summary_on(inputs, keys, targets, **options)
+        before = summary_on(inputs, keys, targets, options)
     targets = list(before.results) if targets is None else targets  # the label is no target
-    after = summary_on(with_syntheses(inputs, protected), keys, targets, **options)
+    after = summary_on(with_syntheses(inputs, protected), keys, targets, options)
     return replace(res, before=before, after=after)
 
 

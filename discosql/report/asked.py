@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import DiscoSQLWarning, InputError, did_you_mean
-from ..measure.summary import check_arguments
+from ..measure.summary import SummaryOptions, check_arguments
 from ..protect.sdc import SdcResult, check_sdc
 from ..protect.sdc import sdc as run_sdc
 from ..risk.individual import RiskOptions
@@ -63,8 +63,8 @@ def checked_arguments(
     with_risk = _risk_wanted(risk, weight, key_list)
     sweep_args = _sweep_args(sweep, key_list, targets, options)
     sdc_args = _sdc_args(sdc, key_list, len(syn))
-    measures = {k: options[k] for k in ("ident_meas", "attrib_meas") if k in options}
-    check_arguments(key_list, targets, **measures)  # before any data is read, as engine_spec
+    # before any data is read, as engine_spec (an unknown option's name too)
+    check_arguments(key_list, targets, SummaryOptions.of(options))
     risk_policy = {k: policy.pop(k) for k in list(policy) if k in RISK_THRESHOLDS}
     if risk_policy and not with_risk:
         raise InputError(

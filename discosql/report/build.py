@@ -198,7 +198,7 @@ def _run(
     if targets is None and weight is not None:  # the default targets, but for the weight
         targets = default_targets(inputs, asked.keys, [weight])
     step("summary")
-    summary = summary_on(inputs, asked.keys, targets, **options)
+    summary = summary_on(inputs, asked.keys, targets, options)
     step("provenance and structure")
     regs = list(inputs.sources)
     if control is not None:
@@ -216,7 +216,7 @@ def _run(
         step("control baseline")
         on_control = Inputs(eng, [inputs.sources[0], regs[-1]])
         ran.control_summary = summary_on(
-            on_control, list(summary.keys), list(summary.results), **options
+            on_control, list(summary.keys), list(summary.results), options
         )
     if not asked.external:  # an external report has no script
         step("SQL script")

@@ -70,7 +70,7 @@ def sweep_to_sql(
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     table_names = table_names_of(tables, n_syn)  # checked before any data is read
     with opened(engine, threads, original, synthetic) as inputs:
-        specs = target_specs(inputs, key_list, target_list, **options)
+        specs = target_specs(inputs, key_list, target_list, options)
         plans = [plan(inputs, s) for s in specs]
         plans = [
             dataclasses.replace(p, radices=r)

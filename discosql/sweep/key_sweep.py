@@ -257,7 +257,7 @@ def sweep_on(
     key_list, fixed, subsets, target_list = check_arguments(
         keys, targets, sizes, fixed_keys, options
     )
-    specs = target_specs(inputs, key_list, target_list, **options)
+    specs = target_specs(inputs, key_list, target_list, options)
     plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
     sink = Rows()
     for p, cells, _ in counted(plans, progress):
