@@ -7,17 +7,19 @@ from __future__ import annotations
 import inspect
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
+from ..core.options import Options
+from ..core.outputcheck import MIN_COUNT, ROUND_TO
 from ..errors import DiscoSQLWarning, InputError, did_you_mean
 from ..measure.summary import SummaryOptions, check_arguments
 from ..protect.sdc import SdcResult, check_sdc
 from ..protect.sdc import sdc as run_sdc
 from ..risk.individual import RiskOptions
 from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
-from ..sweep.key_sweep import KeySweep, key_sweep
+from ..sweep.key_sweep import KeySweep, SweepOptions, key_sweep
 from ..sweep.key_sweep import check_arguments as check_sweep
 from .sections import DIRECTIONS, ORIGINAL_SIDE, RISK_THRESHOLDS
 
@@ -45,26 +47,37 @@ class Asked:
         return self.mode == "external"
 
 
-def checked_arguments(
-    keys: Sequence[str],
-    targets: Sequence[str] | None,
-    sweep: Any,
-    sdc: Any,
-    risk: Any,
-    weight: str | None,
-    thresholds: Any,
-    mode: str,
-    rules: tuple[int, int],
-    options: dict[str, Any],
-    syn: list[Any],
-) -> Asked:
-    """Every argument of report() checked, all problems of its own at once."""
-    policy, key_list = _checked(keys, sweep, sdc, thresholds, mode, rules)
-    with_risk = _risk_wanted(risk, weight, key_list)
-    sweep_args = _sweep_args(sweep, key_list, targets, options)
-    sdc_args = _sdc_args(sdc, key_list, len(syn))
+@dataclass(frozen=True)
+class ReportOptions(Options):
+    """report()'s own arguments as given (:func:`checked_arguments` checks them);
+    ``options``: the disclosure_summary options it passes on."""
+
+    FAMILY: ClassVar[str] = "report"
+
+    keys: Any = None
+    targets: Any = None
+    sweep: Any = None
+    sdc: Any = None
+    risk: Any = False
+    weight: Any = None
+    thresholds: Any = None
+    mode: Any = "internal"
+    min_count: Any = MIN_COUNT
+    round_to: Any = ROUND_TO
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def checked_arguments(given: ReportOptions, n_syn: int) -> Asked:
+    """Every argument of report() checked, all problems of its own at once (``n_syn``: the
+    number of syntheses, which sdc's outputs are checked for)."""
+    policy, key_list = _checked(given)
+    with_risk = _risk_wanted(given.risk, given.weight, key_list)
+    targets, options = given.targets, given.options
+    sweep_args = _sweep_args(given.sweep, key_list, targets, options)
+    sdc_args = _sdc_args(given.sdc, key_list, n_syn)
     # before any data is read, as engine_spec (an unknown option's name too)
     check_arguments(key_list, targets, SummaryOptions.of(options))
+    mode, rules = given.mode, (given.min_count, given.round_to)
     risk_policy = {k: policy.pop(k) for k in list(policy) if k in RISK_THRESHOLDS}
     if risk_policy and not with_risk:
         raise InputError(
@@ -84,17 +97,17 @@ def _risk_wanted(risk: Any, weight: Any, keys: list[str]) -> bool:
     return risk or weight is not None
 
 
-def _checked(
-    keys: Sequence[str], sweep: Any, sdc: Any, thresholds: Any, mode: str, rules: tuple[Any, ...]
-) -> tuple[dict[str, float], list[str]]:
+def _checked(given: ReportOptions) -> tuple[dict[str, float], list[str]]:
     """The report's own arguments, all problems at once: the policy and the keys."""
     problems: list[str] = []
+    keys, sweep, sdc, mode = given.keys, given.sweep, given.sdc, given.mode
+    rules = (given.min_count, given.round_to)
     for name, value in zip(("min_count", "round_to"), rules, strict=True):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             problems.append(f"{name}: expected an int >= 1, got {value!r}")
     if mode not in MODES:
         problems.append(f"mode: {mode!r} is not one of {list(MODES)}")
-    policy = _thresholds(thresholds, problems)
+    policy = _thresholds(given.thresholds, problems)
     if sweep is not None and not isinstance(sweep, bool | Mapping | KeySweep):
         problems.append(f"sweep: expected True, key_sweep arguments or a KeySweep, got {sweep!r}")
     if sdc is not None and not isinstance(sdc, Mapping | SdcResult):
@@ -191,9 +204,7 @@ def _sweep_args(
     ):
         if k in options:
             args.setdefault(k, options[k])
-    own = ("keys", "targets", "sizes", "fixed_keys")
-    rest = {k: v for k, v in args.items() if k not in own}
-    check_sweep(args["keys"], args["targets"], args.get("sizes"), args.get("fixed_keys", ()), rest)
+    check_sweep(SweepOptions.flat(args))
     return args
 
 

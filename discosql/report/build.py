@@ -41,10 +41,10 @@ from ..risk.frequencies import check_columns
 from ..risk.individual import RiskOptions, RiskResult, risk_on
 from ..risk.suda import SudaOptions, SudaResult, default_max_size, suda_on
 from ..sql.dialects import facts
-from ..sweep.key_sweep import KeySweep, sweep_on
+from ..sweep.key_sweep import KeySweep, SweepOptions, sweep_on
 from . import anonymity as anonymity_tests
 from . import sections
-from .asked import Asked, checked_arguments
+from .asked import Asked, ReportOptions, checked_arguments
 from .charts import certainty_chart, summary_chart, sweep_chart
 from .sections import CAP_RISKS, DEFINITIONS
 from .verdict import verdict_section
@@ -133,10 +133,10 @@ def report(
         progress: called with the name of each section as it starts (the CLI prints them).
     """
     syn = list(synthetic) if isinstance(synthetic, list | tuple) else [synthetic]
-    rules = (min_count, round_to)
-    asked = checked_arguments(
-        keys, targets, sweep, sdc, risk, weight, thresholds, mode, rules, options, syn
+    given = ReportOptions(
+        keys, targets, sweep, sdc, risk, weight, thresholds, mode, min_count, round_to, options
     )
+    asked = checked_arguments(given, len(syn))
     asked.anonymity_args = anonymity_tests.check(anonymity)
     engine_spec(engine)  # an unknown engine fails here, before any data is read
     step = progress or (lambda _: None)
@@ -227,7 +227,7 @@ def _run(
         step("key sweep")
         if asked.sweep_args["targets"] is None:  # the summary's: every non-key column
             asked.sweep_args["targets"] = list(summary.results)
-        ran.swept = sweep_on(inputs, **asked.sweep_args)
+        ran.swept = sweep_on(inputs, SweepOptions.flat(asked.sweep_args))
     if asked.sdc_args is not None:
         step("protection (sdc)")
         ran.protected = _protect(inputs, summary, asked.sdc_args, options)

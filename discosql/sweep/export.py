@@ -25,7 +25,13 @@ from ..measure.summary import target_specs
 from ..sql.dialects import unknown
 from ..sql.templates import ident
 from ..version import __version__
-from .key_sweep import MEASURES_TEMPLATE, SWEEP_SCHEMA, check_arguments, sweep_target
+from .key_sweep import (
+    MEASURES_TEMPLATE,
+    SWEEP_SCHEMA,
+    SweepOptions,
+    check_arguments,
+    sweep_target,
+)
 
 ROWS = "__disco_sweep_rows"
 
@@ -66,7 +72,9 @@ def sweep_to_sql(
     :func:`discosql.to_sql`; the other arguments as :func:`discosql.key_sweep`."""
     if problem := unknown(dialect):
         raise InputError(problem)
-    key_list, _, subsets, target_list = check_arguments(keys, targets, sizes, fixed_keys, options)
+    key_list, _, subsets, target_list = check_arguments(
+        SweepOptions(keys, targets, sizes, fixed_keys, options)
+    )
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     table_names = table_names_of(tables, n_syn)  # checked before any data is read
     with opened(engine, threads, original, synthetic) as inputs:

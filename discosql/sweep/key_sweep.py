@@ -13,15 +13,17 @@ and measures then come from one statement per target, with sums over q in place 
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import pyarrow as pa
 
 from ..core.inputs import Inputs, named_columns, opened
+from ..core.options import Options
 from ..core.plan import Column, Plan, plan
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
@@ -235,29 +237,42 @@ def key_sweep(
         A :class:`KeySweep`. Each row equals ``disclosure(original, synthetic, keys=subset,
         target=t, ...)`` with the options restricted to the subset.
     """
-    key_list, _, _, target_list = check_arguments(keys, targets, sizes, fixed_keys, options)
+    asked = SweepOptions(keys, targets, sizes, fixed_keys, options)
+    key_list, _, _, target_list = check_arguments(asked)
     roles = dict.fromkeys(key_list, "key") | dict.fromkeys(target_list or [], "target")
     with opened(engine, threads, original, synthetic, check=named_columns(roles)) as inputs:
-        return sweep_on(
-            inputs, keys, targets, sizes=sizes, fixed_keys=fixed_keys, progress=progress, **options
-        )
+        return sweep_on(inputs, asked, progress)
+
+
+@dataclass(frozen=True)
+class SweepOptions(Options):
+    """:func:`key_sweep`'s arguments but the data, as given (:func:`check_arguments` checks
+    them); ``summary``: the disclosure_summary options it takes (``OPTIONS``)."""
+
+    FAMILY: ClassVar[str] = "key_sweep"
+
+    keys: Any = None
+    targets: Any = None
+    sizes: Any = None
+    fixed_keys: Any = ()
+    summary: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def flat(cls, args: dict[str, Any]) -> SweepOptions:
+        """From key_sweep's keyword arguments in one dict (the report's)."""
+        own = ("keys", "targets", "sizes", "fixed_keys")
+        rest = {k: v for k, v in args.items() if k not in own}
+        return cls(**{k: args[k] for k in own if k in args}, summary=rest)
 
 
 def sweep_on(
     inputs: Inputs,
-    keys: str | Sequence[str],
-    targets: str | Sequence[str] | None = None,
-    *,
-    sizes: int | Sequence[int] | None = None,
-    fixed_keys: str | Sequence[str] = (),
+    options: SweepOptions,
     progress: Callable[[int, int, str], None] | None = None,
-    **options: Any,
 ) -> KeySweep:
     """:func:`key_sweep` on inputs already registered (the report's)."""
-    key_list, fixed, subsets, target_list = check_arguments(
-        keys, targets, sizes, fixed_keys, options
-    )
-    specs = target_specs(inputs, key_list, target_list, options)
+    key_list, fixed, subsets, target_list = check_arguments(options)
+    specs = target_specs(inputs, key_list, target_list, options.summary)
     plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
     sink = Rows()
     for p, cells, _ in counted(plans, progress):
@@ -267,25 +282,26 @@ def sweep_on(
 
 
 def check_arguments(
-    keys: Any, targets: Any, sizes: Any, fixed_keys: Any, options: dict[str, Any]
+    options: SweepOptions,
 ) -> tuple[list[str], list[str], list[tuple[str, ...]], list[str] | None]:
     """The sweep's arguments checked before any data is read: keys, fixed keys, subsets,
     targets (None: every non-key column)."""
     problems: list[str] = []
-    key_list = column_names("keys", keys, problems)
+    key_list = column_names("keys", options.keys, problems)
+    fixed_keys = options.fixed_keys
     fixed = column_names("fixed_keys", fixed_keys, problems) if fixed_keys else []
     outside = [k for k in fixed if k not in key_list]
     if outside:
         problems.append(f"fixed_keys: {outside!r} are not among the keys {key_list!r}")
-    for o in options:
+    for o in options.summary:
         if o not in OPTIONS:
             problems.append(
                 f"unknown option {o!r}{did_you_mean(o, OPTIONS)}; allowed: {', '.join(OPTIONS)}"
             )
-    subsets = _subsets(key_list, fixed, sizes, problems)
+    subsets = _subsets(key_list, fixed, options.sizes, problems)
     target_list = None
-    if targets is not None:
-        target_list = column_names("targets", targets, problems)
+    if options.targets is not None:
+        target_list = column_names("targets", options.targets, problems)
     if problems:
         raise InputError(problems)
     return key_list, fixed, subsets, target_list

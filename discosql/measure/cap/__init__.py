@@ -22,6 +22,7 @@ public functions are here.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -35,13 +36,14 @@ from .cells import (
     CELLS,
     PROBS,
     RECORD_COLUMNS,
+    CapAsk,
     _float,
     _names,
     _one_row,
-    _prepare,
     _render,
     _Run,
     _sides,
+    counted_cells,
 )
 from .generalized import METHODS, _cap_score, _exact, _scored
 from .scores import CapScore, CapSummary, DisclosureProtectionScore, TaubTCAP
@@ -142,22 +144,10 @@ def disclosure_protection(
     continuous = (
         [] if continuous_columns is None else _names("continuous_columns", continuous_columns)
     )
-    run = _prepare(
-        original,
-        synthetic,
-        control,
-        keys,
-        sensitive,
-        threads,
-        engine=engine,
-        continuous=continuous,
-        bins=num_discrete_bins,
-    )
-    try:
+    ask = CapAsk(keys, sensitive, continuous=continuous, bins=num_discrete_bins)
+    with counted_cells((original, synthetic, control), ask, engine, threads) as run:
         score = _cap_score(run, computation_method)
         levels = _exact(run, "s", "sq")["n_target_levels"]
-    finally:
-        run.engine.close()
     baseline = 1.0 - float(1.0 / levels) if levels else math.nan
 
     def protect(s: CapScore) -> DisclosureProtectionScore:
@@ -192,10 +182,8 @@ def taub_tcap(
     """
     if isinstance(tau, bool) or not isinstance(tau, int | float) or not 0 < tau <= 1:
         raise InputError(f"tau: the WEAP threshold must be a number in (0, 1], got {tau!r}")
-    run = _prepare(
-        original, synthetic, control, keys, target, threads, engine=engine, sensitive_arg="target"
-    )
-    try:
+    ask = CapAsk(keys, target, sensitive_arg="target")
+    with counted_cells((original, synthetic, control), ask, engine, threads) as run:
         results = []
         for side, side_q in _sides(run):
             sql = _render(run.engine, "cap/taub.sql.j2", cells=CELLS, side=side, side_q=side_q)
@@ -210,8 +198,6 @@ def taub_tcap(
                     int(row["n_undefined"]),
                 )
             )
-    finally:
-        run.engine.close()
     if len(results) == 2:
         return replace(results[0], control=results[1])
     return results[0]
@@ -244,17 +230,11 @@ def cap_records(
     """
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise InputError(f"batch_size: expected an int >= 1, got {batch_size!r}")
-    run = _prepare(
-        original,
-        synthetic,
-        control,
-        keys,
-        sensitive,
-        threads,
-        engine=engine,
-        reserved=RECORD_COLUMNS,
-    )
-    try:
+    ask = CapAsk(keys, sensitive, reserved=RECORD_COLUMNS)
+    with contextlib.ExitStack() as stack:
+        run = stack.enter_context(
+            counted_cells((original, synthetic, control), ask, engine, threads)
+        )
         sql = _render(
             run.engine,
             "cap/records.sql.j2",
@@ -263,27 +243,26 @@ def cap_records(
             targets=run.targets,
             control=run.has_control,
         )
-        if stream:
-            return _stream(run.engine, sql, batch_size)
+        if stream:  # the engine stays open for the reader, which closes it
+            reader = _stream(run.engine, sql, batch_size, stack.pop_all())
+            return reader
         # cast, not conformed: NULL here means "no such record" (as in the streamed batches),
         # not a measure SQLite could not write as NaN
-        table = run.engine.query(sql, {}, "cap/records").cast(_records_schema(run))
-    except BaseException:
-        run.engine.close()
-        raise
-    run.engine.close()
-    return table
+        return run.engine.query(sql, {}, "cap/records").cast(_records_schema(run))
 
 
-def _stream(engine: Engine, sql: str, batch_size: int) -> pa.RecordBatchReader:
-    """The query's result in batches; the engine closes when the reader is done."""
-    reader = engine.stream(sql, {}, "cap/records", batch_size)
+def _stream(
+    engine: Engine, sql: str, batch_size: int, close: contextlib.ExitStack
+) -> pa.RecordBatchReader:
+    """The query's result in batches; ``close`` (the engine's) runs when the reader is
+    done, or now if the query fails."""
+    with close:
+        reader = engine.stream(sql, {}, "cap/records", batch_size)
+        kept = close.pop_all()
 
     def batches() -> Iterator[pa.RecordBatch]:
-        try:
+        with kept:
             yield from reader
-        finally:
-            engine.close()
 
     return pa.RecordBatchReader.from_batches(reader.schema, batches())
 
@@ -325,9 +304,10 @@ def cap_summary(
         isinstance(p, bool) or not isinstance(p, int | float) or not 0 <= p <= 1 for p in prob_list
     ):
         raise InputError(f"probs: expected a non-empty list of numbers in [0, 1], got {probs!r}")
-    run = _prepare(original, synthetic, control, keys, sensitive, threads, engine=engine)
     params = {f"p_{i}": float(p) for i, p in enumerate(prob_list)}
-    try:
+    with counted_cells(
+        (original, synthetic, control), CapAsk(keys, sensitive), engine, threads
+    ) as run:
         out = []
         for side, side_q in _sides(run):
             sql = _render(
@@ -364,8 +344,6 @@ def cap_summary(
                     },
                 )
             )
-    finally:
-        run.engine.close()
     if len(out) == 2:
         return replace(out[0], control=out[1])
     return out[0]

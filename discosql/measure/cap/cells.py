@@ -5,17 +5,17 @@ function.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
-from ...core.inputs import column_kinds, register_inputs, source_ctx
+from ...core.inputs import column_kinds, opened, source_ctx
 from ...core.spec import column_names
-from ...engines import open_engine
 from ...engines.base import Engine, Registered
 from ...errors import DiscoSQLWarning, InputError, SchemaError, did_you_mean
 from ...sql.templates import render
@@ -121,65 +121,63 @@ def _check_columns(
     return kinds
 
 
-def _register(engine: Engine, original: Any, synthetic: Any, control: Any) -> list[Registered]:
+@dataclass(frozen=True)
+class CapAsk:
+    """What a CAP function asks of the cell table: its key and sensitive columns (the
+    argument that names the latter: ``sensitive_arg``), the ``continuous`` ones binned into
+    ``bins`` bins, and the output columns (``reserved``) no input column may be named as."""
+
+    keys: Any
+    sensitive: Any
+    sensitive_arg: str = "sensitive"
+    continuous: Sequence[str] = ()
+    bins: int = 0
+    reserved: Sequence[str] = ()
+
+
+@contextlib.contextmanager
+def counted_cells(
+    data: tuple[Any, Any, Any], ask: CapAsk, engine: Any, threads: int | None
+) -> Iterator[_Run]:
+    """The arguments checked, the engine opened and the inputs registered (:func:`opened`:
+    the original, one synthesis and, when given, the control), the cell table counted; the
+    engine goes when the block ends."""
+    original, synthetic, control = data
+    key_list, sens_list = _check_args(ask.keys, ask.sensitive, ask.sensitive_arg)
+    clash = [c for c in [*key_list, *sens_list] if c in ask.reserved]
+    if clash:
+        raise InputError(
+            f"keys/{ask.sensitive_arg}: {clash!r} are names of output columns "
+            f"({', '.join(ask.reserved)}); rename these columns first"
+        )
     if isinstance(synthetic, list | tuple):
         raise InputError(
             f"synthetic: give one data set, got a {type(synthetic).__name__} of "
             f"{len(synthetic)}; call once per synthesis"
         )
-    inputs = register_inputs(engine, original, synthetic)
-    sources = list(inputs.sources)
-    if control is not None:
-        reg = engine.register(engine.classify(control, "control"))
-        if reg.n_rows == 0:
-            warnings.warn(
-                "control: the data set has no rows; control measures are NaN",
-                DiscoSQLWarning,
-                stacklevel=3,
-            )
-        sources.append(reg)
-    return sources
-
-
-def _prepare(
-    original: Any,
-    synthetic: Any,
-    control: Any,
-    keys: Any,
-    sensitive: Any,
-    threads: int | None,
-    *,
-    engine: Any = None,
-    sensitive_arg: str = "sensitive",
-    continuous: Sequence[str] = (),
-    bins: int = 0,
-    reserved: Sequence[str] = (),
-) -> _Run:
-    """Validate, register and count the cell table; the caller closes ``run.engine``."""
-    key_list, sens_list = _check_args(keys, sensitive, sensitive_arg)
-    clash = [c for c in [*key_list, *sens_list] if c in reserved]
-    if clash:
-        raise InputError(
-            f"keys/{sensitive_arg}: {clash!r} are names of output columns "
-            f"({', '.join(reserved)}); rename these columns first"
-        )
-    engine = open_engine(engine, threads=threads)
-    try:
-        sources = _register(engine, original, synthetic, control)
-        roles = {k: "key" for k in key_list} | {s: sensitive_arg for s in sens_list}
-        _check_columns(sources, roles, continuous)
+    with opened(engine, threads, original, synthetic) as inputs:
+        engine = inputs.engine
+        sources = list(inputs.sources)
+        if control is not None:
+            reg = engine.register(engine.classify(control, "control"))
+            if reg.n_rows == 0:
+                warnings.warn(
+                    "control: the data set has no rows; control measures are NaN",
+                    DiscoSQLWarning,
+                    stacklevel=4,
+                )
+            sources.append(reg)
+        roles = {k: "key" for k in key_list} | {s: ask.sensitive_arg for s in sens_list}
+        _check_columns(sources, roles, ask.continuous)
         params: dict[str, Any] = {}
         for reg in sources:
             params.update(reg.params)
-        edges = _bin_edges(engine, sources[0], list(continuous), bins, params)
+        edges = _bin_edges(engine, sources[0], list(ask.continuous), ask.bins, params)
         keys_ctx = [CapColumn(k, f"k_{i}", edges.get(k)) for i, k in enumerate(key_list)]
         targets_ctx = [CapColumn(t, f"t_{i}", edges.get(t)) for i, t in enumerate(sens_list)]
         run = _Run(engine, sources, keys_ctx, targets_ctx, params)
         _count_cells(run)
-    except BaseException:
-        engine.close()
-        raise
-    return run
+        yield run
 
 
 def _bin_edges(
