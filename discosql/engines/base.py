@@ -318,8 +318,12 @@ class Engine:
         """Whether the output table ``name`` exists (checked before any data is read)."""
         raise EngineError(f"{self.name} cannot write tables here; write files with DuckDB")
 
-    # what CREATE TABLE ... AS adds before AS for an output table (Spark: its file format)
-    table_format = ""
+    @property
+    def table_format(self) -> str:
+        """What CREATE TABLE ... AS adds before AS for an output table: the dialect's
+        ``table_format`` fact (Spark: `` USING parquet``), else nothing."""
+        written = facts(self.dialect).table_format
+        return f" USING {written}" if written else ""
 
     def write_table(
         self,
@@ -367,8 +371,15 @@ class Engine:
             "COMMIT",
         ]
 
-    # what orders a table's records as stored (SQLite rowid, PostgreSQL ctid, ...)
-    position_order: str | None = None
+    @property
+    def position_order(self) -> str | None:
+        """What orders a table's records as stored: the dialect's ``position_order`` fact
+        (SQLite rowid, PostgreSQL ctid, Spark the partitions' order; None: no order). DuckDB's
+        is "" there, as its order depends on what is read (``DuckDBEngine.positioned``): a
+        table's rowid, which is what orders a DuckDB table read through a DB-API connection."""
+        order = facts(self.dialect).position_order
+        return "rowid" if order == "" else order
+
     # whether the engine's tables keep an order of their records, so that a per-record table
     # can say which record each row is (Snowflake, BigQuery, Trino: no)
     record_order: bool = True
