@@ -236,7 +236,8 @@ class DBAPIEngine(Engine):
         need no more), never which input record a row is, so no per-record table is given
         (``record_order``)."""
         if self.position_order is None:
-            return f"(SELECT *, row_number() OVER () AS __disco_pos FROM {reg.sql})"
+            selected, relation = reg.select_list(), reg.relation()
+            return f"(SELECT {selected}, row_number() OVER () AS __disco_pos FROM {relation})"
         return super().positioned(reg)
 
     def _is_interrupt(self, e: Exception) -> bool:
