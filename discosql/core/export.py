@@ -112,6 +112,8 @@ def script_sources(
                 f"{argument}: the {src.label} data ({src.kind}) cannot be named in a {dialect} "
                 f"script; give its table name, e.g. {example}"
             )
+        if reg.renamed and name is not None:  # columns read as the arguments named them
+            sql = f"(SELECT {reg.select_list()} FROM {sql})"
         out.append(dataclasses.replace(reg, sql=sql, params=params))
     return out
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..engines import open_engine
 from ..engines.base import Engine, Registered, Source
+from ..engines.names import column_of
 from ..errors import DiscoSQLWarning, InputError, SchemaError, did_you_mean
 from . import grouping as grp
 from .assumptions import Assumption
@@ -168,12 +169,16 @@ def column_kinds(
     sources: Sequence[Registered], roles: dict[str, str]
 ) -> tuple[dict[str, str], list[str]]:
     """Every column of ``roles`` ({column: "key"/"target"/...}) exists in every data set with
-    kinds that fit together; returns column -> kind and the problems found."""
+    kinds that fit together; returns column -> kind and the problems found. A name is
+    resolved as the engine resolves an unquoted one (:func:`resolve_column`)."""
     problems: list[str] = []
     kinds: dict[str, str] = {}
     for col, role in roles.items():
         seen: list[tuple[str, str, str]] = []  # (label, engine type, kind)
         for reg in sources:
+            if problem := resolve_column(reg, col):
+                problems.append(f"{role} {col!r}: {problem}")
+                continue
             if col not in reg.columns:
                 problems.append(
                     f"{role} {col!r}: not a column of the {reg.source.label} data"
@@ -201,6 +206,26 @@ def column_kinds(
         if seen:
             kinds[col] = seen[0][2]
     return kinds, problems
+
+
+def resolve_column(reg: Registered, name: str) -> str | None:
+    """Where the data set has no column ``name`` but the engine stores that name, unquoted,
+    as one of its columns (Snowflake: ``sex`` is ``SEX``; ``engines.names.column_of``), that
+    column is read as ``name`` from now on (``Registered.read_as``): the run's statements and
+    results name it as the argument did. Returns the problem: a name that differs from more
+    than one column only in case, or that another name already reads."""
+    if name in reg.columns or not reg.dialect:
+        return None
+    if name in reg.renamed.values():
+        given = next(g for g, s in reg.renamed.items() if s == name)
+        return f"the {reg.source.label} data's column {name!r} is already read as {given!r}"
+    try:
+        stored = column_of(name, list(reg.columns), reg.dialect)
+    except InputError as e:
+        return f"in the {reg.source.label} data, {e}"
+    if stored != name:
+        reg.read_as(name, stored)
+    return None
 
 
 def _list_hint(name: str, columns: dict[str, str]) -> str:

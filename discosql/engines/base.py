@@ -39,6 +39,36 @@ class Registered:
     # name -> its kind (discosql.sql.types.column_kind: integer, float, text, ... or None)
     kinds: dict[str, str | None] = field(default_factory=dict)
     n_rows: int = 0
+    dialect: str = ""  # the engine's, whose rule resolves the column names given (read_as)
+    # columns read under the name an argument gave (name given -> name stored), and the
+    # relation as registered, which ``sql`` then selects them from (read_as)
+    renamed: dict[str, str] = field(default_factory=dict)
+    table: str = ""
+
+    def read_as(self, given: str, stored: str) -> None:
+        """Read the column ``stored`` as ``given`` from now on (the name an argument gave,
+        which the dialect resolves to it: ``engines.names.column_of``): every statement of
+        the run names the column as the user did, and only ``sql`` reads the stored name."""
+        if not self.renamed:
+            self.table = self.sql
+        self.renamed[given] = stored
+        self.columns = {given if n == stored else n: t for n, t in self.columns.items()}
+        self.kinds = {given if n == stored else n: k for n, k in self.kinds.items()}
+        self.sql = f"(SELECT {self.select_list()} FROM {self.table})"
+
+    def select_list(self) -> str:
+        """The columns of the relation as registered (``table``) under their names in the run:
+        ``*``, or each one with the columns read as another name aliased."""
+        if not self.renamed:
+            return "*"
+        return ", ".join(
+            f"{ident(self.renamed[c])} AS {ident(c)}" if c in self.renamed else ident(c)
+            for c in self.columns
+        )
+
+    def relation(self) -> str:
+        """The relation as registered: before any column was read as another name."""
+        return self.table or self.sql
 
 
 @dataclass
@@ -174,7 +204,9 @@ class Engine:
         if check is not None:
             check(regs)
         counts = [
-            f"SELECT {lit(i)} AS i, count(*) AS n FROM {reg.sql}" for i, reg in enumerate(regs)
+            f"SELECT {lit(i)} AS i, count(*) AS n FROM {reg.sql}"
+            + (" AS __disco_c" if reg.renamed else "")  # a subquery (read_as): named
+            for i, reg in enumerate(regs)
         ]
         params = {k: v for reg in regs for k, v in reg.params.items()}
         try:
@@ -196,8 +228,12 @@ class Engine:
         if source.kind == "work":  # a work table of this run, with the columns of ``like``
             name, like = source.obj
             assert isinstance(like, Registered)
-            return replace(like, source=source, sql=ident(name), params={}, n_rows=0)
+            # its columns are named as the run names them (read_as)
+            return replace(
+                like, source=source, sql=ident(name), params={}, n_rows=0, renamed={}, table=""
+            )
         reg = self._register(source, self.own(f"{WORK_PREFIX}src_{i}"), f"src_{i}")
+        reg.dialect = self.dialect
         reg.columns = self._columns(reg)
         reg.kinds = {n: column_kind(t, self.dialect) for n, t in reg.columns.items()}
         return reg
@@ -318,8 +354,12 @@ class Engine:
         """Whether the output table ``name`` exists (checked before any data is read)."""
         raise EngineError(f"{self.name} cannot write tables here; write files with DuckDB")
 
-    # what CREATE TABLE ... AS adds before AS for an output table (Spark: its file format)
-    table_format = ""
+    @property
+    def table_format(self) -> str:
+        """What CREATE TABLE ... AS adds before AS for an output table: the dialect's
+        ``table_format`` fact (Spark: `` USING parquet``), else nothing."""
+        written = facts(self.dialect).table_format
+        return f" USING {written}" if written else ""
 
     def write_table(
         self,
@@ -367,8 +407,15 @@ class Engine:
             "COMMIT",
         ]
 
-    # what orders a table's records as stored (SQLite rowid, PostgreSQL ctid, ...)
-    position_order: str | None = None
+    @property
+    def position_order(self) -> str | None:
+        """What orders a table's records as stored: the dialect's ``position_order`` fact
+        (SQLite rowid, PostgreSQL ctid, Spark the partitions' order; None: no order). DuckDB's
+        is "" there, as its order depends on what is read (``DuckDBEngine.positioned``): a
+        table's rowid, which is what orders a DuckDB table read through a DB-API connection."""
+        order = facts(self.dialect).position_order
+        return "rowid" if order == "" else order
+
     # whether the engine's tables keep an order of their records, so that a per-record table
     # can say which record each row is (Snowflake, BigQuery, Trino: no)
     record_order: bool = True
@@ -378,11 +425,13 @@ class Engine:
         record's 1-based position in the input as stored (``position_order``)."""
         if self.position_order is None:
             raise EngineError(f"row positions are not available on {self.name}")
-        if reg.sql in self.scan_order:
-            return f"(SELECT *, row_number() OVER () AS __disco_pos FROM {reg.sql})"
+        # numbered on the relation as registered, where the positions are
+        selected, relation = reg.select_list(), reg.relation()
+        if relation in self.scan_order:
+            return f"(SELECT {selected}, row_number() OVER () AS __disco_pos FROM {relation})"
         return (
-            f"(SELECT *, row_number() OVER (ORDER BY {self.position_order}) AS __disco_pos "
-            f"FROM {reg.sql})"
+            f"(SELECT {selected}, row_number() OVER (ORDER BY {self.position_order}) AS "
+            f"__disco_pos FROM {relation})"
         )
 
     def translate(self, sql: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:

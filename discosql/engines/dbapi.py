@@ -24,8 +24,10 @@ from sqlglot import exp
 from ..errors import EngineError, InputError
 from ..sql.dialects import FACTS, facts, inline_params, placeholders
 from ..sql.templates import ident
+from ..sql.types import affinity
 from .base import Engine, Registered, Source, described
 from .names import candidates, named_source, parts_of
+from .pg_catalog import resolved, server_about
 
 # the names PEP 249 gives the bases of a driver's exceptions
 PEP249_ERRORS = ("Error", "DatabaseError", "InterfaceError")
@@ -66,15 +68,15 @@ def adbc_dialect(connection: Any) -> str:
     return ADBC_VENDORS[vendor]
 
 
-def refuse_manual_commit(connection: Any) -> None:
+def refuse_manual_commit(connection: Any, fix: str = "open it with autocommit=True") -> None:
     """An InputError for a connection not in autocommit mode, before anything runs on it
-    (asking an ADBC driver its vendor would open a transaction there)."""
+    (asking an ADBC driver its vendor would open a transaction there); ``fix``: how to open
+    one that is."""
     if _autocommit(connection) is False:
         module = type(connection).__module__.split(".")[0]
         raise InputError(
             f"engine: the {module} connection is not in autocommit mode, and discosql does "
-            "not change yours (its statements would run in your transaction); open it with "
-            "autocommit=True"
+            f"not change yours (its statements would run in your transaction); {fix}"
         )
 
 
@@ -83,7 +85,13 @@ def is_adbc(connection: Any) -> bool:
 
 
 class DBAPIEngine(Engine):
+    """A PEP 249 connection of ``dialect``, read by its facts (``sql.dialects.FACTS``); the
+    PostgreSQL and SQLite engines are this with their drivers' own ways (``engines.postgres``,
+    ``engines.sqlite``)."""
+
     stack_budget = 2**21  # stacked targets (discosql.stacked), as the SQL engines
+    # how to open a connection in autocommit mode (the refusal of one that is not)
+    autocommit_fix = "open it with autocommit=True"
 
     def about(self) -> dict[str, str | None]:
         about: dict[str, str | None] = {"engine": self.name, "version": None, "driver": None}
@@ -96,16 +104,7 @@ class DBAPIEngine(Engine):
             module = type(self.con).__module__.split(".")[0]
             about["driver"] = f"{module} {_distribution_version(module) or ''}".strip()
         if self.facts.pg_catalog:  # PostgreSQL's own functions
-            from .postgres import ABOUT, server_version
-
-            row = self.query(ABOUT, {}, "about", small=True)
-            first = row.to_pylist()[0]
-            about |= {
-                "version": server_version(row),
-                "database": first["database"],
-                "host": None if first["host"] is None else f"{first['host']}:{first['port']}",
-                "role": first["role"],
-            }
+            about |= server_about(self)
         return about
 
     def __init__(self, connection: Any, dialect: str, schema: str | None = None) -> None:
@@ -115,15 +114,12 @@ class DBAPIEngine(Engine):
         self.facts = facts(dialect)
         self.name = f"{dialect} ({type(connection).__module__.split('.')[0]} connection)"
         self.schema = schema
-        # row positions: what orders the dialect's tables as stored ("" is DuckDB's rowid)
-        order = self.facts.position_order
-        self.position_order = "rowid" if order == "" else order
-        self.record_order = order is not None
+        self.record_order = self.position_order is not None  # the dialect's (Engine)
         self._errors = _error_classes(connection)
         # a relation's description, read once when its name is looked up (_register) and
         # used for its column types (_columns)
         self._described: dict[str, list[tuple[Any, ...]]] = {}
-        refuse_manual_commit(connection)
+        refuse_manual_commit(connection, self.autocommit_fix)
 
     # -- inputs -----------------------------------------------------------------------------
     def classify(self, obj: Any, label: str) -> Source:
@@ -141,8 +137,6 @@ class DBAPIEngine(Engine):
         case; PostgreSQL: lower case), by the rule of :mod:`.names`; on PostgreSQL its
         catalogue says which exists (the rule of a DSN and a psycopg connection)."""
         if self.facts.pg_catalog:
-            from .postgres import resolved
-
             sql = resolved(self, source, self.schema)
             self._described[sql] = self._describe(sql)
             return Registered(source, sql)
@@ -174,11 +168,9 @@ class DBAPIEngine(Engine):
 
     def _columns(self, reg: Registered) -> dict[str, str]:
         if self.facts.column_types == "declared":  # a column's values may differ
-            from .sqlite import _affinity
-
             table = reg.source.obj
             rows = self._fetch_rows(f"PRAGMA table_info({ident(table)})")
-            return {str(r[1]): _affinity(str(r[2] or "")) for r in rows}
+            return {str(r[1]): affinity(str(r[2] or "")) for r in rows}
         module = self._module()
         codes = SNOWFLAKE_TYPES if self.facts.column_types == "snowflake_codes" else {}
         return {str(d[0]): _type_name(d, module, codes) for d in self._described.pop(reg.sql)}
@@ -244,7 +236,8 @@ class DBAPIEngine(Engine):
         need no more), never which input record a row is, so no per-record table is given
         (``record_order``)."""
         if self.position_order is None:
-            return f"(SELECT *, row_number() OVER () AS __disco_pos FROM {reg.sql})"
+            selected, relation = reg.select_list(), reg.relation()
+            return f"(SELECT {selected}, row_number() OVER () AS __disco_pos FROM {relation})"
         return super().positioned(reg)
 
     def _is_interrupt(self, e: Exception) -> bool:
@@ -308,10 +301,17 @@ def _array(values: list[Any]) -> pa.Array:
     """A result column from Python values: decimals (exact sums, Snowflake's NUMBER) as whole
     numbers where they all are, else as doubles."""
     if any(isinstance(v, Decimal) for v in values):
-        integral = all(v is None or v == v.to_integral_value() for v in values)
-        kind = int if integral else float
-        return pa.array([None if v is None else kind(v) for v in values])
+        return from_decimals(values)
     return pa.array(values)
+
+
+def from_decimals(values: list[Any]) -> pa.Array:
+    """A column of decimals (and NULLs): BIGINT where every one is a whole number (a SUM of
+    integers), else DOUBLE."""
+    integral = all(v is None or v == v.to_integral_value() for v in values)
+    kind = int if integral else float
+    converted = [None if v is None else kind(v) for v in values]
+    return pa.array(converted, type=pa.int64() if integral else pa.float64())
 
 
 def _type_name(column: tuple[Any, ...], module: Any, codes: dict[int, str]) -> str:

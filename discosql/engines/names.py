@@ -1,5 +1,6 @@
-"""How a table name given to a database engine is read: one rule for every way of reaching the
-same database (a DSN, a psycopg connection, ADBC, ``ds.dbapi``).
+"""How a table or column name given to a database engine is read: one rule for every way of
+reaching the same database (a DSN, a psycopg connection, ADBC, ``ds.dbapi``), and for tables and
+columns alike (:func:`stored`: the dialect's ``unquoted_case`` fact).
 
 A name is split into its parts at the dots outside double quotes (``"survey"."adult"``,
 ``survey.adult``, ``stats.survey.adult``; a ``(schema, table)`` tuple is its parts). A quoted
@@ -8,12 +9,17 @@ name (PostgreSQL: lower case; Snowflake: upper case), as the database's own SQL 
 it. A first part that names the database connected to is dropped where the dialect has no
 other databases in reach (PostgreSQL). A path (``adult.csv``, ``data/x.parquet``) is no table:
 a server engine reads tables, DuckDB reads files.
+
+A column named by an argument (``keys=``, ``target=``, ...) is an unquoted name: the column of
+that name, else the one the database stores it as (:func:`column_of`: Snowflake's ``SEX`` for
+``sex``), as the database's own SQL would read it.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import string
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +32,12 @@ if TYPE_CHECKING:
 # what marks a file path rather than a table name
 FILE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq", ".json", ".jsonl", ".gz", ".zst")
 _PART = re.compile(r'"((?:[^"]|"")*)"|([^."]+)')
+# the case folds of unquoted names: ASCII letters only (PostgreSQL's in a UTF-8 database;
+# Snowflake's unquoted names are ASCII)
+FOLDS = {
+    "upper": str.maketrans(string.ascii_lowercase, string.ascii_uppercase),
+    "lower": str.maketrans(string.ascii_uppercase, string.ascii_lowercase),
+}
 
 
 def parts_of(name: str | Sequence[str]) -> list[tuple[str, bool]]:
@@ -57,13 +69,32 @@ def is_path(name: str) -> bool:
 
 
 def stored(name: str, dialect: str) -> str:
-    """``name`` as ``dialect`` stores it when it is written unquoted (sqlglot's rule)."""
-    from sqlglot import exp
-    from sqlglot.dialects.dialect import Dialect
+    """``name`` as ``dialect`` stores it when it is written unquoted (its ``unquoted_case``)."""
+    case = facts(dialect).unquoted_case
+    return name if case is None else name.translate(FOLDS[case])
 
-    writer = Dialect.get_or_raise(facts(dialect).writer)
-    normalized: exp.Identifier = writer.normalize_identifier(exp.to_identifier(name, quoted=False))
-    return str(normalized.this)
+
+def column_of(name: str, columns: Sequence[str], dialect: str) -> str:
+    """The column an argument's ``name`` is among ``columns``, by the rule of table names: the
+    column of that name, else the one ``dialect`` stores the unquoted name as (Snowflake:
+    ``sex`` is ``SEX``); ``name`` itself where neither exists (the caller says it is missing).
+    An InputError where no column has the name and more than one differs from it only in
+    case (``SEX`` and ``Sex`` for ``sex``): the database would read the one it folds to, and
+    the user may mean the other."""
+    if name in columns:
+        return name
+    folded = stored(name, dialect)
+    if folded == name or folded not in columns:
+        return name
+    lower = FOLDS["lower"]
+    alike = [c for c in columns if c.translate(lower) == name.translate(lower)]
+    if len(alike) > 1:
+        shown = " and ".join(repr(c) for c in alike)
+        raise InputError(
+            f"no column is named {name!r} exactly, and {shown} differ from it only in case "
+            f"(the database reads an unquoted {name} as {folded!r}); give the exact name"
+        )
+    return folded
 
 
 def candidates(parts: list[tuple[str, bool]], dialect: str, schema: str | None) -> list[list[str]]:

@@ -29,9 +29,8 @@ class SparkEngine(Engine):
     # rows: 13 targets together)
     stack_budget = 2**28
     name = "Spark"
-    # row positions: the order of the partitions, and of the rows within each
-    position_order = "monotonically_increasing_id()"
-    table_format = " USING parquet"  # a managed Parquet table: no Hive support needed
+    # row positions (position_order): the order of the partitions, and of the rows within
+    # each; output tables (table_format): managed Parquet tables, no Hive support needed
 
     def __init__(
         self, session: Any, materialize: str = "checkpoint", schema: str | None = None

@@ -17,34 +17,17 @@ import pyarrow as pa
 
 from ..errors import EngineError, InputError
 from ..sql.templates import ident
+from ..sql.types import affinity
 from .base import Engine, Registered, Source, described
+from .dbapi import DBAPIEngine
 
 
-def _affinity(declared: str) -> str:
-    """SQLite's type affinity rules (https://sqlite.org/datatype3.html §3.1), as the type the
-    values are read as: INTEGER affinity is 64-bit, REAL and NUMERIC are doubles."""
-    t = declared.upper()
-    if "INT" in t:
-        return "BIGINT"
-    if any(s in t for s in ("CHAR", "CLOB", "TEXT")):
-        return "TEXT"
-    if any(s in t for s in ("REAL", "FLOA", "DOUB")):
-        return "DOUBLE"
-    if t.startswith(("BOOL",)):
-        return "BOOLEAN"
-    if any(s in t for s in ("NUMERIC", "DECIMAL")):
-        return "DOUBLE"
-    return "TEXT"  # BLOB or no type: compared as stored, labelled as text
-
-
-class SQLiteEngine(Engine):
-    dialect = "sqlite"
-    stack_budget = 2**21  # stacked targets (discosql.stacked), as DuckDB
-    name = "SQLite"
-    position_order = "rowid"  # row positions: insertion order
+class SQLiteEngine(DBAPIEngine):
+    """The DB-API engine on Python's sqlite3: a database file opened read-only (and closed)
+    by discosql, or the user's own connection; row positions are rowid (the dialect's
+    ``position_order``), column types the declared ones."""
 
     def __init__(self, database: str | None, connection: sqlite3.Connection | None = None) -> None:
-        super().__init__()
         # the user's own connection: used as it is (never closed); discosql's temporary tables
         # (in SQLite's temp database) are dropped before the call returns
         self.given = connection is not None
@@ -54,14 +37,10 @@ class SQLiteEngine(Engine):
                     "engine: the sqlite3 connection has a transaction open; commit or roll it "
                     "back first (discosql does not end yours)"
                 )
-            self.con = connection
-            return
-        database = database or ":memory:"
-        if database != ":memory:" and not Path(database).is_file():
-            raise InputError(f"engine: SQLite database file {database!r} does not exist")
-        uri = Path(database).resolve().as_uri() + "?mode=ro" if database != ":memory:" else None
-        # Read-only: discosql's temporary tables live in SQLite's separate temp database.
-        self.con = sqlite3.connect(uri or database, uri=uri is not None)
+        else:
+            connection = _connect(database)
+        super().__init__(connection, "sqlite")
+        self.name = "SQLite"
 
     def close(self) -> None:
         if self.given:  # the session goes on: its temporary tables would stay
@@ -99,10 +78,17 @@ class SQLiteEngine(Engine):
             raise EngineError(str(e)) from e
         if not rows:
             raise EngineError(f"no such table: {reg.source.obj}")
-        return {r[1]: _affinity(r[2] or "") for r in rows}
+        return {r[1]: affinity(r[2] or "") for r in rows}
 
     def _is_engine_error(self, e: Exception) -> bool:
         return isinstance(e, sqlite3.Error)
+
+    # sqlite3 binds ``$name`` values itself: the statement keeps its parameters (the DB-API
+    # engine writes them as literals for drivers that cannot bind them)
+    translate = Engine.translate
+    # results are files written by DuckDB: discosql's own connection is read-only
+    output_table = Engine.output_table
+    has_table = Engine.has_table
 
     def _execute(self, sql: str, params: dict[str, Any]) -> None:
         self.con.execute(sql, params)
@@ -122,3 +108,13 @@ class SQLiteEngine(Engine):
             else:
                 columns.append(pa.array(values, pa.string() if not kinds else None))
         return pa.table(columns, names=names)
+
+
+def _connect(database: str | None) -> sqlite3.Connection:
+    """discosql's own read-only connection to the file ``database`` (or a new in-memory
+    database); its temporary tables live in SQLite's separate temp database."""
+    database = database or ":memory:"
+    if database != ":memory:" and not Path(database).is_file():
+        raise InputError(f"engine: SQLite database file {database!r} does not exist")
+    uri = Path(database).resolve().as_uri() + "?mode=ro" if database != ":memory:" else None
+    return sqlite3.connect(uri or database, uri=uri is not None)

@@ -23,6 +23,8 @@ SPELLING_VALUES = {
     "float_text": ("cast", "rebuild_e", "rebuild_E"),
     "stop_error": ("error", "raise_error", "cast"),
 }
+# ... and the values of the other facts that name a choice
+CHOICES = {"unquoted_case": ("upper", "lower")}
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,13 @@ class Dialect:
     ``quote_all``: every identifier is written quoted: the dialect folds unquoted names to
     upper case (Snowflake), and the result columns must reach Python as the templates name
     them (``n``, not ``N``).
+    ``unquoted_case``: how the dialect stores a name written unquoted, so how it resolves one
+    (:mod:`discosql.engines.names`, for table and column names alike): "upper" (Snowflake:
+    ``sex`` is the column ``SEX``), "lower" (PostgreSQL, Trino, DataFusion: ``SEX`` is
+    ``sex``), or None: stored as written (DuckDB, SQLite, Spark, BigQuery and SQL Server
+    match names without regard to case instead, so a name must be given as it is stored, or
+    the engine's own rule finds it). Only ASCII letters fold (PostgreSQL's rule in a UTF-8
+    database; Snowflake's unquoted names are ASCII).
     ``analyze``: each work table is ANALYZEd once made: PostgreSQL's autovacuum never gathers
     a temporary table's statistics, and a planner that guesses a few dozen rows may join a
     work table before the keys are coded (a cross product of the records and the cells).
@@ -118,6 +127,7 @@ class Dialect:
     column_types: str = "described"
     executed: bool = True
     quote_all: bool = False
+    unquoted_case: str | None = None
     analyze: bool = False
     union_widens: bool = False
     ratio_sums: bool = True
@@ -138,7 +148,7 @@ class Dialect:
     materialized_hint: bool = False
 
     def __post_init__(self) -> None:
-        for fact, allowed in SPELLING_VALUES.items():
+        for fact, allowed in (SPELLING_VALUES | CHOICES).items():
             value = getattr(self, fact)
             if value is not None and value not in allowed:
                 raise ValueError(f"{self.name}: {fact}={value!r} is not one of {allowed}")
@@ -181,6 +191,7 @@ FACTS = {
             int_div="native",
             grouping_sets=True,
             position_order="ctid",
+            unquoted_case="lower",
             transactional_ddl=True,
             rename="unqualified",
             analyze=True,
@@ -240,6 +251,7 @@ FACTS = {
             int_div="exact_multiple",
             column_types="snowflake_codes",
             quote_all=True,
+            unquoted_case="upper",
         ),
         # Trino (and Athena) have no temporary tables (trinodb/trino #5686): plain work
         # tables in the current schema, dropped at the end
@@ -253,6 +265,7 @@ FACTS = {
             stop_error="cast",
             int_div="native",
             work_tables="table",
+            unquoted_case="lower",
             executed=False,
         ),
         Dialect(
@@ -281,6 +294,7 @@ FACTS = {
             int_div="native",
             nan_function=True,
             work_tables="table",
+            unquoted_case="lower",
             rename=None,
         ),
         Dialect(

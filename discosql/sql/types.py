@@ -56,3 +56,22 @@ def column_kind(native: str, dialect: str) -> str | None:
     if t.this in OTHER:
         return "other"
     return None
+
+
+def affinity(declared: str) -> str:
+    """The type a column's values are read as where the dialect keeps only its declared type
+    (the ``column_types="declared"`` fact: SQLite), by SQLite's type affinity rules
+    (https://sqlite.org/datatype3.html §3.1): INTEGER affinity is 64-bit, REAL and NUMERIC
+    are doubles."""
+    t = declared.upper()
+    if "INT" in t:
+        return "BIGINT"
+    if any(s in t for s in ("CHAR", "CLOB", "TEXT")):
+        return "TEXT"
+    if any(s in t for s in ("REAL", "FLOA", "DOUB")):
+        return "DOUBLE"
+    if t.startswith(("BOOL",)):
+        return "BOOLEAN"
+    if any(s in t for s in ("NUMERIC", "DECIMAL")):
+        return "DOUBLE"
+    return "TEXT"  # BLOB or no type: compared as stored, labelled as text
