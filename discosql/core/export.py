@@ -2,11 +2,12 @@
 names), where a script writes its outputs, the table names given for the data sets, a plan
 retargeted at the script, and the script's text. The families' exports (``measure.export``,
 ``protect.export``, ``sweep.export``, ``risk.export``, ``anonymity.export``) add their
-signatures and headers."""
+signatures; every script opens with a :class:`Header`."""
 
 from __future__ import annotations
 
 import dataclasses
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..sql.dialects import facts, known
 from ..sql.templates import ident
+from ..version import __version__
 from .inputs import Inputs
 from .output import Destination
 from .plan import Plan
@@ -27,6 +29,53 @@ SCRIPT_FILE_KINDS = ("parquet", "csv")
 def script_text(script: ScriptEngine) -> str:
     """The statements a script engine wrote, as the script's text."""
     return script.text()
+
+
+# what every script says of where its errors stop it
+BAIL = (
+    "In a shell that goes on after an error every later statement fails too and no numbers "
+    "print; to stop at once run `duckdb -bail`, `psql -v ON_ERROR_STOP=1` or your console's "
+    "equivalent."
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Header:
+    """A script's opening comment, the same shape for every family: what it computes
+    (``what``, e.g. "synthpop sdc()") in which dialect, the arguments it was asked
+    (``asked``: one line each), what it reads and writes, its results, and what was decided
+    at export time and how the script checks it (``decided``)."""
+
+    what: str
+    dialect: str
+    asked: Sequence[str]
+    sources: Sequence[Registered]
+    results: str
+    decided: str
+    writes: str | None = None
+
+    def text(self) -> str:
+        """The comment's lines (paragraphs wrapped at 90 characters)."""
+        lines = [f"discosql {__version__}: {self.what} as SQL ({self.dialect} dialect)"]
+        lines += self.asked
+        lines.append(f"reads:\n{reads(self.sources)}")
+        if self.writes is not None:
+            lines.append(f"writes: {self.writes}")
+        about = (
+            f"Results: {self.results} Work tables start with __disco_ (temporary; where the "
+            "engine has none, tables of the current schema named for this export, dropped at "
+            f"the end). {self.decided} The script checks the decisions before it counts "
+            "(stage 015) and stops with a message naming the column when the data it runs on "
+            f"no longer fit them: re-export then. {BAIL}"
+        )
+        return "\n".join([*lines, *_wrapped(about)])
+
+
+def _wrapped(text: str) -> list[str]:
+    """``text`` in lines of at most 90 characters, never breaking inside `a command`."""
+    parts = text.split("`")
+    kept = "`".join(p.replace(" ", "\0") if i % 2 else p for i, p in enumerate(parts))
+    return [line.replace("\0", " ") for line in textwrap.wrap(kept, 90, break_on_hyphens=False)]
 
 
 def reads(sources: Sequence[Registered]) -> str:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.dictionaries import pack_keys
-from ..core.export import reads, retarget, script_sources, script_text, table_names_of
+from ..core.export import Header, retarget, script_sources, script_text, table_names_of
 from ..core.inputs import Inputs, opened
 from ..core.plan import Plan, plan
 from ..core.spec import DisclosureSpec, build_spec
@@ -25,7 +25,6 @@ from ..engines.base import Registered
 from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..sql.dialects import unknown
-from ..version import __version__
 
 
 def to_sql(
@@ -96,23 +95,20 @@ def script_of(
 
 def _header(plans: list[Plan], inputs: Inputs, sources: list[Registered], dialect: str) -> str:
     spec = plans[0].spec
-    return (
-        f"discosql {__version__}: synthpop disclosure() measures as SQL ({dialect} dialect)\n"
-        f"keys {', '.join(spec.keys)}; "
-        f"target(s) {', '.join(p.spec.target for p in plans)}; m = {inputs.m}\n"
-        f"reads:\n{reads(sources)}\n"
-        "Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,\n"
-        "check_1way, check_2way, disco_curve, and disco_tau where tau was given (percentages\n"
-        "0-100, as synthpop); with several targets a one-row table (target) names each\n"
-        "target before its tables. Work tables start with\n"
-        "__disco_ (temporary; on Spark, Trino and DataFusion, tables of the current schema\n"
-        "named for this export, dropped at the end).\n"
-        "Decisions that needed the data were made at export time (below, per target). The\n"
-        "script checks them before it counts (stage 015) and stops, naming the column, when\n"
-        "the data it runs on no longer fit them: re-export then. In a shell that goes on after\n"
-        "an error every later statement fails too and no numbers print; to stop at once run\n"
-        "`duckdb -bail`, `psql -v ON_ERROR_STOP=1` or your console's equivalent."
-    )
+    return Header(
+        "synthpop disclosure() measures",
+        dialect,
+        [
+            f"keys {', '.join(spec.keys)}; "
+            f"target(s) {', '.join(p.spec.target for p in plans)}; m = {inputs.m}"
+        ],
+        sources,
+        "for each target, one SELECT per table: ident, attrib, allcaps, exclusions, "
+        "check_1way, check_2way, disco_curve, and disco_tau where tau was given (percentages "
+        "0-100, as synthpop); with several targets a one-row table (target) names each target "
+        "before its tables.",
+        "Decisions that needed the data were made at export time (below, per target).",
+    ).text()
 
 
 def _decisions(p: Plan) -> str:

@@ -15,13 +15,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.export import reads, script_destination, script_sources, script_text, table_names_of
+from ..core.export import (
+    Header,
+    script_destination,
+    script_sources,
+    script_text,
+    table_names_of,
+)
 from ..core.inputs import Inputs, opened
 from ..core.output import Destination
 from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..sql.dialects import unknown
-from ..version import __version__
 from .removal import REASONS, reason_of
 from .sdc import Protection, SdcOptions, _protect, decide
 from .uniques import SYNTHPOP_DEFAULT
@@ -116,17 +121,20 @@ def _header(
     if prot.uniques:
         steps.append(f"remove the {REASONS[prot.uniques]} over {', '.join(names)}")
     steps += [f"remove the {reason_of(s)}" for s in prot.disclosive]
-    return (
-        f"discosql {__version__}: synthpop sdc() as SQL ({dialect} dialect); m = {m}\n"
-        f"reads:\n{reads(sources)}\n"
-        "does, in this order:\n" + "\n".join(f"  {i}. {s}" for i, s in enumerate(steps, 1)) + "\n"
-        f"renames: label {label!r}, prefix {prefix!r}, suffix {suffix!r}\n"
-        f"writes: {', '.join(dest.written)}\n"
-        f"synthpop {prot.synthpop} (its sdc() removes the same records in 1.9-2 and 1.9-3)\n"
-        "Results: the recode counts and the records each step removes (one SELECT each),\n"
-        "then the protected syntheses. Work tables start with __disco_. The q packing of each\n"
-        "step (and an rm_disclosive step's grouping) was decided at export time; the script\n"
-        "checks it before it counts (stage 015) and, last, that the records written and\n"
-        "removed add up to those given, and stops with a message when they do not: re-export\n"
-        "then. Run with `duckdb -bail`, `psql -v ON_ERROR_STOP=1` or your console's equivalent."
-    )
+    return Header(
+        "synthpop sdc()",
+        dialect,
+        [
+            f"m = {m}",
+            "does, in this order:\n" + "\n".join(f"  {i}. {s}" for i, s in enumerate(steps, 1)),
+            f"renames: label {label!r}, prefix {prefix!r}, suffix {suffix!r}",
+            f"synthpop {prot.synthpop} (its sdc() removes the same records in 1.9-2 and 1.9-3)",
+        ],
+        sources,
+        "the recode counts and the records each step removes (one SELECT each), then the "
+        "protected syntheses; last, a check that the records written and removed add up to "
+        "those given.",
+        "The q packing of each step (and an rm_disclosive step's grouping) was decided at "
+        "export time.",
+        writes=", ".join(dest.written),
+    ).text()

@@ -14,19 +14,17 @@ are offered: duckdb, postgres, spark and databricks.
 from __future__ import annotations
 
 import contextlib
-import textwrap
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.export import script_destination, script_sources, script_text
+from ..core.export import Header, script_destination, script_sources, script_text
 from ..core.inputs import opened
 from ..core.output import Destination
 from ..engines.base import Registered
 from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..sql.dialects import ORDERED_DIALECTS, unknown
-from ..version import __version__
 from . import frequencies
 from .individual import RiskOptions, run_risk
 from .ldiversity import LDiversityOptions, run_ldiversity
@@ -264,23 +262,17 @@ def _header(
     results: str,
     weighted: bool = False,
 ) -> str:
-    reads = next(iter(source.params.values())) if source.params else source.sql
     writes = ", ".join(dest.written) or "nothing: the per-record table is printed"
-    weights = ", and that every weight is a positive finite number" if weighted else ""
-    about = (
-        f"Results: {results}, then the per-record table (row: each record's 1-based position "
-        "as the engine keeps them). Work tables start with __disco_. The q packing (key "
-        f"radices {radices}, levels + 1) was decided at export time; the script checks it "
-        f"before it counts (stage 015){weights}, and stops "
-        "with a message when the data no longer fit: re-export then. Run with `duckdb -bail`, "
-        "`psql -v ON_ERROR_STOP=1` or your console's equivalent."
+    weights = (
+        "; the script checks that every weight is a positive finite number" if weighted else ""
     )
-    return "\n".join(
-        [
-            f"discosql {__version__}: {what} as SQL ({dialect} dialect)",
-            f"reads: {reads}",
-            f"keys {', '.join(keys)}; {'; '.join(extra)}",
-            f"writes: {writes}",
-            *textwrap.wrap(about, 90),
-        ]
-    )
+    return Header(
+        what,
+        dialect,
+        [f"keys {', '.join(keys)}; {'; '.join(extra)}"],
+        [source],
+        f"{results}, then the per-record table (row: each record's 1-based position as the "
+        "engine keeps them).",
+        f"The q packing (key radices {radices}, levels + 1) was decided at export time{weights}.",
+        writes=writes,
+    ).text()

@@ -14,17 +14,16 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.export import retarget, script_sources, script_text, table_names_of
+from ..core.export import Header, retarget, script_sources, script_text, table_names_of
 from ..core.inputs import opened
 from ..core.plan import plan
 from ..core.stages import counted, decide_radices
-from ..engines.base import Engine
+from ..engines.base import Engine, Registered
 from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..measure.summary import target_specs
 from ..sql.dialects import unknown
 from ..sql.templates import ident
-from ..version import __version__
 from .key_sweep import (
     MEASURES_TEMPLATE,
     SWEEP_SCHEMA,
@@ -86,7 +85,7 @@ def sweep_to_sql(
         ]
         script = ScriptEngine(dialect)
         sources = script_sources(inputs.sources, table_names, dialect)
-        script.comment(_header(key_list, [s.target for s in specs], len(subsets), dialect))
+        script.comment(_header(key_list, [s.target for s in specs], len(subsets), sources, dialect))
         sink = ScriptRows()
         for p, cells, _ in counted([retarget(p, script, sources) for p in plans]):
             sweep_target(p, cells, subsets, sink)
@@ -100,13 +99,16 @@ def sweep_to_sql(
     return script_text(script)
 
 
-def _header(keys: list[str], targets: list[str], n_subsets: int, dialect: str) -> str:
-    return (
-        f"discosql {__version__}: key sweep as SQL ({dialect} dialect)\n"
-        f"keys {', '.join(keys)}; {n_subsets} subsets; targets {', '.join(targets)}\n"
-        "Result: one table (keys, n_keys, target, synthesis, UiO, UiS, UiOiS, repU, Dorig,\n"
-        "Dsyn, iS, DiS, DiSCO, DiSDiO, max_denom, mean_denom), each row disclosure() with that\n"
-        "subset as keys. Work tables start with __disco_. The grouping and the q packing were\n"
-        "decided at export time; the script checks them before it counts (stage 015) and\n"
-        "stops, naming the column, when the data no longer fit them: re-export then."
-    )
+def _header(
+    keys: list[str], targets: list[str], n_subsets: int, sources: list[Registered], dialect: str
+) -> str:
+    return Header(
+        "key sweep",
+        dialect,
+        [f"keys {', '.join(keys)}; {n_subsets} subsets; targets {', '.join(targets)}"],
+        sources,
+        "one table (keys, n_keys, target, synthesis, UiO, UiS, UiOiS, repU, Dorig, Dsyn, iS, "
+        "DiS, DiSCO, DiSDiO, max_denom, mean_denom), each row disclosure() with that subset "
+        "as keys.",
+        "The grouping and the q packing were decided at export time.",
+    ).text()

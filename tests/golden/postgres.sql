@@ -5,16 +5,15 @@
 --   synthetic 1: "survey"."syn_1"
 --   synthetic 2: "survey"."syn_2"
 -- Results: for each target, one SELECT per table: ident, attrib, allcaps, exclusions,
--- check_1way, check_2way, disco_curve, and disco_tau where tau was given (percentages
--- 0-100, as synthpop); with several targets a one-row table (target) names each
--- target before its tables. Work tables start with
--- __disco_ (temporary; on Spark, Trino and DataFusion, tables of the current schema
--- named for this export, dropped at the end).
--- Decisions that needed the data were made at export time (below, per target). The
--- script checks them before it counts (stage 015) and stops, naming the column, when
--- the data it runs on no longer fit them: re-export then. In a shell that goes on after
--- an error every later statement fails too and no numbers print; to stop at once run
--- `duckdb -bail`, `psql -v ON_ERROR_STOP=1` or your console's equivalent.
+-- check_1way, check_2way, disco_curve, and disco_tau where tau was given (percentages 0-100,
+-- as synthpop); with several targets a one-row table (target) names each target before its
+-- tables. Work tables start with __disco_ (temporary; where the engine has none, tables of
+-- the current schema named for this export, dropped at the end). Decisions that needed the
+-- data were made at export time (below, per target). The script checks the decisions before
+-- it counts (stage 015) and stops with a message naming the column when the data it runs on
+-- no longer fit them: re-export then. In a shell that goes on after an error every later
+-- statement fails too and no numbers print; to stop at once run `duckdb -bail`,
+-- `psql -v ON_ERROR_STOP=1` or your console's equivalent.
 
 --
 -- ===== target 'income' =====
