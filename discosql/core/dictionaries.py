@@ -5,7 +5,7 @@ the packing of the keys into BIGINT q words, and the integer type of a target's 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -233,6 +233,15 @@ def dictionary_facts(engine: Engine, columns: Sequence[Column]) -> tuple[list[in
     }
     radices = [int(rows[i]["r"] or 1) for i in range(len(columns))]
     return radices, {c.name for i, c in enumerate(columns) if rows[i]["n_empty"]}
+
+
+def decide_radices(engine: Engine, build: Callable[[Work], Sequence[Column]]) -> list[int]:
+    """The export-time decision of every family: each column's radix (largest code + 1) in
+    the q packing, from the stage 010 dictionaries that ``build`` makes in a work scope of
+    ``engine`` (dropped after). An exported script packs its codes with them and checks where
+    it runs (stage 015) that its data still fit."""
+    with engine.work() as work:
+        return key_radices(engine, build(work))
 
 
 def key_radices(engine: Engine, columns: Sequence[Column]) -> list[int]:

@@ -22,7 +22,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..engines.base import Engine
+from ..engines.base import Engine, Work
 from ..sql.dialects import facts
 from ..sql.templates import render
 from .assumptions import GUARD, Assumption, Fits, Present, create_guard
@@ -31,9 +31,9 @@ from .dictionaries import (
     build_dictionaries,
     build_dictionary,
     code_type,
+    decide_radices,
     dictionary_facts,
     key_fits,
-    key_radices,
     pack_keys,
     stacks,
     warn_empty_text,
@@ -203,16 +203,18 @@ def _guard_checks(
     return checks
 
 
-def decide_radices(plans: Sequence[Plan]) -> list[list[int]]:
+def plan_radices(plans: Sequence[Plan]) -> list[list[int]]:
     """Each plan's radices (its keys', then its target's), by building the dictionaries once on
     the plans' engine, as execute_many does (for scripts, which are written before they run)."""
-    engine = plans[0].inputs.engine
-    with engine.work() as work:
+    n_keys = len(plans[0].keys_ctx)
+
+    def build(work: Work) -> list[Column]:
         keys, targets = _dictionaries(plans, plans[0].inputs.data_sets())
         for name in dict.fromkeys(c.levels for c in [*keys, *targets]):
             work.hold(name)
-        radices = key_radices(engine, [*keys, *targets])
-    n_keys = len(keys)
+        return [*keys, *targets]
+
+    radices = decide_radices(plans[0].inputs.engine, build)
     return [[*radices[:n_keys], r] for r in radices[n_keys:]]
 
 

@@ -20,7 +20,7 @@ from ..core.export import Header, retarget, script_sources, script_text, table_n
 from ..core.inputs import Inputs, opened
 from ..core.plan import Plan, plan
 from ..core.spec import DisclosureSpec, build_spec
-from ..core.stages import decide_radices, execute
+from ..core.stages import execute, plan_radices
 from ..engines.base import Registered
 from ..engines.script import ScriptEngine
 from ..errors import InputError
@@ -80,7 +80,7 @@ def script_of(
     plans = [plan(inputs, s) for s in specs]  # every check before anything is written
     # the q packing and code types, as the script will use them
     plans = [
-        dataclasses.replace(p, radices=r) for p, r in zip(plans, decide_radices(plans), strict=True)
+        dataclasses.replace(p, radices=r) for p, r in zip(plans, plan_radices(plans), strict=True)
     ]
     script = ScriptEngine(dialect)
     sources = script_sources(inputs.sources, table_names, dialect)

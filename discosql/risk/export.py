@@ -223,7 +223,7 @@ def _exporting(
     with opened(engine, threads, data) as inputs:
         eng, reg = inputs.engine, inputs.sources[0]
         frequencies.check_columns(reg, what.roles, what.numeric)
-        radices = frequencies.decide_radices(eng, reg, what.keys)
+        radices = frequencies.key_radices_of(eng, reg, what.keys)
         example = "table='db.persons'"
         source = script_sources([reg], [what.table], what.dialect, "table", example)[0]
         script = ScriptEngine(what.dialect, overwrite=what.overwrite)

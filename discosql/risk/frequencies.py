@@ -16,7 +16,13 @@ from typing import Any
 import pyarrow as pa
 
 from ..core.assumptions import GUARD, create_guard
-from ..core.dictionaries import build_dictionaries, key_fits, key_radices, pack_keys
+from ..core.dictionaries import (
+    build_dictionaries,
+    decide_radices,
+    key_fits,
+    key_radices,
+    pack_keys,
+)
 from ..core.inputs import DataSet, named_columns, source_ctx
 from ..core.output import DATABASE_SUFFIXES, Destination, destination, write_stream
 from ..core.plan import Column
@@ -177,14 +183,16 @@ def key_columns(keys: Sequence[str]) -> tuple[Column, ...]:
     )
 
 
-def decide_radices(engine: Engine, reg: Registered, keys: Sequence[str]) -> list[int]:
-    """Each key's radix in the q packing, from the data (an exported script checks that its
-    data still fit them)."""
+def key_radices_of(engine: Engine, reg: Registered, keys: Sequence[str]) -> list[int]:
+    """Each key's radix in the q packing, from the data (:func:`decide_radices`)."""
     columns = key_columns(keys)
-    with engine.work() as work:
+
+    def build(work: Work) -> Sequence[Column]:
         cells = KeyCells(work, columns, 1, dict(reg.params))
         dictionaries(cells, source_ctx([reg])[0], reg.params)
-        return key_radices(engine, columns)
+        return columns
+
+    return decide_radices(engine, build)
 
 
 def dictionaries(cells: KeyCells, data: DataSet, params: dict[str, Any]) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from ..core.export import Header, retarget, script_sources, script_text, table_names_of
 from ..core.inputs import opened
 from ..core.plan import plan
-from ..core.stages import counted, decide_radices
+from ..core.stages import counted, plan_radices
 from ..engines.base import Engine, Registered
 from ..engines.script import ScriptEngine
 from ..errors import InputError
@@ -81,7 +81,7 @@ def sweep_to_sql(
         plans = [plan(inputs, s) for s in specs]
         plans = [
             dataclasses.replace(p, radices=r)
-            for p, r in zip(plans, decide_radices(plans), strict=True)
+            for p, r in zip(plans, plan_radices(plans), strict=True)
         ]
         script = ScriptEngine(dialect)
         sources = script_sources(inputs.sources, table_names, dialect)
