@@ -100,18 +100,35 @@ def named_columns(
     counted: an empty data set's types may be unusable.)"""
 
     def check(regs: list[Registered]) -> None:
-        _, problems = column_kinds(regs, roles)
-        for col in numeric:
-            for reg in regs:
-                if col in reg.kinds and reg.kinds[col] not in ("integer", "float"):
-                    problems.append(
-                        f"{roles[col]} {col!r} in the {reg.source.label} data has type "
-                        f"{reg.columns[col]}; a {roles[col]} must be numeric"
-                    )
-        if problems:
-            raise SchemaError(problems)
+        check_columns(regs, roles, numeric)
 
     return check
+
+
+def check_columns(
+    sources: Sequence[Registered],
+    roles: dict[str, str],
+    numeric: Sequence[str] = (),
+    more: Callable[[dict[str, str]], list[str]] | None = None,
+) -> dict[str, str]:
+    """The one check of the columns an argument names: every column of ``roles`` (column ->
+    its role, "key", "target", ...) is in every data set with kinds that fit together
+    (:func:`column_kinds`), the ``numeric`` ones hold numbers in every data set, and ``more``
+    (a family's own rules on the kinds: what may be grouped, recoded, binned) finds no
+    problem; one SchemaError lists them all. Returns column -> kind."""
+    kinds, problems = column_kinds(sources, roles)
+    for col in numeric:
+        for reg in sources:
+            if col in reg.kinds and reg.kinds[col] not in ("integer", "float"):
+                problems.append(
+                    f"{roles[col]} {col!r} in the {reg.source.label} data has type "
+                    f"{reg.columns[col]}; a {roles[col]} must be numeric"
+                )
+    if more is not None:
+        problems += more(kinds)
+    if problems:
+        raise SchemaError(problems)
+    return kinds
 
 
 def register_inputs(
@@ -236,12 +253,17 @@ def _list_hint(name: str, columns: dict[str, str]) -> str:
     return ""
 
 
-def check_columns(inputs: Inputs, spec: DisclosureSpec) -> dict[str, str]:
-    """Every key and the target exist everywhere with compatible kinds; returns column -> kind."""
-    columns = [*spec.keys, spec.target]
+def spec_columns(inputs: Inputs, spec: DisclosureSpec) -> dict[str, str]:
+    """Every key and the target exist everywhere with compatible kinds (:func:`check_columns`),
+    and what is grouped or has cont_na codes is numeric; returns column -> kind."""
     roles = {c: "key" for c in spec.keys} | {spec.target: "target"}
-    kinds, problems = column_kinds(inputs.sources, roles)
-    # grouping and cont_na need numbers
+    return check_columns(inputs.sources, roles, more=lambda kinds: _grouped(inputs, spec, kinds))
+
+
+def _grouped(inputs: Inputs, spec: DisclosureSpec, kinds: dict[str, str]) -> list[str]:
+    """Grouping and cont_na need numbers."""
+    problems: list[str] = []
+    columns = [*spec.keys, spec.target]
     for col, codes in (spec.cont_na or {}).items():
         if col not in inputs.sources[0].columns:
             problems.append(
@@ -261,9 +283,7 @@ def check_columns(inputs: Inputs, spec: DisclosureSpec) -> dict[str, str]:
                 problems.append(
                     f"ngroups_keys: key {key!r} is not numeric ({kinds[key]}); give 0 for it"
                 )
-    if problems:
-        raise SchemaError(problems)
-    return kinds
+    return problems
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from ..sql.templates import render
 from . import assumptions
 from . import grouping as grp
 from .assumptions import Assumption
-from .inputs import Inputs, check_columns
+from .inputs import Inputs, spec_columns
 from .spec import DisclosureSpec
 
 
@@ -206,7 +206,7 @@ class Plan:
 
 def plan(inputs: Inputs, spec: DisclosureSpec) -> Plan:
     """Validate ``spec`` against the data and decide the grouping; no measure SQL runs here."""
-    kinds = check_columns(inputs, spec)
+    kinds = spec_columns(inputs, spec)
     params = inputs.params()
     cna = spec.cont_na or {}
     numeric = ("integer", "float")

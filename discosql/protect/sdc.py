@@ -14,14 +14,14 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, column_kinds, named_columns, opened, with_syntheses
+from ..core.inputs import Inputs, check_columns, named_columns, opened, with_syntheses
 from ..core.options import Options, option
 from ..core.output import Destination, destination
 from ..core.results import AsData, json_rows
 from ..core.spec import DisclosureSpec, column_names
 from ..engines.base import WORK_PREFIX, Source, Work, conform
 from ..engines.duckdb import file_reader
-from ..errors import DiscoSQLWarning, EngineError, InputError, SchemaError
+from ..errors import DiscoSQLWarning, EngineError, InputError
 from ..measure.summary import DisclosureSummary, summary_on
 from ..sql.templates import render
 from . import removal
@@ -373,12 +373,15 @@ def _measure(
 
 def _check_columns(inputs: Inputs, names: list[str], recodes: list[Recode]) -> None:
     roles = dict.fromkeys(names, "key") | {r.name: "recode variable" for r in recodes}
-    kinds, problems = column_kinds(inputs.sources, roles)
-    for r in recodes:
-        if r.name in kinds and kinds[r.name] not in ("integer", "float", "null"):
-            problems.append(f"recode_vars: {r.name!r} is not numeric ({kinds[r.name]})")
-    if problems:
-        raise SchemaError(problems)
+
+    def recoded(kinds: dict[str, str]) -> list[str]:
+        return [
+            f"recode_vars: {r.name!r} is not numeric ({kinds[r.name]})"
+            for r in recodes
+            if r.name in kinds and kinds[r.name] not in ("integer", "float", "null")
+        ]
+
+    check_columns(inputs.sources, roles, more=recoded)
 
 
 def decide(inputs: Inputs, names: list[str], prot: Protection) -> list[removal.Step]:

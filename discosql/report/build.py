@@ -27,7 +27,7 @@ import pyarrow as pa
 from ..anonymity.common import schema_check
 from ..core.files import atomic_paths
 from ..core.fingerprint import fingerprints
-from ..core.inputs import Inputs, opened
+from ..core.inputs import Inputs, check_columns, opened
 from ..core.output import Destination
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, Exact, Numbers, OutputCheck
 from ..core.results import AsData
@@ -37,7 +37,6 @@ from ..engines.factory import engine_spec
 from ..errors import InputError
 from ..measure.summary import DisclosureSummary, default_targets, summary_on
 from ..protect.sdc import SdcResult, sdc_on
-from ..risk.frequencies import check_columns
 from ..risk.individual import RiskOptions, RiskResult, risk_on
 from ..risk.suda import SudaOptions, SudaResult, default_max_size, suda_on
 from ..sql.dialects import facts
@@ -326,7 +325,7 @@ def _schema_check(
     def check(regs: list[Registered]) -> None:
         if weight is not None:
             roles = dict.fromkeys(asked.keys, "key") | {weight: "weight"}
-            check_columns(regs[0], roles, [weight])
+            check_columns([regs[0]], roles, [weight])
         args = asked.anonymity_args or {}
         named = list(args.get("columns") or [])
         for side in args.get("aux_cols") or ():

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.export import Header, script_destination, script_sources, script_text
-from ..core.inputs import opened
+from ..core.inputs import check_columns, opened
 from ..core.output import Destination
 from ..engines.base import Registered
 from ..engines.script import ScriptEngine
@@ -222,7 +222,7 @@ def _exporting(
     the end."""
     with opened(engine, threads, data) as inputs:
         eng, reg = inputs.engine, inputs.sources[0]
-        frequencies.check_columns(reg, what.roles, what.numeric)
+        check_columns([reg], what.roles, what.numeric)
         radices = frequencies.key_radices_of(eng, reg, what.keys)
         example = "table='db.persons'"
         source = script_sources([reg], [what.table], what.dialect, "table", example)[0]

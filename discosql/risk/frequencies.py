@@ -23,7 +23,7 @@ from ..core.dictionaries import (
     key_radices,
     pack_keys,
 )
-from ..core.inputs import DataSet, named_columns, source_ctx
+from ..core.inputs import DataSet, source_ctx
 from ..core.output import DATABASE_SUFFIXES, Destination, destination, write_stream
 from ..core.plan import Column
 from ..core.spec import column_names
@@ -74,12 +74,6 @@ def check_fraction(
         problems.append(f"{arg}: expected a number in {allowed}, got {value!r}")
         return math.nan
     return float(value)
-
-
-def check_columns(reg: Registered, roles: dict[str, str], numeric: Sequence[str]) -> None:
-    """Every column exists with a usable type; ``numeric`` columns hold numbers (read off the
-    schema: this runs before the rows are counted too)."""
-    named_columns(roles, numeric)([reg])
 
 
 def check_weights(cells: KeyCells, weight: str) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, named_columns, opened
+from ..core.inputs import Inputs, check_columns, named_columns, opened
 from ..core.options import Options, option
 from ..core.output import Destination
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
@@ -299,7 +299,7 @@ def run_risk(
     cells and the per-record table (None when written to ``dest``). ``radices``: the q
     packing decided ahead, for a script engine (whose results are read where it runs)."""
     keys, weight, household = options.keys, options.weight, options.household
-    frequencies.check_columns(reg, options.roles(), [weight] if weight else [])
+    check_columns([reg], options.roles(), [weight] if weight else [])
     with frequencies.key_cells(
         eng,
         reg,

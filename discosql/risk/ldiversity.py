@@ -11,7 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, named_columns, opened
+from ..core.inputs import Inputs, check_columns, named_columns, opened
 from ..core.options import Options, option
 from ..core.output import Destination
 from ..core.outputcheck import OutputCheck
@@ -289,7 +289,7 @@ def run_ldiversity(
     column) and the per-record table (None when written to ``dest``). ``radices``: the q
     packing decided ahead, for a script engine (whose results are read where it runs)."""
     keys, sensitive = options.keys, options.sensitive
-    frequencies.check_columns(reg, options.roles(), [])
+    check_columns([reg], options.roles())
     columns = [
         f"{s}_{m}_Ldiversity" for s in sensitive for m in ("Distinct", "Entropy", "Recursive")
     ] + ["MultiEntropy_Ldiversity", "MultiRecursive_Ldiversity"]

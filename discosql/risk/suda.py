@@ -18,7 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, named_columns, opened, source_ctx
+from ..core.inputs import Inputs, check_columns, named_columns, opened, source_ctx
 from ..core.options import Options, option
 from ..core.output import Destination
 from ..core.results import AsData, json_rows
@@ -256,7 +256,7 @@ def run_suda(
     keys, record_id = options.keys, options.id
     original_scores, dis_fraction = options.original_scores, options.dis_fraction
     largest = options.largest
-    frequencies.check_columns(reg, dict.fromkeys(keys, "key"), [])
+    check_columns([reg], dict.fromkeys(keys, "key"))
     m = len(keys)
     sizes = list(range(1, largest + 1))
     with frequencies.key_cells(eng, reg, keys, radices=radices, record_id=record_id) as cells:

@@ -14,10 +14,10 @@ from typing import Any
 
 import pyarrow as pa
 
-from ...core.inputs import column_kinds, opened, source_ctx
+from ...core.inputs import check_columns, opened, source_ctx
 from ...core.spec import column_names
 from ...engines.base import Engine, Registered
-from ...errors import DiscoSQLWarning, InputError, SchemaError, did_you_mean
+from ...errors import DiscoSQLWarning, InputError, did_you_mean
 from ...sql.templates import render
 
 CELLS = "__disco_cap_cells"
@@ -96,29 +96,29 @@ def _check_args(
     return key_list, sens_list
 
 
-def _check_columns(
+def _cap_columns(
     sources: list[Registered], roles: dict[str, str], continuous: Sequence[str] = ()
 ) -> dict[str, str]:
-    """Every key and sensitive column exists in every data set with compatible kinds.
+    """Every key and sensitive column exists in every data set with compatible kinds
+    (:func:`check_columns`: keys, several sensitive columns and a control set), and the
+    ``continuous`` ones are among them and numeric; returns column -> kind."""
 
-    ``inputs.column_kinds`` for keys, several sensitive columns and a control set;
-    returns column -> kind. ``continuous`` columns must be numeric.
-    """
-    kinds, problems = column_kinds(sources, roles)
-    for col in continuous:
-        if col not in roles:
-            problems.append(
-                f"continuous_columns: {col!r} is neither a key nor a sensitive column"
-                f"{did_you_mean(col, list(roles))}; allowed: {list(roles)!r}"
-            )
-        elif kinds.get(col, "float") not in ("integer", "float"):
-            problems.append(
-                f"continuous_columns: {col!r} is not numeric in the original data "
-                f"({kinds[col]}); only numbers can be binned"
-            )
-    if problems:
-        raise SchemaError(problems)
-    return kinds
+    def binned(kinds: dict[str, str]) -> list[str]:
+        problems = []
+        for col in continuous:
+            if col not in roles:
+                problems.append(
+                    f"continuous_columns: {col!r} is neither a key nor a sensitive column"
+                    f"{did_you_mean(col, list(roles))}; allowed: {list(roles)!r}"
+                )
+            elif kinds.get(col, "float") not in ("integer", "float"):
+                problems.append(
+                    f"continuous_columns: {col!r} is not numeric in the original data "
+                    f"({kinds[col]}); only numbers can be binned"
+                )
+        return problems
+
+    return check_columns(sources, roles, more=binned)
 
 
 @dataclass(frozen=True)
@@ -168,7 +168,7 @@ def counted_cells(
                 )
             sources.append(reg)
         roles = {k: "key" for k in key_list} | {s: ask.sensitive_arg for s in sens_list}
-        _check_columns(sources, roles, ask.continuous)
+        _cap_columns(sources, roles, ask.continuous)
         params: dict[str, Any] = {}
         for reg in sources:
             params.update(reg.params)
