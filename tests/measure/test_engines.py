@@ -224,7 +224,7 @@ def _assert_same_summary(got: ds.DisclosureSummary, ref: ds.DisclosureSummary) -
         engine_data.assert_same(got.results[target], res, TABLES)
 
 
-@on_engines(exclude=("duckdb",), also=("spark_connect",))
+@on_engines(exclude={"duckdb": "the reference"}, also=("spark_connect",))
 def test_summary_on_every_engine(
     engine_case: Loaded, data: dict[str, Any], summary_ref: ds.DisclosureSummary
 ) -> None:
@@ -335,7 +335,7 @@ def cap_ref(parquet: dict[str, str]) -> dict[str, Any]:
     return _cap_results(parquet["sd2011"], parquet["syn_1"], parquet["syn_2"], None)
 
 
-@on_engines(exclude=("duckdb",))
+@on_engines(exclude={"duckdb": "the reference"})
 def test_cap_family_on_every_engine(
     engine_case: Loaded, data: dict[str, Any], cap_ref: dict[str, Any]
 ) -> None:
@@ -394,8 +394,12 @@ def _float_levels(original: Any, engine: Any) -> list[str]:
 
 
 @on_engines(
-    exclude=("sqlite", "sqlite3_connection", "adbc_sqlite")
-)  # SQLite: no NaN (test_risk_engines.py)
+    exclude={
+        "sqlite": "SQLite has no NaN (test_risk_engines.py)",
+        "sqlite3_connection": "SQLite has no NaN",
+        "adbc_sqlite": "SQLite has no NaN",
+    }
+)
 def test_float_level_names(engine_case: Loaded, floats: tuple[Any, str]) -> None:
     engine, names = engine_case.load({"floats": floats[0]})
     assert _float_levels(names["floats"], engine) == FLOAT_LEVELS
