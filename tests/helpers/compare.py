@@ -6,6 +6,7 @@ test_risk.py, ``same`` in test_reference_agreement.py)."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 REL, ABS = 1e-9, 1e-12
@@ -68,3 +69,12 @@ def script_value(got: Any, want: Any) -> bool:
     if isinstance(want, float):
         return math.isclose(float(got), want, rel_tol=1e-12, abs_tol=1e-12)
     return bool(got == want)
+
+
+def close_to(got: dict[int, float], want: dict[int, Fraction]) -> None:
+    """Within two units in the last place of the exact sum of the rounded terms (the total is
+    made a double once, from its integer part and its 60 binary places)."""
+    assert set(got) == set(want)
+    for g, exact in want.items():
+        x = float(exact)
+        assert abs(got[g] - x) <= 2 * math.ulp(x), (g, got[g], exact)

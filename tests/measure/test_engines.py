@@ -21,7 +21,7 @@ from discosql.core.results import RESULT_TABLES
 
 from .. import engine_data, oracle
 from ..helpers.compare import assert_value
-from ..helpers.engines import Loaded, on_engines
+from ..helpers.engines import Loaded, on_engines, on_engines_each
 from ..helpers.oracle import CALLS, call_kwargs, replay
 
 TABLES = (*(t.name for t in RESULT_TABLES), "measures")
@@ -159,42 +159,29 @@ def parquet(tmp_path_factory: pytest.TempPathFactory, data: dict[str, Any]) -> d
     return engine_data.write_parquet(tmp_path_factory.mktemp("parquet"), data)
 
 
-@pytest.mark.parametrize(("case_id", "target"), _calls(PG_CALLS))
-def test_postgres_equals_duckdb(pg: str, case_id: str, target: str) -> None:
-    kw, syn = call_kwargs(case_id, target)
-    got = ds.disclosure("sd2011", syn, target=target, engine=pg, **kw)
-    engine_data.assert_same(got, replay(case_id, target), TABLES)
-
-
-@pytest.fixture(scope="module")
-def sqlite_db(tmp_path_factory: pytest.TempPathFactory, data: dict[str, Any]) -> str:
-    return engine_data.write_sqlite(tmp_path_factory.mktemp("sqlite") / "oracle.db", data)
-
-
 # SQLite: the first call of every oracle case (46 of the 68 calls: a multi.disclosure case's
 # other targets differ only in the target column, and run on DuckDB against synthpop).
 SQLITE_CALLS = list({c: (c, t) for c, t, _ in reversed(CALLS)}.values())[::-1]
 
 
-def test_sqlite_runs_every_oracle_case() -> None:
+def test_the_no_server_subset_is_every_oracle_case() -> None:
+    """SQLite's subset: the first call of every oracle case."""
     assert {c for c, _ in SQLITE_CALLS} == {c for c, _, _ in CALLS}
     assert all((c, t) == next((c2, t2) for c2, t2, _ in CALLS if c2 == c) for c, t in SQLITE_CALLS)
 
 
-@pytest.mark.parametrize(("case_id", "target"), _calls(SQLITE_CALLS))
-def test_sqlite_equals_duckdb(sqlite_db: str, case_id: str, target: str) -> None:
-    kw, syn = call_kwargs(case_id, target)
-    got = ds.disclosure("sd2011", syn, target=target, engine=ds.sqlite(sqlite_db), **kw)
-    engine_data.assert_same(got, replay(case_id, target), TABLES)
-
-
-@pytest.mark.parametrize(("case_id", "target"), _calls(SPARK_CALLS))
-def test_spark_equals_duckdb(
-    spark: Any, parquet: dict[str, str], case_id: str, target: str
+@on_engines_each(
+    ("case_id", "target"),
+    {"sqlite": _calls(SQLITE_CALLS), "postgres": _calls(PG_CALLS), "spark": _calls(SPARK_CALLS)},
+)
+def test_an_engine_equals_duckdb(
+    engine_case: Loaded, data: dict[str, Any], case_id: str, target: str
 ) -> None:
+    """Each engine's subset of the oracle calls gives DuckDB's tables."""
     kw, syn = call_kwargs(case_id, target)
+    engine, names = engine_case.load({n: data[n] for n in ("sd2011", *syn)})
     got = ds.disclosure(
-        parquet["sd2011"], [parquet[s] for s in syn], target=target, engine=spark, **kw
+        names["sd2011"], [names[s] for s in syn], target=target, engine=engine, **kw
     )
     engine_data.assert_same(got, replay(case_id, target), TABLES)
 
