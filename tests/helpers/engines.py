@@ -324,18 +324,26 @@ def on_engines(
     return pytest.mark.parametrize("engine_case", [c.param() for c in chosen], indirect=True)
 
 
-def on_engines_each(argnames: tuple[str, ...], values: Mapping[str, list[Any]]) -> Any:
-    """Run the test on each engine of ``values`` once per value of its own (a
-    ``pytest.param`` of ``argnames``, or a tuple): each engine its own subset of calls."""
+def _each(
+    fixture: str, cases: Mapping[str, Any], argnames: tuple[str, ...], values: Mapping[str, Any]
+) -> pytest.MarkDecorator:
     params = []
-    for name, per_engine in values.items():
-        case = CASES[name]
-        for value in per_engine:
+    for name, per_case in values.items():
+        case = cases[name]
+        for value in per_case:
             if not isinstance(value, type(pytest.param())):
                 value = pytest.param(*value, id="-".join(map(str, value)))
             marks = [*case.marks(), *value.marks]
             params.append(pytest.param(case, *value.values, id=f"{name}-{value.id}", marks=marks))
-    return pytest.mark.parametrize(("engine_case", *argnames), params, indirect=["engine_case"])
+    return pytest.mark.parametrize((fixture, *argnames), params, indirect=[fixture])
+
+
+def on_engines_each(
+    argnames: tuple[str, ...], values: Mapping[str, list[Any]]
+) -> pytest.MarkDecorator:
+    """Run the test on each engine of ``values`` once per value of its own (a
+    ``pytest.param`` of ``argnames``, or a tuple): each engine its own subset of calls."""
+    return _each("engine_case", CASES, argnames, values)
 
 
 # the script engines of the export tests, in order
@@ -351,6 +359,13 @@ def on_script_engines(
     chosen = [SCRIPT_CASES[n] for n in _kept(names or SCRIPT_ENGINES, exclude or {})]
     params = [pytest.param(c, id=c.name, marks=c.marks()) for c in chosen]
     return pytest.mark.parametrize("script_engine", params, indirect=True)
+
+
+def on_script_engines_each(
+    argnames: tuple[str, ...], values: Mapping[str, list[Any]]
+) -> pytest.MarkDecorator:
+    """As :func:`on_engines_each`, for script engines (the ``script_engine`` fixture)."""
+    return _each("script_engine", SCRIPT_CASES, argnames, values)
 
 
 @dataclass(frozen=True)

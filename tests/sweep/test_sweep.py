@@ -19,6 +19,7 @@ from discosql.sweep.key_sweep import MEASURES, key_sweep
 
 from .. import engine_data, oracle
 from ..helpers.data import changed, scenarios, sd2011_pair, to_arrow
+from ..helpers.engines import Loaded, Started, on_engines, on_script_engines
 from ..helpers.profiles import fixed
 from ..helpers.shell import duckdb_cli, run_datafusion, run_shell
 from ..helpers.sql import assert_portable
@@ -196,21 +197,11 @@ def _engine_rows(engine: Any, names: dict[str, str]) -> list[dict[str, Any]]:
     return sw.table.to_pylist()
 
 
-def test_sweep_on_sqlite(tmp_path: Path, swept: ds.KeySweep) -> None:
-    db = engine_data.write_sqlite(tmp_path / "sweep.db", engine_data.oracle_tables())
-    names = {n: n for n in ("sd2011", "syn_1", "syn_2")}
-    _assert_rows_equal(_engine_rows(ds.sqlite(db), names), swept.table.to_pylist())
-
-
-def test_sweep_on_postgres(pg_dsn: str, swept: ds.KeySweep) -> None:
-    engine_data.load_postgres(pg_dsn, engine_data.oracle_tables())
-    names = {n: n for n in ("sd2011", "syn_1", "syn_2")}
-    _assert_rows_equal(_engine_rows(pg_dsn, names), swept.table.to_pylist())
-
-
-def test_sweep_on_spark(spark: Any, tmp_path: Path, swept: ds.KeySweep) -> None:
-    paths = engine_data.write_parquet(tmp_path, engine_data.oracle_tables())
-    _assert_rows_equal(_engine_rows(ds.spark(spark), paths), swept.table.to_pylist())
+@on_engines("sqlite", "postgres", "spark")
+def test_the_sweep_on_an_engine(engine_case: Loaded, swept: ds.KeySweep) -> None:
+    tables = engine_data.oracle_tables()
+    engine, names = engine_case.load({n: tables[n] for n in ("sd2011", "syn_1", "syn_2")})
+    _assert_rows_equal(_engine_rows(engine, names), swept.table.to_pylist())
 
 
 def test_cli_sweep(
@@ -324,8 +315,8 @@ def _assert_script_rows(got: list[dict[str, Any]], swept: ds.KeySweep) -> None:
             assert _same(value, w[m]), (w["keys"], w["target"], m, value, w[m])
 
 
-def test_duckdb_shell_runs_the_sweep_export(
-    sd2011: tuple[str, list[str]], swept: ds.KeySweep, tmp_path: Path
+def _shell_sweep(
+    server: None, sd2011: tuple[str, list[str]], swept: ds.KeySweep, tmp_path: Path
 ) -> None:
     script = ds.sweep_to_sql(*sd2011, KEYS, TARGETS, **OPTIONS)
     tables = run_shell(script, tmp_path)
@@ -333,7 +324,9 @@ def test_duckdb_shell_runs_the_sweep_export(
     _assert_script_rows(tables[0], swept)
 
 
-def test_datafusion_runs_its_sweep_export(swept: ds.KeySweep, tmp_path: Path) -> None:
+def _datafusion_sweep(
+    server: None, sd2011: tuple[str, list[str]], swept: ds.KeySweep, tmp_path: Path
+) -> None:
     paths = engine_data.write_parquet(tmp_path, engine_data.oracle_tables())
     names = {"original": "sd2011", "synthetic": ["syn_1", "syn_2"]}
     script = ds.sweep_to_sql(
@@ -349,7 +342,9 @@ def test_datafusion_runs_its_sweep_export(swept: ds.KeySweep, tmp_path: Path) ->
     _assert_script_rows(tables[-1].to_pylist(), swept)
 
 
-def test_postgres_runs_its_sweep_export(pg_dsn: str, swept: ds.KeySweep) -> None:
+def _postgres_sweep(
+    pg_dsn: str, sd2011: tuple[str, list[str]], swept: ds.KeySweep, tmp_path: Path
+) -> None:
     engine_data.load_postgres(pg_dsn, engine_data.oracle_tables())
     names = {"original": "sd2011", "synthetic": ["syn_1", "syn_2"]}
     script = ds.sweep_to_sql(
@@ -366,7 +361,9 @@ def test_postgres_runs_its_sweep_export(pg_dsn: str, swept: ds.KeySweep) -> None
     _assert_script_rows(rows, swept)
 
 
-def test_spark_runs_its_sweep_export(spark: Any, tmp_path: Path, swept: ds.KeySweep) -> None:
+def _spark_sweep(
+    spark: Any, sd2011: tuple[str, list[str]], swept: ds.KeySweep, tmp_path: Path
+) -> None:
     paths = engine_data.write_parquet(tmp_path, engine_data.oracle_tables())
     spark.sql("CREATE DATABASE IF NOT EXISTS sweepx")
     for n in ("sd2011", "syn_1", "syn_2"):
@@ -383,6 +380,19 @@ def test_spark_runs_its_sweep_export(spark: Any, tmp_path: Path, swept: ds.KeySw
     )
     rows = engine_data.run_spark_script(spark, script)[-1]
     _assert_script_rows(rows, swept)
+
+
+@on_script_engines()
+def test_a_script_engine_runs_the_sweep_export(
+    script_engine: Started, sd2011: tuple[str, list[str]], swept: ds.KeySweep, tmp_path: Path
+) -> None:
+    run = {
+        "duckdb_shell": _shell_sweep,
+        "datafusion": _datafusion_sweep,
+        "postgres": _postgres_sweep,
+        "spark": _spark_sweep,
+    }
+    run[script_engine.name](script_engine.server, sd2011, swept, tmp_path)
 
 
 def test_the_sweep_script_stops_on_new_key_levels(tmp_path: Path) -> None:
