@@ -24,6 +24,7 @@ import discosql as ds
 
 from .. import engine_data
 from ..helpers.compare import script_value
+from ..helpers.engines import Started, on_script_engines
 from ..helpers.profiles import SCRIPT_EXAMPLES
 from ..helpers.shell import shell_result
 from ..helpers.sql import assert_portable
@@ -321,7 +322,8 @@ def test_cli_writes_the_scripts(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert '"s"."h"' in z.read_text()
 
 
-def test_postgres_runs_the_exports(pg_dsn: str) -> None:
+def _postgres_exports(pg_dsn: str) -> None:
+    """The three exports, run on the server."""
     import psycopg
 
     paths = zip(("p", "s", "h"), [ORIGINAL, *SYN[:2]], strict=True)
@@ -347,7 +349,8 @@ def test_postgres_runs_the_exports(pg_dsn: str) -> None:
     )
 
 
-def test_spark_runs_the_linkability_export(spark: Any) -> None:
+def _spark_exports(spark: Any) -> None:
+    """The linkability export, run in the session."""
     for name, path in zip(("p", "s", "h"), [ORIGINAL, *SYN[:2]], strict=True):
         spark.sql("CREATE DATABASE IF NOT EXISTS anonx")
         spark.read.parquet(path).write.mode("overwrite").saveAsTable(f"anonx.{name}")
@@ -357,3 +360,9 @@ def test_spark_runs_the_linkability_export(spark: Any) -> None:
     check_linkability(
         engine_data.run_spark_script(spark, script), ds.linkability(ORIGINAL, SYN[0], sides, SYN[1])
     )
+
+
+@on_script_engines("postgres", "spark")
+def test_a_server_runs_the_exports(script_engine: Started) -> None:
+    exports = {"postgres": _postgres_exports, "spark": _spark_exports}
+    exports[script_engine.name](script_engine.server)

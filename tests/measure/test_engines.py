@@ -174,7 +174,7 @@ def test_the_no_server_subset_is_every_oracle_case() -> None:
     ("case_id", "target"),
     {"sqlite": _calls(SQLITE_CALLS), "postgres": _calls(PG_CALLS), "spark": _calls(SPARK_CALLS)},
 )
-def test_an_engine_equals_duckdb(
+def test_an_engine_gives_the_reference_tables(
     engine_case: Loaded, data: dict[str, Any], case_id: str, target: str
 ) -> None:
     """Each engine's subset of the oracle calls gives DuckDB's tables."""

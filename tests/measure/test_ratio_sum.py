@@ -157,7 +157,7 @@ ON_SERVER = {"postgres": _on_postgres, "spark": _on_spark}
 
 
 @on_script_engines("postgres", "spark")
-def test_a_server_gives_duckdbs_bits(script_engine: Started) -> None:
+def test_a_server_gives_the_same_bits(script_engine: Started) -> None:
     """The macro's query, in the server's dialect, on FIXED."""
     got = ON_SERVER[script_engine.name](script_engine.server)
     close_to(got, expected(FIXED))
