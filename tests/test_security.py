@@ -18,7 +18,7 @@ import pytest
 import discosql as ds
 from discosql.core.results import RESULT_TABLES
 
-from . import engine_data
+from .helpers.compare import assert_same
 from .helpers.engines import Loaded, on_engines
 
 # A target name that, if its %(name_t)s were bound inside the identifier, would end the query
@@ -98,4 +98,4 @@ def test_identifiers_are_not_placeholders(engine_case: Loaded, reference: Any) -
     got = ds.disclosure(names["io"], names["io_syn"], engine=engine, **KWARGS)
     if on_postgres:
         _victim_kept(engine_case.server)
-    engine_data.assert_same(got, reference, TABLES)
+    assert_same(got, reference, TABLES)

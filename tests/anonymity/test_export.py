@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import discosql as ds
 
 from .. import engine_data
-from ..helpers.compare import script_value
+from ..helpers.compare import assert_script_row
 from ..helpers.engines import Started, on_script_engines
 from ..helpers.profiles import SCRIPT_EXAMPLES
 from ..helpers.shell import shell_result
@@ -35,11 +35,6 @@ ORIGINAL = str(DATA / "sd2011.parquet")
 SYN = [str(DATA / f"syn_{j}.parquet") for j in (1, 2, 3)]
 SIDES = (["sex", "age", "region", "placesize"], ["income", "marital", "ls"])
 SO_COLUMNS = ["sex", "age", "region", "placesize", "income"]
-
-
-def _same(got: dict[str, Any], want: dict[str, Any]) -> None:
-    assert set(want) <= set(got), (got, want)
-    assert all(script_value(got[k], want[k]) for k in want), (got, want)
 
 
 def _rates(res: Any) -> dict[str, Any]:
@@ -59,32 +54,34 @@ def check_singling_out(tables: list[Any], res: ds.SinglingOutResult) -> None:
     """The script's two tables (summary, by_columns) are the result's numbers."""
     summary, by_columns = tables
     want = {k: getattr(res, k) for k in ("mode", "n_cols", "queries", "successes")}
-    _same(summary[0], {**want, "control_successes": res.control_successes, **_rates(res)})
+    assert_script_row(
+        summary[0], {**want, "control_successes": res.control_successes, **_rates(res)}
+    )
     rows = res.by_columns.to_pylist()
     assert [r["cid"] for r in by_columns] == list(range(len(rows)))
     for got, r in zip(by_columns, rows, strict=True):
         assert json.loads(got["columns"]) == r["columns"]
-        _same(got, {"queries": r["queries"], "successes": r["successes"]})
+        assert_script_row(got, {"queries": r["queries"], "successes": r["successes"]})
 
 
 def check_matches(tables: list[Any], res: ds.ExactMatches) -> None:
     summary, distances = tables
     assert len(summary) == res.summary.num_rows
     for got, want in zip(summary, res.summary.to_pylist(), strict=True):
-        _same(got, want)
+        assert_script_row(got, want)
     assert len(distances) == res.distances.num_rows
     for got, want in zip(distances, res.distances.to_pylist(), strict=True):
-        _same(got, want)
+        assert_script_row(got, want)
 
 
 def check_linkability(tables: list[Any], res: ds.LinkabilityResult) -> None:
     summary, by_distance = tables
     numbers = {k: v for k, v in res.summary().items() if k not in ("aux_cols", "ci", "rate_ci")}
     numbers.pop("confidence_level")
-    _same(summary[0], {**numbers, **_rates(res)})
+    assert_script_row(summary[0], {**numbers, **_rates(res)})
     assert len(by_distance) == res.by_distance.num_rows
     for got, want in zip(by_distance, res.by_distance.to_pylist(), strict=True):
-        _same(got, want)
+        assert_script_row(got, want)
 
 
 def _run(script: str, cwd: Path | str) -> list[Any]:

@@ -30,26 +30,11 @@ from discosql.core.plan import plan
 from discosql.core.results import RESULT_TABLES, DisclosureResult
 
 from .. import oracle, plans
+from ..helpers.compare import assert_identical
 from ..helpers.engines import Loaded, on_engines
 from ..helpers.profiles import fixed
 
 TABLES = tuple(t.name for t in RESULT_TABLES)
-
-
-def rows(result: DisclosureResult, table: str) -> list[dict[str, Any]]:
-    """A result table's rows with NaN made comparable (NaN != NaN)."""
-    return [
-        {k: "NaN" if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()}
-        for r in getattr(result, table).to_pylist()
-    ]
-
-
-def assert_identical(got: list[DisclosureResult], want: list[DisclosureResult]) -> None:
-    assert len(got) == len(want)
-    for c, r in zip(got, want, strict=True):
-        for table in TABLES:
-            assert getattr(c, table).schema == getattr(r, table).schema, table
-            assert rows(c, table) == rows(r, table), f"{c.target}: {table}"
 
 
 def shapes(

@@ -20,7 +20,7 @@ import discosql as ds
 from discosql.core.results import RESULT_TABLES
 
 from .. import engine_data, oracle
-from ..helpers.compare import assert_value
+from ..helpers.compare import assert_same, assert_value
 from ..helpers.engines import Loaded, on_engines, on_engines_each
 from ..helpers.oracle import CALLS, call_kwargs, replay
 
@@ -183,7 +183,7 @@ def test_an_engine_gives_the_reference_tables(
     got = ds.disclosure(
         names["sd2011"], [names[s] for s in syn], target=target, engine=engine, **kw
     )
-    engine_data.assert_same(got, replay(case_id, target), TABLES)
+    assert_same(got, replay(case_id, target), TABLES)
 
 
 SUMMARY_KW: dict[str, Any] = {
@@ -208,7 +208,7 @@ def summary_ref(parquet: dict[str, str]) -> ds.DisclosureSummary:
 def _assert_same_summary(got: ds.DisclosureSummary, ref: ds.DisclosureSummary) -> None:
     assert got.table.column("target").to_pylist() == ref.table.column("target").to_pylist()
     for target, res in ref.results.items():
-        engine_data.assert_same(got.results[target], res, TABLES)
+        assert_same(got.results[target], res, TABLES)
 
 
 @on_engines(exclude={"duckdb": "the reference"}, also=("spark_connect",))
@@ -308,12 +308,12 @@ def _assert_same_cap(got: dict[str, Any], ref: dict[str, Any]) -> None:
     for name, want in ref.items():
         if isinstance(want, tuple):
             for i, (u, v) in enumerate(zip(got[name], want, strict=True)):
-                engine_data.assert_value(u, v, f"{name}[{i}]")
+                assert_value(u, v, f"{name}[{i}]")
         else:
             assert got[name].schema == want.schema, name
             for a, b in zip(got[name].to_pylist(), want.to_pylist(), strict=True):
                 for col in b:
-                    engine_data.assert_value(a[col], b[col], f"{name}.{col}")
+                    assert_value(a[col], b[col], f"{name}.{col}")
 
 
 @pytest.fixture(scope="module")
@@ -392,10 +392,11 @@ def test_float_level_names(engine_case: Loaded, floats: tuple[Any, str]) -> None
     assert _float_levels(names["floats"], engine) == FLOAT_LEVELS
 
 
-def test_cli_and_export_on_postgres(
-    pg: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@on_engines("postgres")  # a DSN names the engine; the postgres dialect exports
+def test_the_cli_and_the_export_on_a_server(
+    engine_case: Loaded, data: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`discosql disclosure --engine DSN` runs on the server; to_sql reads PostgreSQL tables at
+    """`discosql disclosure --engine DSN` runs on the server; to_sql reads its tables at
     export time and its script, run there, gives the same tables."""
     import json
 
@@ -403,6 +404,8 @@ def test_cli_and_export_on_postgres(
 
     from discosql.cli.main import main
 
+    engine_case.load({n: data[n] for n in ("sd2011", *(f"syn_{i}" for i in range(1, 6)))})
+    pg = engine_case.server
     ref = replay("sd_depress_default", "depress")
     out = tmp_path / "ident.json"
     argv = [
@@ -451,10 +454,11 @@ def test_cli_and_export_on_postgres(
     assert rows is not None
     for got, want in zip(rows, ref.ident.to_pylist(), strict=True):
         for col in want:
-            engine_data.assert_value(float(got[col]), float(want[col]), col)
+            assert_value(float(got[col]), float(want[col]), col)
 
 
-def test_boolean_columns_on_postgres(pg: str) -> None:
+@on_engines("postgres", "spark")  # SQLite has no boolean type
+def test_boolean_columns(engine_case: Loaded) -> None:
     """Boolean keys and targets (PostgreSQL has no min(boolean))."""
     import pyarrow as pa
 
@@ -467,12 +471,12 @@ def test_boolean_columns_on_postgres(pg: str) -> None:
         }
     )
     synthetic = original.slice(0, 30)
-    engine_data.load_postgres(pg, {"bools": original, "bools_syn": synthetic})
+    engine, names = engine_case.load({"bools": original, "bools_syn": synthetic})
     kw: dict[str, Any] = {"keys": ["b", "k"], "target": "t", "thresh_2way": (0, 0)}
     want = ds.disclosure(original, synthetic, **kw)
-    got = ds.disclosure("bools", "bools_syn", engine=pg, **kw)
+    got = ds.disclosure(names["bools"], names["bools_syn"], engine=engine, **kw)
     assert want.check_2way.num_rows > 0
-    engine_data.assert_same(got, want, TABLES[:-1])
+    assert_same(got, want, TABLES[:-1])
 
 
 def test_postgres_work_tables_have_statistics(pg: str) -> None:
@@ -496,7 +500,8 @@ def test_postgres_work_tables_have_statistics(pg: str) -> None:
     con.close()
 
 
-def test_q_above_32_bits_on_spark(spark: Any, tmp_path: Path) -> None:
+@on_engines("sqlite", "postgres", "spark")
+def test_q_above_32_bits(engine_case: Loaded, tmp_path: Path) -> None:
     """Key combinations beyond 2^31: every code and q word is BIGINT where it is made (Spark's
     dense_rank() is a 32-bit INT; q overflowed silently with ANSI mode off)."""
     import random
@@ -511,11 +516,12 @@ def test_q_above_32_bits_on_spark(spark: Any, tmp_path: Path) -> None:
     }
     cols["t"] = [rng.choice("ab") for _ in range(n)]
     table = pa.table(cols)
-    path = str(tmp_path / "wide.parquet")
+    path = str(tmp_path / "reference.parquet")
     pq.write_table(table, path)
     kw: dict[str, Any] = {"keys": ["k0", "k1", "k2"], "target": "t", "thresh_2way": (0, 0)}
     want = ds.disclosure(path, path, **kw)
-    got = ds.disclosure(path, path, engine=ds.spark(spark), **kw)
+    engine, names = engine_case.load({"wide": table})
+    got = ds.disclosure(names["wide"], names["wide"], engine=engine, **kw)
     from discosql.core import stages
     from discosql.core.inputs import register_inputs
     from discosql.core.plan import plan
@@ -527,7 +533,7 @@ def test_q_above_32_bits_on_spark(spark: Any, tmp_path: Path) -> None:
         radices = stages.decide_radices([p])[0][:-1]
     assert math.prod(radices) > 2**31  # q needs 64 bits
     assert want.check_2way.num_rows > 100  # key levels decoded from q are compared
-    engine_data.assert_same(got, want, TABLES[:-1])
+    assert_same(got, want, TABLES[:-1])
 
 
 def test_work_tables_are_dropped_however_the_block_ends() -> None:
@@ -662,7 +668,8 @@ def test_collated_keys_grouped_as_spark_groups_them(spark: Any) -> None:
     assert got.measures.equals(want.measures)
 
 
-def test_collected_awkward_values_on_spark(spark: Any, tmp_path: Path) -> None:
+@on_engines("postgres", "spark")  # SQLite has no boolean type
+def test_collected_awkward_values(engine_case: Loaded, tmp_path: Path) -> None:
     """Spark's stage 010 collects text, integer and boolean keys (collect_set): NULLs, empty
     text, a genuine 'Missing', quotes, unicode and SQL in values, integers past 2^53, NULL
     booleans, and a key typed differently in the two data sets (grouped, as text) give
@@ -689,17 +696,17 @@ def test_collected_awkward_values_on_spark(spark: Any, tmp_path: Path) -> None:
             }
         )
 
-    paths = []
-    for name, int_type in (("o", pa.int64()), ("s", pa.float64())):
-        paths.append(str(tmp_path / f"{name}.parquet"))
-        pq.write_table(table(int_type), paths[-1])
+    tables = {name: table(int_type) for name, int_type in (("o", pa.int64()), ("s", pa.float64()))}
+    engine, names = engine_case.load(tables)
+    paths = [names["o"], names["s"]]
+    arrow = []  # DuckDB's reference reads Parquet files
+    for name in ("o", "s"):
+        arrow.append(str(tmp_path / f"reference_{name}.parquet"))
+        pq.write_table(tables[name], arrow[-1])
     keys = ["k text", "k_int", "k_bool", "k_mixed"]
     kw: dict[str, Any] = {"keys": keys, "target": "t", "thresh_2way": (0, 0)}
-    engine = ds.spark(spark)
-    engine_data.assert_same(
-        ds.disclosure(*paths, engine=engine, **kw), ds.disclosure(*paths, **kw), TABLES
-    )
+    assert_same(ds.disclosure(*paths, engine=engine, **kw), ds.disclosure(*arrow, **kw), TABLES)
     got = ds.disclosure_summary(*paths, keys, ["t", "t2"], engine=engine)
-    want = ds.disclosure_summary(*paths, keys, ["t", "t2"])
+    want = ds.disclosure_summary(*arrow, keys, ["t", "t2"])
     for target in ("t", "t2"):
-        engine_data.assert_same(got.results[target], want.results[target], TABLES)
+        assert_same(got.results[target], want.results[target], TABLES)

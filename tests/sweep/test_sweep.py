@@ -18,6 +18,7 @@ import discosql as ds
 from discosql.sweep.key_sweep import MEASURES, key_sweep
 
 from .. import engine_data, oracle
+from ..helpers.compare import close_scaled
 from ..helpers.data import changed, scenarios, sd2011_pair, to_arrow
 from ..helpers.engines import Loaded, Started, on_engines, on_script_engines
 from ..helpers.profiles import fixed
@@ -60,18 +61,12 @@ def _disclosure_kwargs(subset: list[str], target: str) -> dict[str, Any]:
     return kw
 
 
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, float) and math.isnan(a):
-        return isinstance(b, float) and math.isnan(b)
-    return bool(abs(a - b) <= 1e-12 * max(1.0, abs(b)))
-
-
 def _assert_rows_equal(rows: list[dict[str, Any]], ref: list[dict[str, Any]]) -> None:
     assert len(rows) == len(ref)
     for r, w in zip(rows, ref, strict=True):
         assert (r["keys"], r["target"], r["synthesis"]) == (w["keys"], w["target"], w["synthesis"])
         for m in MEASURES:
-            assert _same(r[m], w[m]), (r["keys"], r["target"], r["synthesis"], m, r[m], w[m])
+            assert close_scaled(r[m], w[m]), (r["keys"], r["target"], r["synthesis"], m, r[m], w[m])
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +94,7 @@ def test_every_row_is_disclosure_of_its_subset(
             **_disclosure_kwargs(r["keys"], r["target"]),
         )
         for m in MEASURES:
-            assert _same(r[m], res.value(m, r["synthesis"])), (r["keys"], r["target"], m)
+            assert close_scaled(r[m], res.value(m, r["synthesis"])), (r["keys"], r["target"], m)
 
 
 def test_the_exclusion_changes_what_it_should(sd2011: tuple[str, list[str]]) -> None:
@@ -288,7 +283,7 @@ def test_sweep_agrees_with_disclosure_on_hypothesis_data(sc: dict[str, Any]) -> 
                     }
                 res = ds.disclosure(original, synthetic, keys=r["keys"], target=target, **kw)
                 for m in MEASURES:
-                    assert _same(r[m], res.value(m, r["synthesis"])), (r["keys"], m)
+                    assert close_scaled(r[m], res.value(m, r["synthesis"])), (r["keys"], m)
     finally:
         mp.undo()
 
@@ -312,7 +307,7 @@ def _assert_script_rows(got: list[dict[str, Any]], swept: ds.KeySweep) -> None:
         assert (g["keys"], g["target"], g["synthesis"]) == (w["keys"], w["target"], w["synthesis"])
         for m in MEASURES:
             value = math.nan if g[m] is None else float(g[m])
-            assert _same(value, w[m]), (w["keys"], w["target"], m, value, w[m])
+            assert close_scaled(value, w[m]), (w["keys"], w["target"], m, value, w[m])
 
 
 def _shell_sweep(
