@@ -4,7 +4,8 @@ Every test that uses the ``pg_dsn`` fixture (directly or through another fixture
 ``postgres``, every test that uses ``spark`` is marked ``spark``, every test that uses
 ``chromium`` (the system's browser) is marked ``browser``; the default run (pyproject's addopts)
 deselects all three. ``python -m pytest -m ""`` runs everything, ``-m "postgres or spark or
-browser"`` only the tests that need them.
+browser"`` only the tests that need them. The engine markers and the fixtures behind them
+come from the engine and script cases (tests/helpers/engines.py: ``server_markers``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from discosql.sql import templates
 from . import servers
 
 if TYPE_CHECKING:  # imported when used: tests.helpers is assert-rewritten first (below)
-    from .helpers.engines import Loaded
+    from .helpers.engines import Loaded, Started
 
 # Every statement the tests render is parsed by sqlglot too (off at run time, for speed).
 templates.CHECK_PARSE = True
@@ -40,12 +41,10 @@ settings.register_profile("dev", max_examples=60, deadline=None)
 settings.register_profile("ci", max_examples=500, deadline=None)
 settings.load_profile("dev")
 
-# marker -> the session fixtures that start its engines
-ENGINE_MARKERS = {
-    "postgres": ("pg_dsn",),
-    "spark": ("spark", "spark_connect"),
+# marker -> the session fixtures that start what its tests need, beyond the engine cases'
+# (tests/helpers/engines.py: server_markers)
+OTHER_MARKERS = {
     "browser": ("chromium",),
-    "snowflake": ("fakesnow",),
     "anonymeter": ("anonymeter",),
 }
 
@@ -58,7 +57,11 @@ INTEGRATION_WORDS = ("export", "shell", "datafusion", "sqlite", "spark", "postgr
 
 
 def _integration(item: pytest.Item, case: Any) -> bool:
+    from .helpers.engines import ScriptCase
+
     name = item.path.name
+    if isinstance(case, ScriptCase):  # an @on_script_engines test: a shell, a server, ...
+        return True
     if case is not None:  # an @on_engines test: integration on every engine but DuckDB's
         return case.name != "duckdb"
     return name in INTEGRATION_FILES or any(
@@ -68,18 +71,22 @@ def _integration(item: pytest.Item, case: Any) -> bool:
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    from .helpers.engines import EngineCase
+    from .helpers.engines import EngineCase, ScriptCase, server_markers
 
+    markers = {**server_markers(), **OTHER_MARKERS}
     wrong = []
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         callspec = getattr(item, "callspec", None)
-        case = callspec.params.get("engine_case") if callspec is not None else None
-        if _integration(item, case if isinstance(case, EngineCase) else None):
+        params = callspec.params if callspec is not None else {}
+        case = params.get("engine_case", params.get("script_engine"))
+        if not isinstance(case, EngineCase | ScriptCase):
+            case = None
+        if _integration(item, case):
             item.add_marker(pytest.mark.integration)
-        if isinstance(case, EngineCase) and case.server:  # @on_engines: started by engine_case
+        if case is not None and case.server:  # started by the engine_case/script_engine fixture
             fixtures.add(case.server)
-        for marker, started_by in ENGINE_MARKERS.items():
+        for marker, started_by in markers.items():
             if fixtures & set(started_by):
                 item.add_marker(getattr(pytest.mark, marker))
             elif item.get_closest_marker(marker) is not None:
@@ -101,6 +108,16 @@ def engine_case(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Load
     loaded = Loaded(case, server, tmp_path)
     yield loaded
     loaded.close()
+
+
+@pytest.fixture
+def script_engine(request: pytest.FixtureRequest) -> Started:
+    """The script engine of an ``@on_script_engines`` test (tests/helpers/engines.py), its
+    server started."""
+    from .helpers.engines import Started
+
+    case = request.param
+    return Started(case, request.getfixturevalue(case.server) if case.server else None)
 
 
 @pytest.fixture(scope="session")

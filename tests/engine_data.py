@@ -13,7 +13,6 @@ import pyarrow.parquet as pq
 from discosql.engines.duckdb import file_reader
 
 from . import oracle
-from .helpers.compare import assert_value
 
 PG_TYPES = {
     "int64": "bigint",
@@ -77,18 +76,6 @@ def write_parquet(directory: Path, tables: dict[str, pa.Table]) -> dict[str, str
         pq.write_table(table, path)
         paths[name] = str(path)
     return paths
-
-
-def assert_same(got: Any, ref: Any, tables: tuple[str, ...], rel: float = 1e-12) -> None:
-    """The result tables of two runs are equal: same schema, rows, strings; floats to ``rel``."""
-    for name in tables:
-        a, b = getattr(got, name), getattr(ref, name)
-        assert a.schema == b.schema, f"{name}: {a.schema} != {b.schema}"
-        ra, rb = a.to_pylist(), b.to_pylist()
-        assert len(ra) == len(rb), f"{name}: {len(ra)} rows != {len(rb)}"
-        for i, (x, y) in enumerate(zip(ra, rb, strict=True)):
-            for col in x:
-                assert_value(x[col], y[col], f"{name} row {i} column {col}", rel)
 
 
 def run_postgres_script(dsn: str, script: str) -> list[list[dict[str, Any]]]:

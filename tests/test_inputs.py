@@ -19,6 +19,7 @@ import discosql as ds
 from discosql.engines.duckdb import file_reader
 
 from . import oracle
+from .helpers.compare import assert_same_rows
 
 KEYS = ["sex", "age", "region", "placesize"]
 
@@ -40,16 +41,14 @@ def reference(tables: tuple[pa.Table, list[pa.Table]]) -> ds.DisclosureResult:
     return ds.disclosure(orig, syns, keys=KEYS, target="depress")
 
 
-def _same(a: ds.DisclosureResult, b: ds.DisclosureResult) -> None:
-    for name in ("ident", "attrib", "allcaps", "exclusions"):
-        assert getattr(a, name).to_pylist() == getattr(b, name).to_pylist(), name
+RESULTS = ("ident", "attrib", "allcaps", "exclusions")  # compared exactly
 
 
 def test_csv_paths(reference: ds.DisclosureResult) -> None:
     res = ds.disclosure(
         oracle.original_path(), oracle.synthetic_paths("s5")[:2], keys=KEYS, target="depress"
     )
-    _same(res, reference)
+    assert_same_rows(res, reference, RESULTS)
 
 
 def test_parquet_file_glob_and_directory(
@@ -69,14 +68,14 @@ def test_parquet_file_glob_and_directory(
         keys=KEYS,
         target="depress",
     )
-    _same(res, reference)
+    assert_same_rows(res, reference, RESULTS)
     res = ds.disclosure(
         str(tmp_path / "orig.parquet"),
         [str(parts), str(tmp_path / "syn2.parquet")],
         keys=KEYS,
         target="depress",
     )
-    _same(res, reference)
+    assert_same_rows(res, reference, RESULTS)
 
 
 def test_pandas_reader_and_relation(
@@ -91,7 +90,7 @@ def test_pandas_reader_and_relation(
         keys=KEYS,
         target="depress",
     )
-    _same(res, reference)
+    assert_same_rows(res, reference, RESULTS)
 
 
 def test_duckdb_database_table(
@@ -114,7 +113,7 @@ def test_duckdb_database_table(
         keys=KEYS,
         target="depress",
     )
-    _same(res, reference)
+    assert_same_rows(res, reference, RESULTS)
     assert db.read_bytes() == before  # attached read-only, never modified
 
 
@@ -130,7 +129,7 @@ def test_column_order_and_widths_may_differ(
         widths.column_names.index("depress"), "depress", pc.cast(widths["depress"], pa.int16())
     )
     res = ds.disclosure(orig, [widths, syns[1]], keys=KEYS, target="depress")
-    _same(res, reference)
+    assert_same_rows(res, reference, RESULTS)
 
 
 def test_inputs_are_not_modified(tmp_path: Path, tables: tuple[pa.Table, list[pa.Table]]) -> None:
@@ -315,7 +314,7 @@ def test_any_arrow_stream_producer(
     res = ds.disclosure(
         _ArrowProducer(orig), [_ArrowProducer(s) for s in syns], keys=KEYS, target="depress"
     )
-    _same(res, reference)
+    assert_same_rows(res, reference, RESULTS)
     twice = pa.Table.from_arrays([pa.array(["x"])] * 3, names=["a", "a", "t"])
     with pytest.raises(ds.InputError, match=re.escape("original: columns ['a'] appear more")):
         ds.disclosure(_ArrowProducer(twice), orig, keys=["a"], target="t")
@@ -331,12 +330,14 @@ def test_polars_frames(
     res = ds.disclosure(
         pl.from_arrow(orig), [pl.from_arrow(s).lazy() for s in syns], keys=KEYS, target="depress"
     )
-    _same(res, reference)
+    assert_same_rows(res, reference, RESULTS)
     paths = []
     for i, table in enumerate([orig, *syns]):
         paths.append(str(tmp_path / f"{i}.parquet"))
         pq.write_table(table, paths[-1])
-    _same(ds.disclosure(paths[0], paths[1:], keys=KEYS, target="depress"), reference)
+    assert_same_rows(
+        ds.disclosure(paths[0], paths[1:], keys=KEYS, target="depress"), reference, RESULTS
+    )
 
 
 def test_empty_strings_without_missing_values_warn(tmp_path: Path) -> None:

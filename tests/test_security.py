@@ -10,17 +10,16 @@ numbers and leave the database as it was.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 import discosql as ds
 from discosql.core.results import RESULT_TABLES
 
-from . import engine_data
+from .helpers.compare import assert_same
+from .helpers.engines import Loaded, on_engines
 
 # A target name that, if its %(name_t)s were bound inside the identifier, would end the query
 # and drop a table; the other names carry DuckDB's, psycopg's, Spark's and SQLite's markers.
@@ -65,37 +64,38 @@ def reference() -> Any:
     return ds.disclosure(ORIGINAL, SYNTHETIC, **KWARGS)
 
 
-def test_duckdb_binds_no_parameter_named_in_an_identifier(reference: Any) -> None:
+def test_the_reference_binds_no_parameter_named_in_an_identifier(reference: Any) -> None:
+    """DuckDB's run (the reference of the engine test below) gave its tables."""
     # exclusions and checks are non-empty, so the compared tables mean something
     assert reference.exclusions.num_rows > 0
     assert reference.check_2way.num_rows > 0
     assert reference.ident.column("UiO").to_pylist()[0] > 0
 
 
-def test_postgres_identifiers_are_not_placeholders(pg_dsn: str, reference: Any) -> None:
+def _victim(dsn: str) -> None:
     import psycopg
 
-    engine_data.load_postgres(pg_dsn, {"io": ORIGINAL, "io_syn": SYNTHETIC})
-    with psycopg.connect(pg_dsn, autocommit=True) as con:
+    with psycopg.connect(dsn, autocommit=True) as con:
         con.execute("DROP TABLE IF EXISTS victim")
         con.execute("CREATE TABLE victim (x integer)")
-    got = ds.disclosure("io", "io_syn", engine=ds.postgres(pg_dsn), **KWARGS)
-    with psycopg.connect(pg_dsn, autocommit=True) as con:
+
+
+def _victim_kept(dsn: str) -> None:
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as con:
         tables = {r[0] for r in con.execute("SELECT tablename FROM pg_tables").fetchall()}
     assert "victim" in tables
-    engine_data.assert_same(got, reference, TABLES)
 
 
-def test_sqlite_identifiers_are_not_placeholders(tmp_path: Path, reference: Any) -> None:
-    db = engine_data.write_sqlite(tmp_path / "io.db", {"io": ORIGINAL, "io_syn": SYNTHETIC})
-    got = ds.disclosure("io", "io_syn", engine=ds.sqlite(db), **KWARGS)
-    engine_data.assert_same(got, reference, TABLES)
-
-
-def test_spark_identifiers_are_not_placeholders(spark: Any, tmp_path: Path, reference: Any) -> None:
-    paths = []
-    for name, table in (("io", ORIGINAL), ("io_syn", SYNTHETIC)):
-        paths.append(str(tmp_path / f"{name}.parquet"))
-        pq.write_table(table, paths[-1])
-    got = ds.disclosure(paths[0], paths[1], engine=ds.spark(spark), **KWARGS)
-    engine_data.assert_same(got, reference, TABLES)
+@on_engines("sqlite", "postgres", "spark")
+def test_identifiers_are_not_placeholders(engine_case: Loaded, reference: Any) -> None:
+    """DuckDB's tables; on PostgreSQL a table the names' SQL would drop is still there."""
+    engine, names = engine_case.load({"io": ORIGINAL, "io_syn": SYNTHETIC})
+    on_postgres = engine_case.case.name == "postgres"
+    if on_postgres:
+        _victim(engine_case.server)
+    got = ds.disclosure(names["io"], names["io_syn"], engine=engine, **KWARGS)
+    if on_postgres:
+        _victim_kept(engine_case.server)
+    assert_same(got, reference, TABLES)

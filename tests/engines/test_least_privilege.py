@@ -19,6 +19,7 @@ import discosql as ds
 from discosql.cli.main import main
 
 from .. import engine_data, oracle
+from ..helpers.compare import assert_same
 
 KEYS = ["sex", "age", "region", "placesize"]
 TABLES = ("sd2011", "syn_1", "syn_2")
@@ -94,7 +95,7 @@ def test_sdc_measured_as_a_role_with_only_temporary(roles: dict[str, str]) -> No
     assert got.removed.to_pylist() == ref.removed.to_pylist()
     assert got.after is not None
     assert ref.after is not None
-    engine_data.assert_same(got.after, ref.after, ("table",))
+    assert_same(got.after, ref.after, ("table",))
     assert _left_in(roles["analyst"]) == []
 
 
@@ -222,7 +223,7 @@ def test_one_naming_rule_on_every_way_in(analyst: Any) -> None:
     for name in ("SURVEY.SD2011", '"survey"."sd2011"', "stats.survey.sd2011", ("survey", "sd2011")):
         with pytest.warns(ds.DiscoSQLWarning, match="give id="):  # rows in ctid order
             got = ds.risk(name, keys=KEYS, engine=analyst)
-        engine_data.assert_same(got, want, ("summary", "riskiest"))
+        assert_same(got, want, ("summary", "riskiest"))
     refused = {
         "adult.csv": "is a file path",
         "survey.sd2012": "did you mean 'survey.sd2011'?",

@@ -30,25 +30,11 @@ from discosql.core.plan import plan
 from discosql.core.results import RESULT_TABLES, DisclosureResult
 
 from .. import oracle, plans
+from ..helpers.compare import assert_identical
+from ..helpers.engines import Loaded, on_engines
 from ..helpers.profiles import fixed
 
 TABLES = tuple(t.name for t in RESULT_TABLES)
-
-
-def rows(result: DisclosureResult, table: str) -> list[dict[str, Any]]:
-    """A result table's rows with NaN made comparable (NaN != NaN)."""
-    return [
-        {k: "NaN" if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()}
-        for r in getattr(result, table).to_pylist()
-    ]
-
-
-def assert_identical(got: list[DisclosureResult], want: list[DisclosureResult]) -> None:
-    assert len(got) == len(want)
-    for c, r in zip(got, want, strict=True):
-        for table in TABLES:
-            assert getattr(c, table).schema == getattr(r, table).schema, table
-            assert rows(c, table) == rows(r, table), f"{c.target}: {table}"
 
 
 def shapes(
@@ -349,13 +335,12 @@ def test_several_words_are_used() -> None:
 # --- q words above 2^53 on SQLite (and DuckDB) ------------------------------------------------
 
 
-def test_large_q_words_exact_on_sqlite(tmp_path: Any) -> None:
+@on_engines("sqlite")  # SQLite: no DECIMAL, so one q word above 2^53 (not two)
+def test_large_q_words_are_exact(engine_case: Loaded) -> None:
     """Five keys with ~2,200 levels over both data sets: one q word whose radices multiply to
     ~5e16 > 2^53, where a division of doubles would decode wrong key levels (check_2way names
     them)."""
     import random
-
-    from ..engine_data import write_sqlite
 
     rng = random.Random(7)
     n = 1500
@@ -379,14 +364,9 @@ def test_large_q_words_exact_on_sqlite(tmp_path: Any) -> None:
         mp.undo()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        db = write_sqlite(tmp_path / "big.db", {"original": original, "synthetic": synthetic})
+        engine, names = engine_case.load({"original": original, "synthetic": synthetic})
         coded = plans.disclosure(
-            "original",
-            "synthetic",
-            keys,
-            ["t"],
-            engine=f"sqlite:///{db}",
-            **options,
+            names["original"], names["synthetic"], keys, ["t"], engine=engine, **options
         )
     from discosql.core.spec import build_spec
     from discosql.engines import open_engine

@@ -20,8 +20,8 @@ import discosql as ds
 from discosql.core.results import RESULT_TABLES
 
 from .. import engine_data, oracle
-from ..helpers.compare import assert_value
-from ..helpers.engines import Loaded, on_engines
+from ..helpers.compare import assert_same, assert_value
+from ..helpers.engines import Loaded, on_engines, on_engines_each
 from ..helpers.oracle import CALLS, call_kwargs, replay
 
 TABLES = (*(t.name for t in RESULT_TABLES), "measures")
@@ -159,44 +159,31 @@ def parquet(tmp_path_factory: pytest.TempPathFactory, data: dict[str, Any]) -> d
     return engine_data.write_parquet(tmp_path_factory.mktemp("parquet"), data)
 
 
-@pytest.mark.parametrize(("case_id", "target"), _calls(PG_CALLS))
-def test_postgres_equals_duckdb(pg: str, case_id: str, target: str) -> None:
-    kw, syn = call_kwargs(case_id, target)
-    got = ds.disclosure("sd2011", syn, target=target, engine=pg, **kw)
-    engine_data.assert_same(got, replay(case_id, target), TABLES)
-
-
-@pytest.fixture(scope="module")
-def sqlite_db(tmp_path_factory: pytest.TempPathFactory, data: dict[str, Any]) -> str:
-    return engine_data.write_sqlite(tmp_path_factory.mktemp("sqlite") / "oracle.db", data)
-
-
 # SQLite: the first call of every oracle case (46 of the 68 calls: a multi.disclosure case's
 # other targets differ only in the target column, and run on DuckDB against synthpop).
 SQLITE_CALLS = list({c: (c, t) for c, t, _ in reversed(CALLS)}.values())[::-1]
 
 
-def test_sqlite_runs_every_oracle_case() -> None:
+def test_the_no_server_subset_is_every_oracle_case() -> None:
+    """SQLite's subset: the first call of every oracle case."""
     assert {c for c, _ in SQLITE_CALLS} == {c for c, _, _ in CALLS}
     assert all((c, t) == next((c2, t2) for c2, t2, _ in CALLS if c2 == c) for c, t in SQLITE_CALLS)
 
 
-@pytest.mark.parametrize(("case_id", "target"), _calls(SQLITE_CALLS))
-def test_sqlite_equals_duckdb(sqlite_db: str, case_id: str, target: str) -> None:
-    kw, syn = call_kwargs(case_id, target)
-    got = ds.disclosure("sd2011", syn, target=target, engine=ds.sqlite(sqlite_db), **kw)
-    engine_data.assert_same(got, replay(case_id, target), TABLES)
-
-
-@pytest.mark.parametrize(("case_id", "target"), _calls(SPARK_CALLS))
-def test_spark_equals_duckdb(
-    spark: Any, parquet: dict[str, str], case_id: str, target: str
+@on_engines_each(
+    ("case_id", "target"),
+    {"sqlite": _calls(SQLITE_CALLS), "postgres": _calls(PG_CALLS), "spark": _calls(SPARK_CALLS)},
+)
+def test_an_engine_gives_the_reference_tables(
+    engine_case: Loaded, data: dict[str, Any], case_id: str, target: str
 ) -> None:
+    """Each engine's subset of the oracle calls gives DuckDB's tables."""
     kw, syn = call_kwargs(case_id, target)
+    engine, names = engine_case.load({n: data[n] for n in ("sd2011", *syn)})
     got = ds.disclosure(
-        parquet["sd2011"], [parquet[s] for s in syn], target=target, engine=spark, **kw
+        names["sd2011"], [names[s] for s in syn], target=target, engine=engine, **kw
     )
-    engine_data.assert_same(got, replay(case_id, target), TABLES)
+    assert_same(got, replay(case_id, target), TABLES)
 
 
 SUMMARY_KW: dict[str, Any] = {
@@ -221,10 +208,10 @@ def summary_ref(parquet: dict[str, str]) -> ds.DisclosureSummary:
 def _assert_same_summary(got: ds.DisclosureSummary, ref: ds.DisclosureSummary) -> None:
     assert got.table.column("target").to_pylist() == ref.table.column("target").to_pylist()
     for target, res in ref.results.items():
-        engine_data.assert_same(got.results[target], res, TABLES)
+        assert_same(got.results[target], res, TABLES)
 
 
-@on_engines(exclude=("duckdb",), also=("spark_connect",))
+@on_engines(exclude={"duckdb": "the reference"}, also=("spark_connect",))
 def test_summary_on_every_engine(
     engine_case: Loaded, data: dict[str, Any], summary_ref: ds.DisclosureSummary
 ) -> None:
@@ -321,12 +308,12 @@ def _assert_same_cap(got: dict[str, Any], ref: dict[str, Any]) -> None:
     for name, want in ref.items():
         if isinstance(want, tuple):
             for i, (u, v) in enumerate(zip(got[name], want, strict=True)):
-                engine_data.assert_value(u, v, f"{name}[{i}]")
+                assert_value(u, v, f"{name}[{i}]")
         else:
             assert got[name].schema == want.schema, name
             for a, b in zip(got[name].to_pylist(), want.to_pylist(), strict=True):
                 for col in b:
-                    engine_data.assert_value(a[col], b[col], f"{name}.{col}")
+                    assert_value(a[col], b[col], f"{name}.{col}")
 
 
 @pytest.fixture(scope="module")
@@ -335,7 +322,7 @@ def cap_ref(parquet: dict[str, str]) -> dict[str, Any]:
     return _cap_results(parquet["sd2011"], parquet["syn_1"], parquet["syn_2"], None)
 
 
-@on_engines(exclude=("duckdb",))
+@on_engines(exclude={"duckdb": "the reference"})
 def test_cap_family_on_every_engine(
     engine_case: Loaded, data: dict[str, Any], cap_ref: dict[str, Any]
 ) -> None:
@@ -394,17 +381,22 @@ def _float_levels(original: Any, engine: Any) -> list[str]:
 
 
 @on_engines(
-    exclude=("sqlite", "sqlite3_connection", "adbc_sqlite")
-)  # SQLite: no NaN (test_risk_engines.py)
+    exclude={
+        "sqlite": "SQLite has no NaN (test_risk_engines.py)",
+        "sqlite3_connection": "SQLite has no NaN",
+        "adbc_sqlite": "SQLite has no NaN",
+    }
+)
 def test_float_level_names(engine_case: Loaded, floats: tuple[Any, str]) -> None:
     engine, names = engine_case.load({"floats": floats[0]})
     assert _float_levels(names["floats"], engine) == FLOAT_LEVELS
 
 
-def test_cli_and_export_on_postgres(
-    pg: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@on_engines("postgres")  # a DSN names the engine; the postgres dialect exports
+def test_the_cli_and_the_export_on_a_server(
+    engine_case: Loaded, data: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`discosql disclosure --engine DSN` runs on the server; to_sql reads PostgreSQL tables at
+    """`discosql disclosure --engine DSN` runs on the server; to_sql reads its tables at
     export time and its script, run there, gives the same tables."""
     import json
 
@@ -412,6 +404,8 @@ def test_cli_and_export_on_postgres(
 
     from discosql.cli.main import main
 
+    engine_case.load({n: data[n] for n in ("sd2011", *(f"syn_{i}" for i in range(1, 6)))})
+    pg = engine_case.server
     ref = replay("sd_depress_default", "depress")
     out = tmp_path / "ident.json"
     argv = [
@@ -460,10 +454,11 @@ def test_cli_and_export_on_postgres(
     assert rows is not None
     for got, want in zip(rows, ref.ident.to_pylist(), strict=True):
         for col in want:
-            engine_data.assert_value(float(got[col]), float(want[col]), col)
+            assert_value(float(got[col]), float(want[col]), col)
 
 
-def test_boolean_columns_on_postgres(pg: str) -> None:
+@on_engines("postgres", "spark")  # SQLite has no boolean type
+def test_boolean_columns(engine_case: Loaded) -> None:
     """Boolean keys and targets (PostgreSQL has no min(boolean))."""
     import pyarrow as pa
 
@@ -476,12 +471,12 @@ def test_boolean_columns_on_postgres(pg: str) -> None:
         }
     )
     synthetic = original.slice(0, 30)
-    engine_data.load_postgres(pg, {"bools": original, "bools_syn": synthetic})
+    engine, names = engine_case.load({"bools": original, "bools_syn": synthetic})
     kw: dict[str, Any] = {"keys": ["b", "k"], "target": "t", "thresh_2way": (0, 0)}
     want = ds.disclosure(original, synthetic, **kw)
-    got = ds.disclosure("bools", "bools_syn", engine=pg, **kw)
+    got = ds.disclosure(names["bools"], names["bools_syn"], engine=engine, **kw)
     assert want.check_2way.num_rows > 0
-    engine_data.assert_same(got, want, TABLES[:-1])
+    assert_same(got, want, TABLES[:-1])
 
 
 def test_postgres_work_tables_have_statistics(pg: str) -> None:
@@ -505,7 +500,8 @@ def test_postgres_work_tables_have_statistics(pg: str) -> None:
     con.close()
 
 
-def test_q_above_32_bits_on_spark(spark: Any, tmp_path: Path) -> None:
+@on_engines("sqlite", "postgres", "spark")
+def test_q_above_32_bits(engine_case: Loaded, tmp_path: Path) -> None:
     """Key combinations beyond 2^31: every code and q word is BIGINT where it is made (Spark's
     dense_rank() is a 32-bit INT; q overflowed silently with ANSI mode off)."""
     import random
@@ -520,11 +516,12 @@ def test_q_above_32_bits_on_spark(spark: Any, tmp_path: Path) -> None:
     }
     cols["t"] = [rng.choice("ab") for _ in range(n)]
     table = pa.table(cols)
-    path = str(tmp_path / "wide.parquet")
+    path = str(tmp_path / "reference.parquet")
     pq.write_table(table, path)
     kw: dict[str, Any] = {"keys": ["k0", "k1", "k2"], "target": "t", "thresh_2way": (0, 0)}
     want = ds.disclosure(path, path, **kw)
-    got = ds.disclosure(path, path, engine=ds.spark(spark), **kw)
+    engine, names = engine_case.load({"wide": table})
+    got = ds.disclosure(names["wide"], names["wide"], engine=engine, **kw)
     from discosql.core import stages
     from discosql.core.inputs import register_inputs
     from discosql.core.plan import plan
@@ -536,7 +533,7 @@ def test_q_above_32_bits_on_spark(spark: Any, tmp_path: Path) -> None:
         radices = stages.decide_radices([p])[0][:-1]
     assert math.prod(radices) > 2**31  # q needs 64 bits
     assert want.check_2way.num_rows > 100  # key levels decoded from q are compared
-    engine_data.assert_same(got, want, TABLES[:-1])
+    assert_same(got, want, TABLES[:-1])
 
 
 def test_work_tables_are_dropped_however_the_block_ends() -> None:
@@ -671,7 +668,8 @@ def test_collated_keys_grouped_as_spark_groups_them(spark: Any) -> None:
     assert got.measures.equals(want.measures)
 
 
-def test_collected_awkward_values_on_spark(spark: Any, tmp_path: Path) -> None:
+@on_engines("postgres", "spark")  # SQLite has no boolean type
+def test_collected_awkward_values(engine_case: Loaded, tmp_path: Path) -> None:
     """Spark's stage 010 collects text, integer and boolean keys (collect_set): NULLs, empty
     text, a genuine 'Missing', quotes, unicode and SQL in values, integers past 2^53, NULL
     booleans, and a key typed differently in the two data sets (grouped, as text) give
@@ -698,17 +696,17 @@ def test_collected_awkward_values_on_spark(spark: Any, tmp_path: Path) -> None:
             }
         )
 
-    paths = []
-    for name, int_type in (("o", pa.int64()), ("s", pa.float64())):
-        paths.append(str(tmp_path / f"{name}.parquet"))
-        pq.write_table(table(int_type), paths[-1])
+    tables = {name: table(int_type) for name, int_type in (("o", pa.int64()), ("s", pa.float64()))}
+    engine, names = engine_case.load(tables)
+    paths = [names["o"], names["s"]]
+    arrow = []  # DuckDB's reference reads Parquet files
+    for name in ("o", "s"):
+        arrow.append(str(tmp_path / f"reference_{name}.parquet"))
+        pq.write_table(tables[name], arrow[-1])
     keys = ["k text", "k_int", "k_bool", "k_mixed"]
     kw: dict[str, Any] = {"keys": keys, "target": "t", "thresh_2way": (0, 0)}
-    engine = ds.spark(spark)
-    engine_data.assert_same(
-        ds.disclosure(*paths, engine=engine, **kw), ds.disclosure(*paths, **kw), TABLES
-    )
+    assert_same(ds.disclosure(*paths, engine=engine, **kw), ds.disclosure(*arrow, **kw), TABLES)
     got = ds.disclosure_summary(*paths, keys, ["t", "t2"], engine=engine)
-    want = ds.disclosure_summary(*paths, keys, ["t", "t2"])
+    want = ds.disclosure_summary(*arrow, keys, ["t", "t2"])
     for target in ("t", "t2"):
-        engine_data.assert_same(got.results[target], want.results[target], TABLES)
+        assert_same(got.results[target], want.results[target], TABLES)

@@ -24,6 +24,7 @@ from discosql.sql.dialects import facts
 
 from .. import engine_data
 from ..helpers.compare import assert_value
+from ..helpers.engines import Started, on_script_engines
 from ..helpers.oracle import CALLS, call_kwargs, replay
 from ..helpers.shell import run_datafusion, run_shell
 from ..helpers.sql import assert_portable, strip_strings, untokened
@@ -55,12 +56,7 @@ def parquet(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     )
 
 
-@pytest.mark.parametrize(
-    ("case_id", "target", "kwargs"), CLI_CALLS, ids=[f"{c}-{t}" for c, t, _ in CLI_CALLS]
-)
-def test_duckdb_shell_runs_the_export(
-    parquet: dict[str, str], tmp_path: Path, case_id: str, target: str, kwargs: Any
-) -> None:
+def _shell_export(parquet: dict[str, str], tmp_path: Path, case_id: str, target: str) -> None:
     kw, syn = call_kwargs(case_id, target)
     script = ds.to_sql(parquet["sd2011"], [parquet[s] for s in syn], target=target, **kw)
     tables = run_shell(script, tmp_path)
@@ -79,12 +75,7 @@ def _check_rows(tables: list[list[dict[str, Any]]], ref: ds.DisclosureResult) ->
                 assert_value(got[col], want[col], f"{name}.{col}")
 
 
-@pytest.mark.parametrize(
-    ("case_id", "target", "kwargs"), CLI_CALLS, ids=[f"{c}-{t}" for c, t, _ in CLI_CALLS]
-)
-def test_datafusion_runs_its_export(
-    parquet: dict[str, str], case_id: str, target: str, kwargs: Any
-) -> None:
+def _datafusion_export(parquet: dict[str, str], tmp_path: Path, case_id: str, target: str) -> None:
     """Apache DataFusion (in-process, not a discosql engine) runs the exported script: its
     numbers, division and integer types differ from DuckDB's, the results may not."""
     kw, syn = call_kwargs(case_id, target)
@@ -101,7 +92,26 @@ def test_datafusion_runs_its_export(
     _check_results(tables, replay(case_id, target))
 
 
-def test_datafusion_cases_have_checks_and_exclusions() -> None:
+# how each script engine without a server runs an oracle call's export and checks its tables
+EXPORT = {"duckdb_shell": _shell_export, "datafusion": _datafusion_export}
+
+
+@on_script_engines("duckdb_shell", "datafusion")
+@pytest.mark.parametrize(
+    ("case_id", "target", "kwargs"), CLI_CALLS, ids=[f"{c}-{t}" for c, t, _ in CLI_CALLS]
+)
+def test_a_script_engine_runs_the_export(
+    script_engine: Started,
+    parquet: dict[str, str],
+    tmp_path: Path,
+    case_id: str,
+    target: str,
+    kwargs: Any,
+) -> None:
+    EXPORT[script_engine.name](parquet, tmp_path, case_id, target)
+
+
+def test_the_script_cases_have_checks_and_exclusions() -> None:
     """The cases the script engines run include non-empty check and exclusion tables."""
     refs = [replay(c, t) for c, t, _ in CLI_CALLS]
     assert any(r.check_1way.num_rows for r in refs)
@@ -109,13 +119,27 @@ def test_datafusion_cases_have_checks_and_exclusions() -> None:
     assert any(sum(r.exclusions.column("count").to_pylist()) for r in refs)
 
 
-def test_duckdb_shell_runs_a_multi_target_export(parquet: dict[str, str], tmp_path: Path) -> None:
+def _multi_target_tables(parquet: dict[str, str], tmp_path: Path, dialect: str) -> list[Any]:
+    """The tables a two-target export prints, as lists of rows (the duckdb shell reads the
+    files, DataFusion the tables registered under their names)."""
     keys = ["sex", "age", "region", "placesize"]
     syn = [parquet[f"syn_{i}"] for i in (1, 2)]
-    script = ds.to_sql(
-        parquet["sd2011"], syn, keys=keys, target=["depress", "income"], ngroups_target=5
-    )
-    tables = run_shell(script, tmp_path)
+    kw: dict[str, Any] = {"keys": keys, "target": ["depress", "income"], "ngroups_target": 5}
+    if dialect == "duckdb":
+        return run_shell(ds.to_sql(parquet["sd2011"], syn, **kw), tmp_path)
+    names = {"original": "sd2011", "synthetic": ["syn_1", "syn_2"]}
+    script = ds.to_sql(parquet["sd2011"], syn, dialect=dialect, tables=names, **kw)
+    tables = run_datafusion(script, {n: parquet[n] for n in ("sd2011", "syn_1", "syn_2")})
+    return [t.to_pylist() for t in tables]
+
+
+@on_script_engines("duckdb_shell", "datafusion")
+def test_a_script_engine_runs_a_multi_target_export(
+    script_engine: Started, parquet: dict[str, str], tmp_path: Path
+) -> None:
+    keys = ["sex", "age", "region", "placesize"]
+    syn = [parquet[f"syn_{i}"] for i in (1, 2)]
+    tables = _multi_target_tables(parquet, tmp_path, script_engine.dialect)
     # each target's tables follow a one-row table that names it
     refs = [
         ds.disclosure(parquet["sd2011"], syn, keys=keys, target=t, ngroups_target=5)
@@ -299,8 +323,9 @@ def _check_results(tables: list[Any], ref: ds.DisclosureResult) -> None:
         assert got.num_rows == want.num_rows, name
 
 
-def test_postgres_runs_its_export(pg_dsn: str) -> None:
-    """The exported PostgreSQL script, run statement by statement on the server."""
+def _postgres_golden(pg_dsn: str) -> list[Any]:
+    """The exported PostgreSQL script (the golden file), run statement by statement on the
+    server."""
     import psycopg
     import pyarrow as pa
 
@@ -321,10 +346,10 @@ def test_postgres_runs_its_export(pg_dsn: str) -> None:
                 results.append(
                     pa.table({n: [_plain(r[i]) for r in rows] for i, n in enumerate(names)})
                 )
-    _check_results(results, _golden_reference())
+    return results
 
 
-def test_spark_runs_its_export(spark: Any) -> None:
+def _spark_golden(spark: Any) -> list[Any]:
     """The exported Spark SQL script, run statement by statement in the session."""
     spark.sql("CREATE DATABASE IF NOT EXISTS survey")
     for name, table in _demo_tables().items():
@@ -339,7 +364,16 @@ def test_spark_runs_its_export(spark: Any) -> None:
         df = spark.sql(statement.sql("spark"))
         if isinstance(statement, sqlglot.exp.Query):
             results.append(df.toArrow())
-    _check_results(results, _golden_reference())
+    return results
+
+
+GOLDEN_RUN = {"postgres": _postgres_golden, "spark": _spark_golden}
+
+
+@on_script_engines("postgres", "spark")
+def test_a_server_runs_the_golden_export(script_engine: Started) -> None:
+    """The golden export's script, run on the server, gives the API's tables."""
+    _check_results(GOLDEN_RUN[script_engine.name](script_engine.server), _golden_reference())
 
 
 def _plain(v: Any) -> Any:

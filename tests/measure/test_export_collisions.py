@@ -16,13 +16,14 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-import pytest
 import sqlglot
 
 import discosql as ds
+from discosql.sql.dialects import facts
 
 from .. import engine_data
 from ..helpers.compare import assert_script_tables
+from ..helpers.engines import Started, on_script_engines
 
 KW: dict[str, Any] = {"keys": ["sex", "age", "region"], "target": "depress"}
 # a run: the statements of one script, one at a time; each query's rows as a table
@@ -108,38 +109,54 @@ def _left_in_spark(spark: Any, schema: str) -> list[str]:
     return [r.tableName for r in [*rows, *current] if r.tableName.startswith("__disco")]
 
 
-@pytest.mark.postgres
-def test_two_postgres_exports_at_once(pg_dsn: str) -> None:
+def _load_postgres(dsn: str) -> None:
     import psycopg
 
-    with psycopg.connect(pg_dsn, autocommit=True) as con:
+    with psycopg.connect(dsn, autocommit=True) as con:
         con.execute("CREATE SCHEMA IF NOT EXISTS clash")
-    engine_data.load_postgres(pg_dsn, {f"clash.{n}": t for n, t in _tables().items()})
-    scripts, refs = _exports("postgres", "clash")
-    results = _interleave([_postgres_run(pg_dsn, s) for s in scripts])
-    for got, ref in zip(results, refs, strict=True):
-        _check(got, ref)
-    with psycopg.connect(pg_dsn, autocommit=True) as con:
+    engine_data.load_postgres(dsn, {f"clash.{n}": t for n, t in _tables().items()})
+
+
+def _left_in_postgres(dsn: str) -> list[str]:
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as con:
         left = con.execute("SELECT relname FROM pg_class WHERE relname LIKE '\\_\\_disco%'")
-        assert left.fetchall() == []
+        return [r[0] for r in left.fetchall()]
 
 
-@pytest.mark.spark
-def test_two_spark_exports_at_once(spark: Any) -> None:
-    """Two exports: each its own numbers. One script twice at once: the second stops at its
-    lock, the first gives its numbers. A run stopped midway: the next run stops at the lock
-    until the header's statements clear its tables, then gives the numbers."""
+def _load_spark(spark: Any) -> None:
     spark.sql("CREATE DATABASE IF NOT EXISTS clash")
     for name, table in _tables().items():
         spark.createDataFrame(table.to_pandas()).write.mode("overwrite").saveAsTable(
             f"clash.{name}"
         )
-    scripts, refs = _exports("spark", "clash")
-    results = _interleave([_spark_run(spark, s) for s in scripts])
+
+
+# per script engine: how the schema clash gets the data, a run of a script, what is left
+LOAD = {"postgres": _load_postgres, "spark": _load_spark}
+RUN = {"postgres": _postgres_run, "spark": _spark_run}
+LEFT = {"postgres": _left_in_postgres, "spark": lambda spark: _left_in_spark(spark, "clash")}
+
+
+@on_script_engines("postgres", "spark")
+def test_two_exports_at_once(script_engine: Started) -> None:
+    """Two exports: each its own numbers (two PostgreSQL sessions; one Spark session). Where
+    work tables are tables of the schema (Spark), one script twice at once: the second stops
+    at its lock, the first gives its numbers; and a run stopped midway: the next run stops at
+    the lock until the header's statements clear its tables, then gives the numbers."""
+    name, server = script_engine.name, script_engine.server
+    LOAD[name](server)
+    scripts, refs = _exports(script_engine.dialect, "clash")
+    results = _interleave([RUN[name](server, s) for s in scripts])
     for got, ref in zip(results, refs, strict=True):
         _check(got, ref)
-    assert _left_in_spark(spark, "clash") == []
+    assert LEFT[name](server) == []
+    if facts(script_engine.dialect).work_tables == "table":
+        _the_lock(server, scripts, refs)
 
+
+def _the_lock(spark: Any, scripts: list[str], refs: list[ds.DisclosureResult]) -> None:
     first, second = _interleave([_spark_run(spark, scripts[0]) for _ in range(2)])
     _check(first, refs[0])
     assert isinstance(second, Exception)

@@ -23,6 +23,7 @@ from discosql.core.results import computed_tables
 from .. import engine_data
 from ..helpers.compare import assert_value
 from ..helpers.data import changed, sd2011_pair
+from ..helpers.engines import Started, on_script_engines
 from ..helpers.shell import duckdb_cli, run_datafusion
 
 KEYS = ["sex", "age", "region", "placesize"]
@@ -122,11 +123,7 @@ def _statements(script: str, dialect: str) -> list[Any]:
     return [s for s in sqlglot.parse(script, read=dialect) if s is not None]
 
 
-def test_the_shell_stops_or_gives_the_api_numbers(tmp_path: Path) -> None:
-    _check_scenarios(_run_in_shell(tmp_path))
-
-
-def test_datafusion_stops_or_gives_the_api_numbers(tmp_path: Path) -> None:
+def _run_in_datafusion(tmp_path: Path) -> Runner:
     def run(before: dict[str, pa.Table], after: dict[str, pa.Table], kw: dict[str, Any]) -> Any:
         names = {"original": "guard_orig", "synthetic": "guard_syn"}
         script = ds.to_sql(
@@ -140,10 +137,10 @@ def test_datafusion_stops_or_gives_the_api_numbers(tmp_path: Path) -> None:
         except Exception as e:  # DataFusion stops at the first error: the guard's
             return [], str(e)
 
-    _check_scenarios(run)
+    return run
 
 
-def test_postgres_stops_or_gives_the_api_numbers(pg_dsn: str) -> None:
+def _run_in_postgres(pg_dsn: str) -> Runner:
     import psycopg
 
     def run(before: dict[str, pa.Table], after: dict[str, pa.Table], kw: dict[str, Any]) -> Any:
@@ -171,10 +168,10 @@ def test_postgres_stops_or_gives_the_api_numbers(pg_dsn: str) -> None:
                     )
         return results, ""
 
-    _check_scenarios(run)
+    return run
 
 
-def test_spark_stops_or_gives_the_api_numbers(spark: Any) -> None:
+def _run_in_spark(spark: Any) -> Runner:
     def load(tables: dict[str, pa.Table]) -> None:
         for n in NAMES:
             spark.createDataFrame(tables[n].to_pandas()).write.mode("overwrite").saveAsTable(
@@ -197,7 +194,19 @@ def test_spark_stops_or_gives_the_api_numbers(spark: Any) -> None:
                 results.append(df.toArrow())
         return results, ""
 
-    _check_scenarios(run)
+    return run
+
+
+@on_script_engines()
+def test_a_script_stops_or_gives_the_api_numbers(script_engine: Started, tmp_path: Path) -> None:
+    runners = {
+        "duckdb_shell": _run_in_shell,
+        "datafusion": _run_in_datafusion,
+        "postgres": _run_in_postgres,
+        "spark": _run_in_spark,
+    }
+    server = tmp_path if script_engine.server is None else script_engine.server
+    _check_scenarios(runners[script_engine.name](server))
 
 
 def _plain(v: Any) -> Any:

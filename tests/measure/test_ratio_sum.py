@@ -16,6 +16,9 @@ from hypothesis import strategies as st
 from discosql.sql import templates
 from discosql.sql.dialects import transpile
 
+from ..helpers.compare import close_to
+from ..helpers.engines import Started, on_script_engines
+
 Row = tuple[int, int, int]  # (g, num, den)
 
 # the macro's bounds: num < 2^63, den < 2^32, and here at most 30 rows of num < 2^57 (so
@@ -85,15 +88,6 @@ def on_sqlite(rows: list[Row]) -> dict[int, float]:
     return dict(con.execute(_query("sqlite")).fetchall())
 
 
-def close_to(got: dict[int, float], want: dict[int, Fraction]) -> None:
-    """Within two units in the last place of the exact sum of the rounded terms (the total is
-    made a double once, from its integer part and its 60 binary places)."""
-    assert set(got) == set(want)
-    for g, exact in want.items():
-        x = float(exact)
-        assert abs(got[g] - x) <= 2 * math.ulp(x), (g, got[g], exact)
-
-
 def test_corner_cases() -> None:
     want = expected(FIXED)
     assert want[2] == 0
@@ -103,7 +97,7 @@ def test_corner_cases() -> None:
 
 
 @given(ROWS)
-def test_any_rows_on_duckdb_and_sqlite(rows: list[Row]) -> None:
+def test_any_rows_sum_exactly(rows: list[Row]) -> None:
     got = on_duckdb(rows)
     close_to(got, expected(rows))
     assert on_sqlite(rows) == got
@@ -134,8 +128,7 @@ def test_order_of_rows_does_not_matter() -> None:
     assert on_duckdb(rows) == on_duckdb(rows[::-1])
 
 
-@pytest.mark.postgres
-def test_postgres_gives_duckdbs_bits(pg_dsn: str) -> None:
+def _on_postgres(pg_dsn: str) -> dict[int, float]:
     import psycopg
 
     with psycopg.connect(pg_dsn, autocommit=True) as con:
@@ -147,17 +140,25 @@ def test_postgres_gives_duckdbs_bits(pg_dsn: str) -> None:
             got = dict(con.execute(_query("postgres", "disco_ratio_sum")).fetchall())
         finally:
             con.execute("drop table disco_ratio_sum")
-    close_to(got, expected(FIXED))
-    assert got == on_duckdb(FIXED)
+    return got
 
 
-@pytest.mark.spark
-def test_spark_gives_duckdbs_bits(spark: Any) -> None:
+def _on_spark(spark: Any) -> dict[int, float]:
     df = spark.createDataFrame(FIXED, "g int, n bigint, d bigint")
     df.createOrReplaceTempView("disco_ratio_sum")
     try:
         got = {r[0]: r[1] for r in spark.sql(_query("spark", "disco_ratio_sum")).collect()}
     finally:
         spark.catalog.dropTempView("disco_ratio_sum")
+    return got
+
+
+ON_SERVER = {"postgres": _on_postgres, "spark": _on_spark}
+
+
+@on_script_engines("postgres", "spark")
+def test_a_server_gives_the_same_bits(script_engine: Started) -> None:
+    """The macro's query, in the server's dialect, on FIXED."""
+    got = ON_SERVER[script_engine.name](script_engine.server)
     close_to(got, expected(FIXED))
     assert got == on_duckdb(FIXED)

@@ -14,20 +14,12 @@ import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+from ..helpers.compare import close_or_null
 from ..helpers.data import scenarios, to_arrow
 from ..helpers.profiles import REFERENCE_EXAMPLES
 from .reference import MEASURES, REASONS, TABLES, label, reference_disclosure
 
 NAN = math.nan
-
-
-def same(a, b) -> bool:
-    """Numbers agree to 1e-9 (relative); NaN equals NaN, and a NULL (None) counts as NaN."""
-    a = NAN if a is None else float(a)
-    b = NAN if b is None else float(b)
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -343,10 +335,10 @@ def test_reference_micro_case(case):
         case["original"], case["synthetics"], case["keys"], case["target"], **case["options"]
     )
     for name in MEASURES:
-        assert same(res["measures"][1][name], case["measures"][name]), name
+        assert close_or_null(res["measures"][1][name], case["measures"][name]), name
     curve = res["disco_curve"][1]
     assert sorted(curve) == sorted(case["disco_curve"])
-    assert all(same(curve[p], v) for p, v in case["disco_curve"].items())
+    assert all(close_or_null(curve[p], v) for p, v in case["disco_curve"].items())
     expected = {(tab, r): 0 for tab in TABLES for r in REASONS}
     expected.update({(tab, "remaining"): n for tab, n in case["remaining"].items()})
     expected.update(case["excluded"])
@@ -358,7 +350,7 @@ def test_reference_micro_case(case):
         assert got1["Level"] == case["check_1way"]["Level"]
         for name, value in case["check_1way"].items():
             if name != "Level":
-                assert same(got1[name], value), name
+                assert close_or_null(got1[name], value), name
     assert res["check_2way"][1] == case["check_2way"]
 
 
@@ -369,7 +361,9 @@ def test_reference_micro_labels_and_empty_synthesis():
     )
     for j in (1, 2):
         for name in MEASURES:
-            assert same(res["measures"][j][name], case["measures_by_synthesis"][j][name]), name
+            assert close_or_null(
+                res["measures"][j][name], case["measures_by_synthesis"][j][name]
+            ), name
         for tab, n in case["remaining_by_synthesis"][j].items():
             assert res["exclusions"][j][(tab, "remaining")] == n
         assert sum(res["exclusions"][j][(tab, "missing target")] for tab in TABLES) == 0
@@ -447,7 +441,7 @@ def compare_with_reference(sc):
     for j in range(1, m + 1):
         assert set(got[j]) == set(MEASURES)
         for name in MEASURES:
-            assert same(got[j][name], ref["measures"][j][name]), (
+            assert close_or_null(got[j][name], ref["measures"][j][name]), (
                 j,
                 name,
                 got[j][name],
@@ -462,11 +456,11 @@ def compare_with_reference(sc):
         want = ref["disco_curve"][j]
         assert sorted(curve.get(j, {})) == sorted(want), j
         for p, value in want.items():
-            assert same(curve[j][p], value), (j, p, curve[j][p], value)
+            assert close_or_null(curve[j][p], value), (j, p, curve[j][p], value)
     at = [(r["synthesis"], r["tau"], r["DiSCO"]) for r in res.disco_tau.to_pylist()]
     assert [(j, t) for j, t, _ in at] == [(j, t) for j in range(1, m + 1) for t in TAUS]
     for j, t, value in at:
-        assert same(value, ref["disco_tau"][j][TAUS.index(t)]), (j, t, value)
+        assert close_or_null(value, ref["disco_tau"][j][TAUS.index(t)]), (j, t, value)
 
     # exclusions: exact counts (a row the package leaves out counts as 0)
     excl: dict = {}
@@ -498,7 +492,7 @@ def compare_with_reference(sc):
         if len(tied) == 1:
             fields.append("PctLevelAll")
         for name in fields:
-            assert same(row[name], want[name]), (j, name)
+            assert close_or_null(row[name], want[name]), (j, name)
 
     # check_2way: same rows, compared after sorting both sides the same way
     def norm(rows_):

@@ -223,7 +223,7 @@ def _duckdb_result() -> tuple[Any, ...]:
     return _engine_result(None, names)
 
 
-@on_engines(exclude=("duckdb",))
+@on_engines(exclude={"duckdb": "the reference"})
 def test_sdc_on_every_engine(engine_case: Loaded) -> None:
     from .. import engine_data
 
@@ -461,7 +461,7 @@ def test_cli_rm_disclosive_and_measure(tmp_path: Any, capsys: pytest.CaptureFixt
 
 
 # --- out= tables --------------------------------------------------------------------------------
-def test_sdc_writes_duckdb_tables(tmp_path: Any) -> None:
+def _writes_duckdb_tables(engine_case: Loaded, tmp_path: Any) -> None:
     """out=FILE.duckdb: one table per synthesis in that database file (created), holding what
     the in-memory result holds; existing tables are refused before any data is read."""
     import duckdb
@@ -508,13 +508,14 @@ def _written_rows(engine_result: tuple[Any, ...], tables: list[pa.Table]) -> Non
     assert [sorted(map(str, t.to_pylist())) for t in tables] == engine_result[2]
 
 
-def test_sdc_writes_postgres_tables(pg_dsn: str) -> None:
+def _writes_postgres_tables(engine_case: Loaded, tmp_path: Any) -> None:
     """PostgreSQL: new tables in the database; the inputs are unchanged; no overwrite unless
     asked."""
     import psycopg
 
     from .. import engine_data
 
+    pg_dsn = engine_case.server
     engine_data.load_postgres(pg_dsn, engine_data.oracle_tables())
     with psycopg.connect(pg_dsn, autocommit=True) as con:
         con.execute('DROP TABLE IF EXISTS "sdc out 1", "sdc out 2"')
@@ -538,8 +539,10 @@ def test_sdc_writes_postgres_tables(pg_dsn: str) -> None:
     assert again.removed.equals(res.removed)
 
 
-def test_sdc_writes_spark_tables(spark: Any, tmp_path: Any) -> None:
+def _writes_spark_tables(engine_case: Loaded, tmp_path: Any) -> None:
     from .. import engine_data
+
+    spark = engine_case.server
 
     paths = engine_data.write_parquet(tmp_path, engine_data.oracle_tables())
     spark.sql("DROP TABLE IF EXISTS sdc_out_1").collect()
@@ -552,6 +555,19 @@ def test_sdc_writes_spark_tables(spark: Any, tmp_path: Any) -> None:
     with pytest.raises(ds.InputError, match="'sdc_out_1' exists"):
         sdc(paths["sd2011"], syn, engine=ds.spark(spark), **kw)
     sdc(paths["sd2011"], syn, engine=ds.spark(spark), overwrite=True, **kw)
+
+
+@on_engines("duckdb", "postgres", "spark")
+def test_sdc_writes_an_engines_tables(engine_case: Loaded, tmp_path: Any) -> None:
+    """out= (a DuckDB database file) or out_table= (a server's tables): one table per
+    synthesis, holding the in-memory result's records; an existing table is refused unless
+    overwrite=True."""
+    writes = {
+        "duckdb": _writes_duckdb_tables,
+        "postgres": _writes_postgres_tables,
+        "spark": _writes_spark_tables,
+    }
+    writes[engine_case.case.name](engine_case, tmp_path)
 
 
 def test_sdc_streams_within_a_memory_limit(tmp_path: Any) -> None:

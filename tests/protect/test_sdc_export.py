@@ -19,6 +19,7 @@ import discosql as ds
 
 from .. import engine_data
 from ..helpers.data import changed, sd2011_pair
+from ..helpers.engines import Started, on_script_engines
 from ..helpers.shell import run_datafusion, shell_result
 from ..helpers.sql import assert_portable, strip_strings
 
@@ -79,8 +80,9 @@ def _files(tmp: Path, tables: dict[str, pa.Table]) -> dict[str, str]:
     return paths
 
 
-def test_duckdb_shell_writes_the_api_files(tmp_path: Path) -> None:
-    """Files (COPY), with label and suffix: the API's records, recode counts and removals."""
+def test_a_file_export_writes_the_api_files(tmp_path: Path) -> None:
+    """Files (COPY; the duckdb shell's script, the one dialect that writes files), with
+    label and suffix: the API's records, recode counts and removals."""
     tables = _tables()
     paths = _files(tmp_path, tables)
     kw = {"label": "protected", "suffix": "_p"}
@@ -108,7 +110,9 @@ def test_duckdb_shell_writes_the_api_files(tmp_path: Path) -> None:
     assert "$" not in strip_strings(re.sub(r"--[^\n]*", "", script))  # values are literals
 
 
-def test_duckdb_shell_creates_tables_and_refuses_to_overwrite(tmp_path: Path) -> None:
+def _shell_creates(server: None, tmp_path: Path) -> None:
+    """The duckdb shell's tables, in its database file; a second run refuses to overwrite
+    them, unless overwrite=True."""
     tables = _tables()
     paths = _files(tmp_path, tables)
     syn = [paths["syn_1"], paths["syn_2"]]
@@ -127,7 +131,7 @@ def test_duckdb_shell_creates_tables_and_refuses_to_overwrite(tmp_path: Path) ->
     assert code == 0, err
 
 
-def test_datafusion_runs_its_sdc_export(tmp_path: Path) -> None:
+def _datafusion_creates(server: None, tmp_path: Path) -> None:
     tables = _tables()
     paths = _files(tmp_path, tables)
     names = {"original": "orig", "synthetic": ["syn_1", "syn_2"]}
@@ -149,7 +153,7 @@ def test_datafusion_runs_its_sdc_export(tmp_path: Path) -> None:
         assert _sorted(ctx.table(f"safe_{j}").to_arrow_table()) == _sorted(want)
 
 
-def test_postgres_runs_its_sdc_export(pg_dsn: str) -> None:
+def _postgres_creates(pg_dsn: str, tmp_path: Path) -> None:
     import psycopg
 
     tables = _tables()
@@ -179,7 +183,7 @@ def test_postgres_runs_its_sdc_export(pg_dsn: str) -> None:
         assert _sorted(got) == _sorted(want)
 
 
-def test_spark_runs_its_sdc_export(spark: Any, tmp_path: Path) -> None:
+def _spark_creates(spark: Any, tmp_path: Path) -> None:
     tables = _tables()
     spark.sql("CREATE DATABASE IF NOT EXISTS sdcx")
     for name, path in _files(tmp_path, tables).items():  # Parquet keeps the integer types
@@ -200,6 +204,19 @@ def test_spark_runs_its_sdc_export(spark: Any, tmp_path: Path) -> None:
     assert _removed(removed) == _removed(ref.removed.to_pylist())
     for j, want in enumerate(ref.synthetic, start=1):
         assert _sorted(spark.table(f"sdcx.safe_{j}").toArrow()) == _sorted(want)
+
+
+@on_script_engines()
+def test_a_script_creates_the_api_tables(script_engine: Started, tmp_path: Path) -> None:
+    """out_table=: the tables each script engine creates hold the API's records, and the
+    removals it prints are the API's."""
+    creates = {
+        "duckdb_shell": _shell_creates,
+        "datafusion": _datafusion_creates,
+        "postgres": _postgres_creates,
+        "spark": _spark_creates,
+    }
+    creates[script_engine.name](script_engine.server, tmp_path)
 
 
 # (id, the change to every third record, what the stop message names; None: still holds)

@@ -15,6 +15,7 @@ import pytest
 
 import discosql as ds
 
+from ..helpers.compare import close_to_text
 from ..helpers.oracle import SDCMICRO, SDCMICRO_582, load
 
 CASES = json.loads((SDCMICRO / "cases.json").read_text())
@@ -33,12 +34,6 @@ def expected_scalars(case: str) -> dict[str, str]:
 def expected_records(case: str, oracle: Path = SDCMICRO) -> list[dict[str, str]]:
     with open(oracle / "records" / f"{case}.csv", newline="") as f:
         return list(csv.DictReader(f))
-
-
-def close(got: Any, want: str) -> bool:
-    if want == "NA":
-        return got is None or (isinstance(got, float) and math.isnan(got))
-    return math.isclose(float(got), float(want), rel_tol=1e-9, abs_tol=1e-12)
 
 
 def cases(*fns: str, oracle: list[dict[str, Any]] = CASES) -> list[Any]:
@@ -62,12 +57,12 @@ def test_risk_matches_sdcmicro(case: dict[str, Any]) -> None:
     assert [g["row"] for g in got] == list(range(1, len(want) + 1))
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
         for name, value in w.items():
-            assert close(g[name], value), (case["id"], i + 1, name, g[name], value)
+            assert close_to_text(g[name], value), (case["id"], i + 1, name, g[name], value)
     scalars = expected_scalars(case["id"])
     compared = [n for n in scalars if n not in ("seconds", "max_global_risk")]
     assert compared
     for name in compared:
-        assert close(r.value(name), scalars[name]), (case["id"], name, r.value(name))
+        assert close_to_text(r.value(name), scalars[name]), (case["id"], name, r.value(name))
     if case.get("hid") is None:
         assert math.isnan(r.value("hier_risk_ER"))
 
@@ -83,7 +78,7 @@ def assert_ldiversity(r: ds.LDiversityResult, case: dict[str, Any], oracle: Path
     for i, (g, w) in enumerate(zip(got, want, strict=True)):
         assert g["row"] == i + 1
         for name in checked:
-            assert close(g[name], w[name]), (case["id"], i + 1, name, g[name], w[name])
+            assert close_to_text(g[name], w[name]), (case["id"], i + 1, name, g[name], w[name])
         assert all(float(w[n]) == 0 for n in INTENDED)  # what sdcMicro gives
         assert g["MultiEntropy_Ldiversity"] >= 1
         assert g["MultiRecursive_Ldiversity"] >= 1

@@ -19,6 +19,7 @@ import discosql as ds
 
 from .. import engine_data
 from ..helpers.compare import script_value
+from ..helpers.engines import Started, on_script_engines_each
 from ..helpers.oracle import load
 from ..helpers.shell import shell_result
 from ..helpers.sql import assert_portable
@@ -54,8 +55,8 @@ def _summary_rows(table: pa.Table) -> list[dict[str, Any]]:
     return table.to_pylist()
 
 
-@pytest.mark.parametrize("kind", ["parquet", "csv"])
-def test_duckdb_shell_prints_the_api_risk(kind: str, tmp_path: Path) -> None:
+def _shell_risk(server: None, tmp_path: Path, kind: str) -> None:
+    """The script reads the data file (Parquet or CSV) itself."""
     data = _data()
     path = tmp_path / f"data.{kind}"
     if kind == "parquet":
@@ -79,15 +80,7 @@ def test_duckdb_shell_prints_the_api_risk(kind: str, tmp_path: Path) -> None:
     assert api.value("hier_risk_ER") > api.value("global_risk_ER") > 0
 
 
-@pytest.mark.parametrize(
-    "rules",
-    [
-        {},
-        {"missing_keys": "apart", "missing_sensitive": "distinct"},
-        {"missing_keys": "equal", "missing_sensitive": "ignore"},
-    ],
-)
-def test_duckdb_shell_prints_the_api_ldiversity(rules: dict[str, str], tmp_path: Path) -> None:
+def _shell_ldiversity(server: None, tmp_path: Path, rules: dict[str, str]) -> None:
     path = tmp_path / "data.parquet"
     pq.write_table(_data(), path)
     api = ds.ldiversity(str(path), KEYS, SENSITIVE, l_recurs_c=3, **rules)
@@ -104,7 +97,7 @@ def test_duckdb_shell_prints_the_api_ldiversity(rules: dict[str, str], tmp_path:
     _assert_rows(records, api.records.to_pylist())
 
 
-def test_duckdb_shell_prints_the_api_suda(tmp_path: Path) -> None:
+def test_the_suda_export_prints_the_api_suda(tmp_path: Path) -> None:
     path = tmp_path / "data.parquet"
     pq.write_table(_data(), path)
     api = ds.suda(str(path), KEYS, dis_fraction=0.05)
@@ -247,7 +240,7 @@ def test_risk_to_sql_checks_its_arguments_first() -> None:
         ds.risk_to_sql(_data(), KEYS)  # Arrow data: the script cannot read them
 
 
-def test_postgres_runs_its_risk_export(pg_dsn: str) -> None:
+def _postgres_risk(pg_dsn: str, tmp_path: Path) -> None:
     import psycopg
 
     data = _data()
@@ -269,7 +262,8 @@ def test_postgres_runs_its_risk_export(pg_dsn: str) -> None:
     assert rounded(_fk(records)) == rounded(api.records.to_pylist())
 
 
-def test_spark_runs_its_risk_export(spark: Any, tmp_path: Path) -> None:
+def _spark_ldiversity(spark: Any, tmp_path: Path) -> None:
+    """l-diversity's script, and risk's summary."""
     data = _data()
     pq.write_table(data, tmp_path / "persons.parquet")
     spark.sql("CREATE DATABASE IF NOT EXISTS riskx")
@@ -284,6 +278,36 @@ def test_spark_runs_its_risk_export(spark: Any, tmp_path: Path) -> None:
     script = ds.risk_to_sql(data, KEYS, dialect="spark", table="riskx.persons", **RISK_KW)
     summary, _, _ = engine_data.run_spark_script(spark, script)
     _assert_rows(summary, _summary_rows(ds.risk(data, KEYS, **RISK_KW).summary))
+
+
+@on_script_engines_each(
+    ("kind",),
+    {"duckdb_shell": [("parquet",), ("csv",)], "postgres": [pytest.param(None, id="table")]},
+)
+def test_a_script_prints_the_api_risk(script_engine: Started, tmp_path: Path, kind: Any) -> None:
+    if script_engine.name == "duckdb_shell":
+        _shell_risk(None, tmp_path, kind)
+    else:
+        _postgres_risk(script_engine.server, tmp_path)
+
+
+RULES = [
+    pytest.param({}, id="rules0"),
+    pytest.param({"missing_keys": "apart", "missing_sensitive": "distinct"}, id="rules1"),
+    pytest.param({"missing_keys": "equal", "missing_sensitive": "ignore"}, id="rules2"),
+]
+
+
+@on_script_engines_each(
+    ("rules",), {"duckdb_shell": RULES, "spark": [pytest.param({}, id="table")]}
+)
+def test_a_script_prints_the_api_ldiversity(
+    script_engine: Started, tmp_path: Path, rules: dict[str, str]
+) -> None:
+    if script_engine.name == "duckdb_shell":
+        _shell_ldiversity(None, tmp_path, rules)
+    else:
+        _spark_ldiversity(script_engine.server, tmp_path)
 
 
 def test_cli_risk_sql_and_out_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from ..helpers.compare import close_rel
 from .reference import (
     _global_threshold,
     _recursive,
@@ -76,12 +77,6 @@ def _records(cid: str, oracle: Path = SDC) -> list[dict[str, float]]:
         ]
 
 
-def _close(got: float, want: float) -> bool:
-    if math.isnan(want):
-        return math.isnan(got)
-    return got == want or math.isclose(got, want, rel_tol=TOL, abs_tol=0.0)
-
-
 def _check_records(
     cid: str, got: list[dict[str, Any]], columns: list[str], oracle: Path = SDC
 ) -> None:
@@ -92,7 +87,7 @@ def _check_records(
         (i, c, g[c], w[c])
         for i, (g, w) in enumerate(zip(got, want, strict=True))
         for c in columns
-        if not _close(float(g[c]), w[c])
+        if not close_rel(float(g[c]), w[c])
     ]
     assert not bad, f"{cid}: {len(bad)} mismatches, first {bad[:5]}"
 
@@ -134,7 +129,7 @@ def test_measure_risk_matches_sdcmicro(cid: str) -> None:
     else:
         assert math.isnan(res["hier_risk"])
     for name in names:
-        assert _close(res[name], _scalars()[(cid, name)]), (cid, name, res[name])
+        assert close_rel(res[name], _scalars()[(cid, name)]), (cid, name, res[name])
 
 
 @pytest.mark.parametrize("cid", _ids("ldiversity"))

@@ -18,7 +18,9 @@ import discosql as ds
 from discosql.sweep.key_sweep import MEASURES, key_sweep
 
 from .. import engine_data, oracle
+from ..helpers.compare import close_scaled
 from ..helpers.data import changed, scenarios, sd2011_pair, to_arrow
+from ..helpers.engines import Loaded, Started, on_engines, on_script_engines
 from ..helpers.profiles import fixed
 from ..helpers.shell import duckdb_cli, run_datafusion, run_shell
 from ..helpers.sql import assert_portable
@@ -59,18 +61,12 @@ def _disclosure_kwargs(subset: list[str], target: str) -> dict[str, Any]:
     return kw
 
 
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, float) and math.isnan(a):
-        return isinstance(b, float) and math.isnan(b)
-    return bool(abs(a - b) <= 1e-12 * max(1.0, abs(b)))
-
-
 def _assert_rows_equal(rows: list[dict[str, Any]], ref: list[dict[str, Any]]) -> None:
     assert len(rows) == len(ref)
     for r, w in zip(rows, ref, strict=True):
         assert (r["keys"], r["target"], r["synthesis"]) == (w["keys"], w["target"], w["synthesis"])
         for m in MEASURES:
-            assert _same(r[m], w[m]), (r["keys"], r["target"], r["synthesis"], m, r[m], w[m])
+            assert close_scaled(r[m], w[m]), (r["keys"], r["target"], r["synthesis"], m, r[m], w[m])
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +94,7 @@ def test_every_row_is_disclosure_of_its_subset(
             **_disclosure_kwargs(r["keys"], r["target"]),
         )
         for m in MEASURES:
-            assert _same(r[m], res.value(m, r["synthesis"])), (r["keys"], r["target"], m)
+            assert close_scaled(r[m], res.value(m, r["synthesis"])), (r["keys"], r["target"], m)
 
 
 def test_the_exclusion_changes_what_it_should(sd2011: tuple[str, list[str]]) -> None:
@@ -196,21 +192,11 @@ def _engine_rows(engine: Any, names: dict[str, str]) -> list[dict[str, Any]]:
     return sw.table.to_pylist()
 
 
-def test_sweep_on_sqlite(tmp_path: Path, swept: ds.KeySweep) -> None:
-    db = engine_data.write_sqlite(tmp_path / "sweep.db", engine_data.oracle_tables())
-    names = {n: n for n in ("sd2011", "syn_1", "syn_2")}
-    _assert_rows_equal(_engine_rows(ds.sqlite(db), names), swept.table.to_pylist())
-
-
-def test_sweep_on_postgres(pg_dsn: str, swept: ds.KeySweep) -> None:
-    engine_data.load_postgres(pg_dsn, engine_data.oracle_tables())
-    names = {n: n for n in ("sd2011", "syn_1", "syn_2")}
-    _assert_rows_equal(_engine_rows(pg_dsn, names), swept.table.to_pylist())
-
-
-def test_sweep_on_spark(spark: Any, tmp_path: Path, swept: ds.KeySweep) -> None:
-    paths = engine_data.write_parquet(tmp_path, engine_data.oracle_tables())
-    _assert_rows_equal(_engine_rows(ds.spark(spark), paths), swept.table.to_pylist())
+@on_engines("sqlite", "postgres", "spark")
+def test_the_sweep_on_an_engine(engine_case: Loaded, swept: ds.KeySweep) -> None:
+    tables = engine_data.oracle_tables()
+    engine, names = engine_case.load({n: tables[n] for n in ("sd2011", "syn_1", "syn_2")})
+    _assert_rows_equal(_engine_rows(engine, names), swept.table.to_pylist())
 
 
 def test_cli_sweep(
@@ -297,7 +283,7 @@ def test_sweep_agrees_with_disclosure_on_hypothesis_data(sc: dict[str, Any]) -> 
                     }
                 res = ds.disclosure(original, synthetic, keys=r["keys"], target=target, **kw)
                 for m in MEASURES:
-                    assert _same(r[m], res.value(m, r["synthesis"])), (r["keys"], m)
+                    assert close_scaled(r[m], res.value(m, r["synthesis"])), (r["keys"], m)
     finally:
         mp.undo()
 
@@ -321,11 +307,11 @@ def _assert_script_rows(got: list[dict[str, Any]], swept: ds.KeySweep) -> None:
         assert (g["keys"], g["target"], g["synthesis"]) == (w["keys"], w["target"], w["synthesis"])
         for m in MEASURES:
             value = math.nan if g[m] is None else float(g[m])
-            assert _same(value, w[m]), (w["keys"], w["target"], m, value, w[m])
+            assert close_scaled(value, w[m]), (w["keys"], w["target"], m, value, w[m])
 
 
-def test_duckdb_shell_runs_the_sweep_export(
-    sd2011: tuple[str, list[str]], swept: ds.KeySweep, tmp_path: Path
+def _shell_sweep(
+    server: None, sd2011: tuple[str, list[str]], swept: ds.KeySweep, tmp_path: Path
 ) -> None:
     script = ds.sweep_to_sql(*sd2011, KEYS, TARGETS, **OPTIONS)
     tables = run_shell(script, tmp_path)
@@ -333,7 +319,9 @@ def test_duckdb_shell_runs_the_sweep_export(
     _assert_script_rows(tables[0], swept)
 
 
-def test_datafusion_runs_its_sweep_export(swept: ds.KeySweep, tmp_path: Path) -> None:
+def _datafusion_sweep(
+    server: None, sd2011: tuple[str, list[str]], swept: ds.KeySweep, tmp_path: Path
+) -> None:
     paths = engine_data.write_parquet(tmp_path, engine_data.oracle_tables())
     names = {"original": "sd2011", "synthetic": ["syn_1", "syn_2"]}
     script = ds.sweep_to_sql(
@@ -349,7 +337,9 @@ def test_datafusion_runs_its_sweep_export(swept: ds.KeySweep, tmp_path: Path) ->
     _assert_script_rows(tables[-1].to_pylist(), swept)
 
 
-def test_postgres_runs_its_sweep_export(pg_dsn: str, swept: ds.KeySweep) -> None:
+def _postgres_sweep(
+    pg_dsn: str, sd2011: tuple[str, list[str]], swept: ds.KeySweep, tmp_path: Path
+) -> None:
     engine_data.load_postgres(pg_dsn, engine_data.oracle_tables())
     names = {"original": "sd2011", "synthetic": ["syn_1", "syn_2"]}
     script = ds.sweep_to_sql(
@@ -366,7 +356,9 @@ def test_postgres_runs_its_sweep_export(pg_dsn: str, swept: ds.KeySweep) -> None
     _assert_script_rows(rows, swept)
 
 
-def test_spark_runs_its_sweep_export(spark: Any, tmp_path: Path, swept: ds.KeySweep) -> None:
+def _spark_sweep(
+    spark: Any, sd2011: tuple[str, list[str]], swept: ds.KeySweep, tmp_path: Path
+) -> None:
     paths = engine_data.write_parquet(tmp_path, engine_data.oracle_tables())
     spark.sql("CREATE DATABASE IF NOT EXISTS sweepx")
     for n in ("sd2011", "syn_1", "syn_2"):
@@ -383,6 +375,19 @@ def test_spark_runs_its_sweep_export(spark: Any, tmp_path: Path, swept: ds.KeySw
     )
     rows = engine_data.run_spark_script(spark, script)[-1]
     _assert_script_rows(rows, swept)
+
+
+@on_script_engines()
+def test_a_script_engine_runs_the_sweep_export(
+    script_engine: Started, sd2011: tuple[str, list[str]], swept: ds.KeySweep, tmp_path: Path
+) -> None:
+    run = {
+        "duckdb_shell": _shell_sweep,
+        "datafusion": _datafusion_sweep,
+        "postgres": _postgres_sweep,
+        "spark": _spark_sweep,
+    }
+    run[script_engine.name](script_engine.server, sd2011, swept, tmp_path)
 
 
 def test_the_sweep_script_stops_on_new_key_levels(tmp_path: Path) -> None:
