@@ -189,12 +189,21 @@ def _run_in_spark(spark: Any) -> Runner:
             try:
                 df = spark.sql(statement.sql("spark"))
             except Exception as e:
+                _drop_work_tables(spark)  # a stopped script leaves its work tables behind
                 return results, str(e)
             if isinstance(statement, sqlglot.exp.Query):
                 results.append(df.toArrow())
         return results, ""
 
     return run
+
+
+def _drop_work_tables(spark: Any) -> None:
+    """The __disco_ tables a stopped script left in the session's schema (Spark has no
+    temporary tables: they would meet a later test's script)."""
+    for row in spark.sql("SHOW TABLES").collect():
+        if row.tableName.startswith("__disco_") and not row.isTemporary:
+            spark.sql(f"DROP TABLE IF EXISTS `{row.tableName}`")
 
 
 @on_script_engines()
