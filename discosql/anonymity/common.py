@@ -7,17 +7,47 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ..core.assumptions import GUARD, create_guard
 from ..core.dictionaries import build_for, key_fits, key_radices, pack_keys
 from ..core.inputs import Inputs, column_kinds
+from ..core.options import Options
 from ..core.plan import Column, as_text
 from ..engines.base import Registered, Work
-from ..errors import EngineError, SchemaError
+from ..errors import EngineError, InputError, SchemaError
 from ..sql.templates import render
 
 COMBOS_TEMPLATE = "anonymity/matches_combos.sql.j2"
+OptionsT = TypeVar("OptionsT", bound=Options)
+
+
+def options_for(
+    options: type[OptionsT], synthetic: Any, *, many: bool = False, **given: Any
+) -> OptionsT:
+    """The test's options built from ``given`` (their ``__post_init__`` checks them), with
+    the problem of a list of syntheses where the test takes one (``many``: it takes m): every
+    problem at once, before any data is read."""
+    problems: list[str] = []
+    if not many and isinstance(synthetic, list | tuple):
+        problems.append(
+            f"synthetic: give one data set, got a {type(synthetic).__name__} of "
+            f"{len(synthetic)}; call once per synthesis"
+        )
+    try:
+        built = options(**given)
+    except InputError as e:
+        raise InputError([*problems, *e.problems]) from None
+    if problems:
+        raise InputError(problems)
+    return built
+
+
+def reserved_names(where: str, names: list[str] | None, problems: list[str]) -> None:
+    """The problem of column names with discosql's reserved prefix."""
+    reserved = [c for c in names or [] if c.startswith("__disco_")]
+    if reserved:
+        problems.append(f"{where}: names starting with '__disco_' are reserved: {reserved!r}")
 
 
 def schema_check(

@@ -2,13 +2,15 @@
 of anonymisation as one SQL script (the duckdb shell, PostgreSQL, Spark, a warehouse console).
 
 A script runs the statements :func:`discosql.singling_out`, :func:`discosql.linkability` and
-:func:`discosql.exact_matches` run, with every bound value a literal; what the API adds up in
-Python the script adds up in SQL (``sql_templates/anonymity/rates.sql.j2`` and the tests'
-``*_totals``/``*_summary`` templates). Decisions that need the data are made at export time by
-reading it: the q packing of the columns (each column's radix), and for linkability how many
-distance levels each side needs and which pairs of distances the link step meets, by which
-check. The script checks them where it runs (stage 015 for the packing, a check after each
-decision for linkability) and stops with a message when the data no longer fit them.
+:func:`discosql.exact_matches` run (one function per test runs them on an engine or on the
+script engine: ``run_singling_out``, ``run_matches``, ``run_linkability``), with every bound
+value a literal; the totals, rates and intervals are computed in SQL by both
+(``sql_templates/anonymity/rates.sql.j2`` and the tests' ``*_totals``/``*_summary``
+templates). Decisions that need the data are made at export time by reading it: the q packing
+of the columns (each column's radix), and for linkability how many distance levels each side
+needs and which pairs of distances the link step meets, by which check. The script checks
+them where it runs (stage 015 for the packing, a check after each decision for linkability)
+and stops with a message when the data no longer fit them.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ..errors import InputError
 from ..sql.dialects import unknown
 from ..version import __version__
 from . import linkability, matches, singling_out
-from .common import decide_radices, schema_check
+from .common import decide_radices, options_for, schema_check
 
 EXAMPLE = "tables={'original': 'db.persons', 'synthetic': 'db.syn1', 'control': 'db.holdout'}"
 
@@ -61,11 +63,12 @@ def singling_out_to_sql(
         rate_ci_high), then ``by_columns`` (cid, columns as JSON text, queries, successes,
         control_successes).
     """
-    names, mode, n_cols = singling_out.check_arguments(synthetic, columns, mode, n_cols)
+    options = options_for(
+        singling_out.SinglingOutOptions, synthetic, columns=columns, mode=mode, n_cols=n_cols
+    )
     names_given = _script_arguments(dialect, tables, control)
-    check = singling_out.schema_check_for(names, mode, n_cols)
-    with opened(engine, threads, original, synthetic, check=check) as inputs:
-        names = names or list(inputs.sources[0].columns)
+    with opened(engine, threads, original, synthetic, check=options.schema_check()) as inputs:
+        names = options.names(inputs.sources[0])
         if control is not None:
             inputs = singling_out.with_control(inputs, control, names)
         radices = decide_radices(inputs, names)
@@ -75,7 +78,7 @@ def singling_out_to_sql(
         )
         results = "the summary (counts, rates, risk, intervals), then by_columns"
         script.comment(_header(what, names, radices, on_script.sources, dialect, results))
-        singling_out.singling_out_script(on_script, names, mode, n_cols, radices)
+        singling_out.run_singling_out(on_script, options, radices)
     return script.text()
 
 
@@ -94,11 +97,12 @@ def exact_matches_to_sql(
     arguments as :func:`discosql.singling_out_to_sql` (``synthetic`` may be a list: give
     ``tables["synthetic"]`` a list then). The script prints ``summary`` (one row per
     synthesis), then ``distances``."""
-    names = matches.check_arguments(columns)
+    options = options_for(matches.MatchesOptions, synthetic, many=True, columns=columns)
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     names_given = _script_arguments(dialect, tables, control, n_syn)
-    with opened(engine, threads, original, synthetic, check=schema_check(names)) as inputs:
-        names = names or list(inputs.sources[0].columns)
+    check = schema_check(options.columns)
+    with opened(engine, threads, original, synthetic, check=check) as inputs:
+        names = options.names(inputs.sources[0])
         m = inputs.m
         if control is not None:
             inputs = matches.with_control(inputs, control, names)
@@ -108,7 +112,7 @@ def exact_matches_to_sql(
         script.comment(
             _header("exact_matches()", names, radices, on_script.sources, dialect, results)
         )
-        matches.exact_matches_script(on_script, names, m, radices)
+        matches.run_matches(on_script, options, m, radices)
     return script.text()
 
 
@@ -128,13 +132,13 @@ def linkability_to_sql(
     decide how many distance levels each side needs and how each pair of distances is
     linked; the script checks both where it runs. It prints the summary (counts, rates,
     risk, intervals), then ``by_distance``."""
-    sides = linkability.check_arguments(synthetic, aux_cols)
-    names = list(dict.fromkeys([*sides[0], *sides[1]]))
+    options = options_for(linkability.LinkabilityOptions, synthetic, aux_cols=aux_cols)
+    names, sides = options.names, options.sides
     names_given = _script_arguments(dialect, tables, control)
     with opened(engine, threads, original, synthetic, check=schema_check(names)) as inputs:
         if control is not None:
             inputs = linkability.with_control(inputs, control, names)
-        plan = linkability.attack(inputs, sides)[1]
+        plan = linkability.run_linkability(inputs, options)[2]
         script, on_script = _script(inputs, dialect, names_given)
         a, b = (", ".join(side) for side in sides)
         results = "the summary (counts, rates, risk, intervals), then by_distance"
@@ -147,7 +151,7 @@ def linkability_to_sql(
             results,
         )
         script.comment(header + "\n" + plan.describe())
-        linkability.attack(on_script, sides, plan)
+        linkability.run_linkability(on_script, options, plan)
     return script.text()
 
 

@@ -15,21 +15,23 @@ linkability_level.sql.j2``), level by level until every record has its closest.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field
 from typing import Any
 
 import pyarrow as pa
 
 from ..core.assumptions import CHANGED, RE_EXPORT
 from ..core.inputs import Inputs, column_kinds, opened
+from ..core.options import Options, option
 from ..core.results import AsData, json_rows, plain
 from ..core.spec import column_names
 from ..engines.base import Engine, Work
 from ..errors import EngineError, InputError, SchemaError
 from ..sql.templates import ident, render
-from .common import coded_combinations, register_control, schema_check
-from .stats import CONFIDENCE_LEVEL, AttackRates, interval, number, print_rates, ratio
+from .common import coded_combinations, options_for, register_control, reserved_names, schema_check
+from .stats import CONFIDENCE_LEVEL, AttackRates, Rates, interval, number, rates
 
 COMBOS = "__disco_lk_combos"
 OPEN = "__disco_lk_open_"
@@ -37,7 +39,7 @@ LEVEL = "__disco_lk_level_"
 CELLS = "__disco_lk_cells"
 LINKS = "__disco_lk_links_"
 CHECK = "__disco_lk_check_"  # exported scripts: the checks of the export's decisions
-COUNTS = "__disco_lk_counts"  # exported scripts: step 5's counts, then their summary
+COUNTS = "__disco_lk_counts"  # step 5's counts, then their summary
 SYNTHESIS = 1  # the synthesis's src; 0 the original, 2 the control
 # The bound (docs/anonymity.md, "How far exact linkability goes"): a side of s columns needs at
 # most 2^s - 1 GROUP BYs of the synthesis's combinations (level d has C(s, d) of them, in one
@@ -50,7 +52,6 @@ MAX_SIDE = 10
 MAX_JOINT = 128
 MAX_LISTED = 2_000_000_000
 BATCH = 128  # listing branches per statement
-DATA_SETS = {0: "original", 2: "control"}
 
 BY_DISTANCE_SCHEMA = pa.schema(
     [
@@ -62,16 +63,16 @@ BY_DISTANCE_SCHEMA = pa.schema(
         ("linked_unique", pa.int64()),
     ]
 )
-COUNTS_SCHEMA = pa.schema(
-    [
-        ("src", pa.int32()),
-        ("distance_a", pa.int32()),
-        ("distance_b", pa.int32()),
-        ("records", pa.int64()),
-        ("linked", pa.int64()),
-        ("linked_unique", pa.int64()),
-    ]
-)
+TOTALS = [
+    ("records", pa.int64()),
+    ("linked", pa.int64()),
+    ("linked_unique", pa.int64()),
+    ("rate_unique", pa.float64()),
+    ("control_records", pa.int64()),
+    ("control_linked", pa.int64()),
+    ("control_linked_unique", pa.int64()),
+    ("control_rate_unique", pa.float64()),
+]
 PLAN_SCHEMA = pa.schema(
     [
         ("lvl_a", pa.int32()),
@@ -81,6 +82,55 @@ PLAN_SCHEMA = pa.schema(
         ("listed", pa.int64()),
     ]
 )
+
+
+@dataclass(frozen=True)
+class LinkabilityOptions(Options):
+    """:func:`linkability`'s options, checked when built (before any data is read):
+    ``aux_cols``, the attacker's two sets of columns (A, B). No flag of its own: the command
+    line gives A and B as two (--a, --b)."""
+
+    FAMILY = "linkability"
+
+    aux_cols: Any = option(MISSING)
+
+    def __post_init__(self) -> None:
+        problems: list[str] = []
+        aux_cols = self.aux_cols
+        sides: list[list[str]] = [[], []]
+        if isinstance(aux_cols, str) or not isinstance(aux_cols, Sequence) or len(aux_cols) != 2:
+            problems.append(
+                "aux_cols: expected two sets of columns (A, B), e.g. (['age', 'sex'], "
+                f"['region', 'education']), got {aux_cols!r}"
+            )
+        else:
+            for i, (label, given) in enumerate(zip("AB", aux_cols, strict=True)):
+                where = f"aux_cols[{i}] ({label})"
+                names = column_names(where, given, problems)
+                if names is None:
+                    continue
+                if len(names) > MAX_SIDE:
+                    problems.append(
+                        f"{where}: {len(names)} columns; at most {MAX_SIDE} a side (exact "
+                        f"nearest neighbours need up to 2^{len(names)} - 1 groupings of the "
+                        "synthesis: docs/anonymity.md, 'How far exact linkability goes')"
+                    )
+                reserved_names(where, names, problems)
+                sides[i] = names
+        if problems:
+            raise InputError(problems)
+        self.set("aux_cols", (sides[0], sides[1]))
+
+    @property
+    def sides(self) -> tuple[list[str], list[str]]:
+        """A and B, each a list of column names."""
+        a, b = self.aux_cols
+        return list(a), list(b)
+
+    @property
+    def names(self) -> list[str]:
+        """The columns of A and B, each once."""
+        return list(dict.fromkeys([*self.sides[0], *self.sides[1]]))
 
 
 @dataclass(frozen=True)
@@ -104,7 +154,9 @@ class LinkabilityResult(AttackRates, AsData):
 
     ``by_distance``: data_set ("original", "control"), distance_a, distance_b (the number of
     differing columns to the closest synthetic records on each side), records, linked,
-    linked_unique: where the links come from.
+    linked_unique: where the links come from. ``rates``: the rates and intervals as the SQL
+    computed them (``anonymity/rates.sql.j2``), as ``rate_unique`` and
+    ``control_rate_unique`` (``anonymity/linkability_totals.sql.j2``).
     """
 
     aux_cols: tuple[tuple[str, ...], tuple[str, ...]]
@@ -112,41 +164,13 @@ class LinkabilityResult(AttackRates, AsData):
     linked: int
     linked_unique: int
     by_distance: pa.Table
+    rates: Rates
+    rate_unique: float
+    control_rate_unique: float | None = None
     control_records: int | None = None
     control_linked: int | None = None
     control_linked_unique: int | None = None
     confidence_level: float = CONFIDENCE_LEVEL
-
-    @property
-    def rate(self) -> float:
-        """linked / records (NaN without records)."""
-        return ratio(self.linked, self.records)
-
-    @property
-    def rate_unique(self) -> float:
-        """linked_unique / records (NaN without records)."""
-        return ratio(self.linked_unique, self.records)
-
-    @property
-    def control_rate(self) -> float | None:
-        """control_linked / control_records (None without a control)."""
-        if self.control_records is None or self.control_linked is None:
-            return None
-        return ratio(self.control_linked, self.control_records)
-
-    @property
-    def control_rate_unique(self) -> float | None:
-        """control_linked_unique / control_records (None without a control)."""
-        if self.control_records is None or self.control_linked_unique is None:
-            return None
-        return ratio(self.control_linked_unique, self.control_records)
-
-    def counts(self) -> tuple[int, int, tuple[int, int] | None]:
-        """(records, linked, (control records, control linked) or None)."""
-        control = None
-        if self.control_records is not None and self.control_linked is not None:
-            control = (self.control_records, self.control_linked)
-        return self.records, self.linked, control
 
     def summary(self) -> dict[str, Any]:
         """The numbers of the attack as plain data (NaN is None)."""
@@ -241,47 +265,11 @@ def linkability(
     Returns:
         A :class:`LinkabilityResult`.
     """
-    sides = check_arguments(synthetic, aux_cols)
-    names = list(dict.fromkeys([*sides[0], *sides[1]]))
-    with opened(engine, threads, original, synthetic, check=schema_check(names)) as inputs:
+    options = options_for(LinkabilityOptions, synthetic, aux_cols=aux_cols)
+    with opened(engine, threads, original, synthetic, check=schema_check(options.names)) as inputs:
         if control is not None:
-            inputs = with_control(inputs, control, names)
-        return linkability_on(inputs, sides)
-
-
-def check_arguments(synthetic: Any, aux_cols: Any) -> tuple[list[str], list[str]]:
-    """The arguments checked before any data is read (every problem at once)."""
-    problems: list[str] = []
-    if isinstance(synthetic, list | tuple):
-        problems.append(
-            f"synthetic: give one data set, got a {type(synthetic).__name__} of "
-            f"{len(synthetic)}; call once per synthesis"
-        )
-    sides: list[list[str]] = [[], []]
-    if isinstance(aux_cols, str) or not isinstance(aux_cols, Sequence) or len(aux_cols) != 2:
-        problems.append(
-            "aux_cols: expected two sets of columns (A, B), e.g. (['age', 'sex'], "
-            f"['region', 'education']), got {aux_cols!r}"
-        )
-    else:
-        for i, (label, given) in enumerate(zip("AB", aux_cols, strict=True)):
-            where = f"aux_cols[{i}] ({label})"
-            names = column_names(where, given, problems)
-            if names is None:
-                continue
-            if len(names) > MAX_SIDE:
-                problems.append(
-                    f"{where}: {len(names)} columns; at most {MAX_SIDE} a side (exact nearest "
-                    f"neighbours need up to 2^{len(names)} - 1 groupings of the synthesis: "
-                    "docs/anonymity.md, 'How far exact linkability goes')"
-                )
-            reserved = [c for c in names if c.startswith("__disco_")]
-            if reserved:
-                problems.append(f"{where}: names starting with '__disco_' are reserved: {reserved}")
-            sides[i] = names
-    if problems:
-        raise InputError(problems)
-    return sides[0], sides[1]
+            inputs = with_control(inputs, control, options.names)
+        return linkability_on(inputs, options)
 
 
 def with_control(inputs: Inputs, control: Any, names: list[str]) -> Inputs:
@@ -319,21 +307,47 @@ class LinkPlan:
         )
 
 
-def linkability_on(inputs: Inputs, sides: tuple[list[str], list[str]]) -> LinkabilityResult:
+def linkability_on(inputs: Inputs, options: LinkabilityOptions) -> LinkabilityResult:
     """:func:`linkability` on inputs already registered: the original, the synthesis and
-    optionally the control (data set 2), their columns checked."""
-    counts, _ = attack(inputs, sides)
-    return _result(sides, counts, with_control=len(inputs.sources) > 2)
+    optionally the control (data set 2), their columns checked; the numbers read from the
+    SQL's own output (:func:`run_linkability`)."""
+    summary, by_distance, _ = run_linkability(inputs, options)
+    assert summary is not None  # a run on an engine reads its one row
+    control = len(inputs.sources) > 2
+
+    def of_control(name: str) -> Any:
+        return summary[name] if control else None
+
+    unique = summary["rate_unique"]
+    control_unique = summary["control_rate_unique"]
+    a, b = options.sides
+    return LinkabilityResult(
+        aux_cols=(tuple(a), tuple(b)),
+        records=summary["records"],
+        linked=summary["linked"],
+        linked_unique=summary["linked_unique"],
+        by_distance=by_distance,
+        rates=Rates.of(summary, control),
+        rate_unique=math.nan if unique is None else unique,
+        control_rate_unique=(math.nan if control_unique is None else control_unique)
+        if control
+        else None,
+        control_records=of_control("control_records"),
+        control_linked=of_control("control_linked"),
+        control_linked_unique=of_control("control_linked_unique"),
+    )
 
 
-def attack(
-    inputs: Inputs, sides: tuple[list[str], list[str]], ahead: LinkPlan | None = None
-) -> tuple[pa.Table, LinkPlan]:
-    """The attack's counts (step 5: src, distance_a, distance_b, records, linked,
-    linked_unique) and the decisions it made. On a script engine (``ahead``: the decisions
-    of a run on the data at export time) the script follows them and checks them, and
-    prints the summary and ``by_distance`` instead (the counts returned are empty)."""
-    names = list(dict.fromkeys([*sides[0], *sides[1]]))
+def run_linkability(
+    inputs: Inputs, options: LinkabilityOptions, ahead: LinkPlan | None = None
+) -> tuple[dict[str, Any] | None, pa.Table, LinkPlan]:
+    """The statements of :func:`linkability` on any engine: steps 1 to 5 (step 5's counts
+    kept as a work table), then the summary (counts, rates, risk, intervals) and
+    ``by_distance`` (:func:`_summary`), returned with the decisions the attack made. On a
+    script engine (``ahead``: the decisions of a run on the data at export time) the script
+    follows them and checks them, and prints the summary and ``by_distance`` where it runs
+    (None and an empty table here)."""
+    names, sides = options.names, options.sides
     _, problems = column_kinds(inputs.sources, dict.fromkeys(names, "column"))
     if problems:  # kinds that clash, known once the rows are counted
         raise SchemaError(problems)
@@ -374,11 +388,9 @@ def attack(
             checks.append(_check(work, "plan", CELLS, script, params))
         template = "anonymity/linkability.sql.j2"
         sql = render(template, engine.dialect, cells=CELLS, links=links, checks=checks, **ctx)
-        if script is None:
-            return engine.query(sql, params, template, schema=COUNTS_SCHEMA), plan
         work.create(COUNTS, sql, params, template)
-        _print(engine, len(inputs.sources) > 2)
-    return COUNTS_SCHEMA.empty_table(), script
+        summary, by_distance = _summary(engine, len(inputs.sources) > 2)
+    return summary, by_distance, plan if script is None else script
 
 
 def _levels(
@@ -455,18 +467,17 @@ def _check(
     return name
 
 
-def _print(engine: Engine, with_control: bool) -> None:
-    """An exported script's results: the summary (counts, rates, risk, intervals), then
-    ``by_distance``."""
+def _summary(engine: Engine, with_control: bool) -> tuple[dict[str, Any] | None, pa.Table]:
+    """The attack's results from step 5's counts: the summary (totals, rates, risk,
+    intervals: ``anonymity/rates.sql.j2``) and ``by_distance``; on a script engine the
+    script prints them (None and an empty table here)."""
     template = "anonymity/linkability_totals.sql.j2"
     totals = render(template, engine.dialect, counts=COUNTS, control=with_control)
-    columns = ["records", "linked", "linked_unique", "rate_unique"]
-    columns += ["control_records", "control_linked", "control_linked_unique"]
-    columns += ["control_rate_unique"]
     control = ("control_records", "control_linked") if with_control else None
-    print_rates(engine, totals, columns, ("records", "linked"), control)
+    summary = rates(engine, totals, TOTALS, ("records", "linked"), control)
     template = "anonymity/linkability_by_distance.sql.j2"
-    engine.query(render(template, engine.dialect, counts=COUNTS), {}, template)
+    sql = render(template, engine.dialect, counts=COUNTS)
+    return summary, engine.query(sql, {}, template, schema=BY_DISTANCE_SCHEMA)
 
 
 def _links(
@@ -558,30 +569,3 @@ def _joint(positions: list[list[int]], everything: set[int], a: int, b: int) -> 
         for db in itertools.combinations(side_b, b)
     }
     return [list(d) for d in sorted(drops)]
-
-
-def _result(
-    sides: tuple[list[str], list[str]], counts: pa.Table, with_control: bool
-) -> LinkabilityResult:
-    rows = counts.to_pylist()
-
-    def total(src: int, what: str) -> int:
-        return sum(int(r[what]) for r in rows if r["src"] == src)
-
-    named = [{**r, "data_set": DATA_SETS[r["src"]]} for r in rows]
-    by_distance = pa.Table.from_pylist(named, schema=BY_DISTANCE_SCHEMA)  # src dropped
-    control: dict[str, Any] = {}
-    if with_control:
-        control = {
-            "control_records": total(2, "records"),
-            "control_linked": total(2, "linked"),
-            "control_linked_unique": total(2, "linked_unique"),
-        }
-    return LinkabilityResult(
-        aux_cols=(tuple(sides[0]), tuple(sides[1])),
-        records=total(0, "records"),
-        linked=total(0, "linked"),
-        linked_unique=total(0, "linked_unique"),
-        by_distance=by_distance,
-        **control,
-    )

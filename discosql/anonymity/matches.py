@@ -27,12 +27,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..core.inputs import Inputs, column_kinds, opened
+from ..core.options import Options, option
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
-from ..engines.base import Work
+from ..engines.base import Registered, Work
 from ..errors import DiscoSQLWarning, InputError, SchemaError
 from ..sql.templates import ident, render
-from .common import coded_combinations, register_control, schema_check
+from .common import (
+    coded_combinations,
+    options_for,
+    register_control,
+    reserved_names,
+    schema_check,
+)
 
 COMBOS = "__disco_mt_combos"
 NEAR = "__disco_mt_near_"
@@ -49,14 +56,6 @@ CAVEAT = (
     "safe, a high one is a red flag"
 )
 
-UEM_SCHEMA = pa.schema(
-    [
-        ("synthesis", pa.int32()),
-        ("original_uniques", pa.int64()),
-        ("in_synthesis", pa.int64()),
-        ("uem", pa.float64()),
-    ]
-)
 DISTANCE_SCHEMA = pa.schema(
     [
         ("synthesis", pa.int32()),
@@ -79,6 +78,32 @@ SUMMARY_SCHEMA = pa.schema(
         ("control_identical", pa.float64()),
     ]
 )
+
+
+@dataclass(frozen=True)
+class MatchesOptions(Options):
+    """:func:`exact_matches`'s options, checked when built (before any data is read)."""
+
+    FAMILY = "exact_matches"
+
+    columns: list[str] | None = option(
+        None,
+        "the columns compared, comma-separated (default: every column of the original)",
+        kind="list",
+        metavar="A,B,...",
+    )
+
+    def __post_init__(self) -> None:
+        problems: list[str] = []
+        names = None if self.columns is None else column_names("columns", self.columns, problems)
+        reserved_names("columns", names, problems)
+        if problems:
+            raise InputError(problems)
+        self.set("columns", names)
+
+    def names(self, original: Registered) -> list[str]:
+        """The columns compared: those named, else every column of the original."""
+        return list(self.columns or original.columns)
 
 
 @dataclass(frozen=True)
@@ -261,25 +286,13 @@ def exact_matches(
     Returns:
         An :class:`ExactMatches`.
     """
-    names = check_arguments(columns)
-    with opened(engine, threads, original, synthetic, check=schema_check(names)) as inputs:
-        names = names or list(inputs.sources[0].columns)
+    options = options_for(MatchesOptions, synthetic, many=True, columns=columns)
+    check = schema_check(options.columns)
+    with opened(engine, threads, original, synthetic, check=check) as inputs:
         m = inputs.m
         if control is not None:
-            inputs = with_control(inputs, control, names)
-        return exact_matches_on(inputs, names, m)
-
-
-def check_arguments(columns: Any) -> list[str] | None:
-    """The arguments checked before any data is read (every problem at once)."""
-    problems: list[str] = []
-    names = None if columns is None else column_names("columns", columns, problems)
-    reserved = [c for c in names or [] if c.startswith("__disco_")]
-    if reserved:
-        problems.append(f"columns: names starting with '__disco_' are reserved: {reserved!r}")
-    if problems:
-        raise InputError(problems)
-    return names
+            inputs = with_control(inputs, control, options.names(inputs.sources[0]))
+        return exact_matches_on(inputs, options, m)
 
 
 def with_control(inputs: Inputs, control: Any, names: list[str]) -> Inputs:
@@ -301,23 +314,18 @@ def branches(n: int) -> list[list[int]]:
     ]
 
 
-def exact_matches_on(inputs: Inputs, names: list[str], m: int) -> ExactMatches:
+def exact_matches_on(inputs: Inputs, options: MatchesOptions, m: int) -> ExactMatches:
     """:func:`exact_matches` on inputs already registered: the original, the m syntheses and
-    optionally the control (src m + 1)."""
-    _, problems = column_kinds(inputs.sources, dict.fromkeys(names, "column"))
-    if problems:  # kinds that clash, known once the rows are counted
-        raise SchemaError(problems)
-    engine = inputs.engine
-    has_control = len(inputs.sources) > m + 1
-    with engine.work() as work:
-        ctx, params, near = _nearest(work, inputs, names, m, None)
-        template = "anonymity/matches_uem.sql.j2"
-        sql = render(template, engine.dialect, **ctx)
-        uem = engine.query(sql, params, template, schema=UEM_SCHEMA)
-        template = "anonymity/matches_distance.sql.j2"
-        sql = render(template, engine.dialect, near=near, control=has_control, **ctx)
-        distances = engine.query(sql, params, template, schema=DISTANCE_SCHEMA)
-    summary = _summary(uem, distances, has_control)
+    optionally the control (src m + 1); the numbers read from the SQL's own output
+    (:func:`run_matches`)."""
+    names = options.names(inputs.sources[0])
+    summary, distances = run_matches(inputs, options, m)
+    control = len(inputs.sources) > m + 1
+    if not control:  # a float column's NULL is read as NaN: without a control, None
+        i = summary.schema.get_field_index("control_identical")
+        summary = summary.set_column(
+            i, summary.schema.field(i), pa.nulls(summary.num_rows, pa.float64())
+        )
     if summary.num_rows and summary["original_uniques"][0].as_py() == 0:
         warnings.warn(
             DiscoSQLWarning(
@@ -326,13 +334,21 @@ def exact_matches_on(inputs: Inputs, names: list[str], m: int) -> ExactMatches:
             ),
             stacklevel=3,
         )
-    return ExactMatches(tuple(names), summary, distances, has_control)
+    return ExactMatches(tuple(names), summary, distances, control)
 
 
-def exact_matches_script(inputs: Inputs, names: list[str], m: int, radices: list[int]) -> None:
-    """:func:`exact_matches` written to an exported script (``inputs`` on a script engine):
-    the same statements, UEM and the distances kept as work tables; the script prints the
-    summary (``anonymity/matches_summary.sql.j2``), then the distances."""
+def run_matches(
+    inputs: Inputs, options: MatchesOptions, m: int, radices: list[int] | None = None
+) -> tuple[pa.Table, pa.Table]:
+    """The statements of :func:`exact_matches` on any engine: UEM and the distances kept as
+    work tables, then the summary (``anonymity/matches_summary.sql.j2``: one row per
+    synthesis) and the distances, both returned; on a script engine (``radices``: the q
+    packing decided at export time) the script prints them where it runs (empty tables
+    here)."""
+    names = options.names(inputs.sources[0])
+    _, problems = column_kinds(inputs.sources, dict.fromkeys(names, "column"))
+    if problems:  # kinds that clash, known once the rows are counted
+        raise SchemaError(problems)
     engine = inputs.engine
     has_control = len(inputs.sources) > m + 1
     with engine.work() as work:
@@ -346,12 +362,13 @@ def exact_matches_script(inputs: Inputs, names: list[str], m: int, radices: list
         sql = render(
             template, engine.dialect, uem=UEM, distances=DISTANCES_TABLE, control=has_control
         )
-        engine.query(sql, {}, template)
+        summary = engine.query(sql, {}, template, small=True, schema=SUMMARY_SCHEMA)
         sql = (
             f"SELECT * FROM {ident(DISTANCES_TABLE)} ORDER BY synthesis, "
             "CASE WHEN against = 'original' THEN 0 ELSE 1 END, distance"
         )
-        engine.query(sql, {}, "exact matches: distances")
+        distances = engine.query(sql, {}, "exact matches: distances", schema=DISTANCE_SCHEMA)
+    return summary, distances
 
 
 def _nearest(
@@ -388,22 +405,3 @@ def _nearest(
         near.append(f"{NEAR}{len(near)}")
         work.create(near[-1], sql, coded.params, template)
     return ctx, coded.params, near
-
-
-def _summary(uem: pa.Table, distances: pa.Table, control: bool) -> pa.Table:
-    """One row per synthesis: its records, UEM and identical shares (the "0" rows)."""
-    dist = distances.to_pylist()
-    rows = []
-    for u in uem.to_pylist():
-        of = [r for r in dist if r["synthesis"] == u["synthesis"]]
-        zero = {r["against"]: r for r in of if r["distance"] == "0"}
-        row = {
-            **u,
-            "records": sum(r["records"] for r in of if r["against"] == "original"),
-            "identical_records": zero["original"]["records"],
-            "identical": zero["original"]["percent"],
-            "control_identical_records": zero["control"]["records"] if control else None,
-            "control_identical": zero["control"]["percent"] if control else None,
-        }
-        rows.append(row)
-    return pa.Table.from_pylist(rows, schema=SUMMARY_SCHEMA)

@@ -21,14 +21,22 @@ import pyarrow as pa
 
 from ..core.dictionaries import code_type
 from ..core.inputs import DataSet, Inputs, column_kinds, opened
+from ..core.options import Options, option
 from ..core.plan import Column
 from ..core.results import AsData, json_rows, plain
 from ..core.spec import column_names
-from ..engines.base import Work
+from ..engines.base import Registered, Work
 from ..errors import InputError, SchemaError, did_you_mean
 from ..sql.templates import ident, render
-from .common import dictionaries, radices_of, register_control, schema_check
-from .stats import CONFIDENCE_LEVEL, AttackRates, interval, number, print_rates, ratio
+from .common import (
+    dictionaries,
+    options_for,
+    radices_of,
+    register_control,
+    reserved_names,
+    schema_check,
+)
+from .stats import CONFIDENCE_LEVEL, AttackRates, Rates, interval, number, rates
 
 MODES = ("univariate", "multivariate")
 BATCH = 64  # combinations per statement: C(15, 3) = 455 combinations are 8 statements
@@ -43,14 +51,89 @@ NUMERIC = ("integer", "float")
 BY_COLUMNS_SCHEMA = pa.schema(
     [("columns", pa.list_(pa.string())), ("queries", pa.int64()), ("successes", pa.int64())]
 )
+# singling_out_by_columns.sql.j2's rows, as the script prints them (columns: JSON text)
 COUNTS_SCHEMA = pa.schema(
     [
         ("cid", pa.int64()),
+        ("columns", pa.string()),
         ("queries", pa.int64()),
         ("successes", pa.int64()),
         ("control_successes", pa.int64()),
     ]
 )
+TOTALS = [
+    ("mode", pa.string()),
+    ("n_cols", pa.int32()),
+    ("queries", pa.int64()),
+    ("successes", pa.int64()),
+    ("control_successes", pa.int64()),
+]
+
+
+@dataclass(frozen=True)
+class SinglingOutOptions(Options):
+    """:func:`singling_out`'s options, checked when built (before any data is read)."""
+
+    FAMILY = "singling_out"
+
+    columns: list[str] | None = option(
+        None,
+        "the columns the predicates use, comma-separated (default: every column of the original)",
+        kind="list",
+        metavar="A,B,...",
+    )
+    mode: str = option(
+        "multivariate",
+        "multivariate (default): every combination of --n-cols columns; univariate: one "
+        "column at a time, with min/max half-lines on numbers",
+        choices=MODES,
+    )
+    n_cols: int = option(
+        3, "columns per predicate in multivariate mode (default 3)", kind="int", metavar="N"
+    )
+
+    def __post_init__(self) -> None:
+        problems: list[str] = []
+        names = None if self.columns is None else column_names("columns", self.columns, problems)
+        reserved_names("columns", names, problems)
+        mode, n_cols = self.mode, self.n_cols
+        if not isinstance(mode, str) or mode not in MODES:
+            hint = did_you_mean(mode, MODES) if isinstance(mode, str) else ""
+            problems.append(
+                f"mode: expected one of {', '.join(map(repr, MODES))}, got {mode!r}{hint}"
+            )
+        if isinstance(n_cols, bool) or not isinstance(n_cols, int) or n_cols < 1:
+            problems.append(
+                f"n_cols: expected the number of columns per predicate, a positive integer, "
+                f"got {n_cols!r}"
+            )
+        elif names and mode == "multivariate" and n_cols > len(names):
+            problems.append(
+                f"n_cols: {n_cols} columns per predicate, but columns names {len(names)}; "
+                f"allowed: 1 to {len(names)}"
+            )
+        if problems:
+            raise InputError(problems)
+        self.set("columns", names)
+
+    def names(self, original: Registered) -> list[str]:
+        """The columns attacked: those named, else every column of the original."""
+        return list(self.columns or original.columns)
+
+    def schema_check(self) -> Any:
+        """The check of the schemas (before any row is counted): every column in every data
+        set, with kinds that fit together; with the default columns, n_cols within their
+        number."""
+
+        def too_few(cols: list[str]) -> list[str]:
+            if self.columns is None and self.mode == "multivariate" and self.n_cols > len(cols):
+                return [
+                    f"n_cols: {self.n_cols} columns per predicate, but the original data has "
+                    f"{len(cols)} columns; allowed: 1 to {len(cols)}"
+                ]
+            return []
+
+        return schema_check(self.columns, too_few)
 
 
 @dataclass(frozen=True)
@@ -74,6 +157,7 @@ class SinglingOutResult(AttackRates, AsData):
     ``by_columns``: columns (list), queries, successes: one row per combination of columns
     (multivariate: every ``n_cols`` of ``columns``, in the order of itertools.combinations;
     univariate: each column, with its half-line queries), also those without a query.
+    ``rates``: the rates and intervals as the SQL computed them (``anonymity/rates.sql.j2``).
     """
 
     mode: str
@@ -82,27 +166,9 @@ class SinglingOutResult(AttackRates, AsData):
     queries: int
     successes: int
     by_columns: pa.Table
+    rates: Rates
     control_successes: int | None = None
     confidence_level: float = CONFIDENCE_LEVEL
-
-    @property
-    def rate(self) -> float:
-        """successes / queries, on the original (NaN without queries)."""
-        return ratio(self.successes, self.queries)
-
-    @property
-    def control_rate(self) -> float | None:
-        """control_successes / queries (None without a control)."""
-        if self.control_successes is None:
-            return None
-        return ratio(self.control_successes, self.queries)
-
-    def counts(self) -> tuple[int, int, tuple[int, int] | None]:
-        """(queries, successes, (queries, control successes) or None)."""
-        control = None
-        if self.control_successes is not None:
-            control = (self.queries, self.control_successes)
-        return self.queries, self.successes, control
 
     def summary(self) -> dict[str, Any]:
         """The numbers of the attack as plain data (NaN is None)."""
@@ -206,61 +272,11 @@ def singling_out(
         control_rate and risk = (rate - control_rate) / (1 - control_rate); ci (anonymeter's
         Wilson interval at 95%) and by_columns.
     """
-    names, mode, n_cols = check_arguments(synthetic, columns, mode, n_cols)
-    with opened(
-        engine, threads, original, synthetic, check=schema_check_for(names, mode, n_cols)
-    ) as inputs:
-        names = names or list(inputs.sources[0].columns)
+    options = options_for(SinglingOutOptions, synthetic, columns=columns, mode=mode, n_cols=n_cols)
+    with opened(engine, threads, original, synthetic, check=options.schema_check()) as inputs:
         if control is not None:
-            inputs = with_control(inputs, control, names)
-        return singling_out_on(inputs, names, mode, n_cols)
-
-
-def check_arguments(
-    synthetic: Any, columns: Any, mode: Any, n_cols: Any
-) -> tuple[list[str] | None, str, int]:
-    """The arguments checked before any data is read (every problem at once)."""
-    problems: list[str] = []
-    if isinstance(synthetic, list | tuple):
-        problems.append(
-            f"synthetic: give one data set, got a {type(synthetic).__name__} of "
-            f"{len(synthetic)}; call once per synthesis"
-        )
-    names = None if columns is None else column_names("columns", columns, problems)
-    reserved = [c for c in names or [] if c.startswith("__disco_")]
-    if reserved:
-        problems.append(f"columns: names starting with '__disco_' are reserved: {reserved!r}")
-    if not isinstance(mode, str) or mode not in MODES:
-        hint = did_you_mean(mode, MODES) if isinstance(mode, str) else ""
-        problems.append(f"mode: expected one of {', '.join(map(repr, MODES))}, got {mode!r}{hint}")
-    if isinstance(n_cols, bool) or not isinstance(n_cols, int) or n_cols < 1:
-        problems.append(
-            f"n_cols: expected the number of columns per predicate, a positive integer, "
-            f"got {n_cols!r}"
-        )
-    elif names and mode == "multivariate" and n_cols > len(names):
-        problems.append(
-            f"n_cols: {n_cols} columns per predicate, but columns names {len(names)}; allowed: "
-            f"1 to {len(names)}"
-        )
-    if problems:
-        raise InputError(problems)
-    return names, mode, n_cols
-
-
-def schema_check_for(names: list[str] | None, mode: str, n_cols: int) -> Any:
-    """The check of the schemas (before any row is counted): every column in every data set,
-    with kinds that fit together; with the default columns, n_cols within their number."""
-
-    def too_few(cols: list[str]) -> list[str]:
-        if names is None and mode == "multivariate" and n_cols > len(cols):
-            return [
-                f"n_cols: {n_cols} columns per predicate, but the original data has "
-                f"{len(cols)} columns; allowed: 1 to {len(cols)}"
-            ]
-        return []
-
-    return schema_check(names, too_few)
+            inputs = with_control(inputs, control, options.names(inputs.sources[0]))
+        return singling_out_on(inputs, options)
 
 
 def with_control(inputs: Inputs, control: Any, names: list[str]) -> Inputs:
@@ -278,28 +294,27 @@ def with_control(inputs: Inputs, control: Any, names: list[str]) -> Inputs:
     return Inputs(inputs.engine, [*inputs.sources, reg])
 
 
-def singling_out_on(inputs: Inputs, names: list[str], mode: str, n_cols: int) -> SinglingOutResult:
+def singling_out_on(inputs: Inputs, options: SinglingOutOptions) -> SinglingOutResult:
     """:func:`singling_out` on inputs already registered: the original, the synthesis and
-    optionally the control (data set 2), their columns checked."""
-    size, combos, numeric = _queries(inputs, names, mode, n_cols)
-    with inputs.engine.work() as work:
-        counts = _cells(work, inputs, names, combos)
-    if numeric:
-        for i, more in _half_lines(inputs, names, numeric).items():
-            counts[(i,)] = [a + b for a, b in zip(counts[(i,)], more, strict=True)]
+    optionally the control (data set 2), their columns checked; the numbers read from the
+    SQL's own output (:func:`run_singling_out`)."""
+    names = options.names(inputs.sources[0])
+    summary, by_columns = run_singling_out(inputs, options)
+    assert summary is not None  # a run on an engine reads its one row
+    control = len(inputs.sources) > 2
     rows = [
-        {"columns": [names[i] for i in combo], "queries": q, "successes": s}
-        for combo, (q, s, _) in counts.items()
+        {"columns": json.loads(r["columns"]), "queries": r["queries"], "successes": r["successes"]}
+        for r in by_columns.to_pylist()
     ]
-    with_control = len(inputs.sources) > 2
     return SinglingOutResult(
-        mode=mode,
-        n_cols=size,
+        mode=options.mode,
+        n_cols=summary["n_cols"],
         columns=tuple(names),
-        queries=sum(q for q, _, _ in counts.values()),
-        successes=sum(s for _, s, _ in counts.values()),
+        queries=summary["queries"],
+        successes=summary["successes"],
         by_columns=pa.Table.from_pylist(rows, schema=BY_COLUMNS_SCHEMA),
-        control_successes=sum(c for _, _, c in counts.values()) if with_control else None,
+        rates=Rates.of(summary, control),
+        control_successes=summary["control_successes"] if control else None,
     )
 
 
@@ -315,21 +330,6 @@ def _queries(
     combos = list(itertools.combinations(range(len(names)), size))
     numeric = [i for i, c in enumerate(names) if kinds.get(c) in NUMERIC]
     return size, combos, numeric if mode == "univariate" else []
-
-
-def _cells(
-    work: Work, inputs: Inputs, names: list[str], combos: list[tuple[int, ...]]
-) -> dict[tuple[int, ...], list[int]]:
-    """{combination: [queries, successes, control successes]} of the value predicates, in the
-    order of ``combos``: the coded records (:func:`coded_records`), then ``BATCH``
-    combinations per statement."""
-    columns = coded_records(work, inputs, names)
-    counts: dict[tuple[int, ...], list[int]] = {combo: [0, 0, 0] for combo in combos}
-    for sql in cell_counts(inputs, columns, combos):
-        got = inputs.engine.query(sql, {}, CELLS_TEMPLATE, small=True, schema=COUNTS_SCHEMA)
-        for r in got.to_pylist():
-            counts[combos[r["cid"]]] = [r["queries"], r["successes"], r["control_successes"]]
-    return counts
 
 
 def coded_records(
@@ -375,25 +375,6 @@ def cell_counts(inputs: Inputs, columns: list[Column], combos: list[tuple[int, .
     return statements
 
 
-def _half_lines(inputs: Inputs, names: list[str], numeric: list[int]) -> dict[int, list[int]]:
-    """{column: [queries, successes, control successes]} of the half-lines ``c <= min`` and
-    ``c >= max`` of the synthesis, for the numeric columns."""
-    sql, schema = _half_lines_sql(inputs, names, numeric)
-    got = inputs.engine.query(sql, inputs.params(), HALF_LINES_TEMPLATE, small=True, schema=schema)
-    by_src = {r["src"]: r for r in got.to_pylist()}
-    out = {}
-    for i in numeric:
-        tally = [0, 0, 0]
-        for side in ("le_", "ge_"):
-            name = f"{side}c{i}"
-            if by_src[1][name] == 1:  # one synthetic record at the bound: a query
-                tally[0] += 1
-                tally[1] += by_src[0][name] == 1
-                tally[2] += 2 in by_src and by_src[2][name] == 1
-        out[i] = tally
-    return out
-
-
 def _half_lines_sql(inputs: Inputs, names: list[str], numeric: list[int]) -> tuple[str, pa.Schema]:
     """The half-lines' statement (one row per data set; the column at position i has the
     alias ``ci``) and its schema."""
@@ -412,15 +393,19 @@ def _half_lines_sql(inputs: Inputs, names: list[str], numeric: list[int]) -> tup
     return sql, pa.schema(fields)
 
 
-def singling_out_script(
-    inputs: Inputs, names: list[str], mode: str, n_cols: int, radices: list[int]
-) -> None:
-    """:func:`singling_out` written to an exported script (``inputs`` on a script engine): the
-    same statements, the counts kept as work tables and added up in SQL; the script prints
-    the summary (``anonymity/rates.sql.j2``) and then ``by_columns`` (with the cid of each
-    combination and its control successes)."""
+def run_singling_out(
+    inputs: Inputs, options: SinglingOutOptions, radices: list[int] | None = None
+) -> tuple[dict[str, Any] | None, pa.Table]:
+    """The statements of :func:`singling_out` on any engine: the records coded, the counts of
+    each batch of combinations and the half-lines kept as work tables and added up in SQL
+    (``anonymity/singling_out_by_columns.sql.j2``), then the summary (its totals and
+    ``anonymity/rates.sql.j2``) and ``by_columns`` (cid, columns as JSON text, queries,
+    successes, control successes). Returns the summary's row and ``by_columns``; on a script
+    engine (``radices``: the q packing decided at export time) the script prints them where
+    it runs (None and an empty table here)."""
     engine = inputs.engine
-    size, combos, numeric = _queries(inputs, names, mode, n_cols)
+    names = options.names(inputs.sources[0])
+    size, combos, numeric = _queries(inputs, names, options.mode, options.n_cols)
     control = len(inputs.sources) > 2
     with engine.work() as work:
         columns = coded_records(work, inputs, names, radices)
@@ -456,14 +441,18 @@ def singling_out_script(
         totals = render(
             template, engine.dialect, by_columns=BY_COLUMNS, n_cols=size, control=control
         )
-        print_rates(
+        summary = rates(
             engine,
             totals,
-            ["mode", "n_cols", "queries", "successes", "control_successes"],
+            TOTALS,
             ("queries", "successes"),
             ("queries", "control_successes") if control else None,
-            {"mode": mode},
+            {"mode": options.mode},
         )
-        engine.query(
-            f"SELECT * FROM {ident(BY_COLUMNS)} ORDER BY cid", {}, "singling out: by_columns"
+        by_columns = engine.query(
+            f"SELECT * FROM {ident(BY_COLUMNS)} ORDER BY cid",
+            {},
+            "singling out: by_columns",
+            schema=COUNTS_SCHEMA,
         )
+    return summary, by_columns

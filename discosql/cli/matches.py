@@ -9,9 +9,10 @@ import json
 from typing import Any
 
 from ..anonymity.export import exact_matches_to_sql
-from ..anonymity.matches import exact_matches
+from ..anonymity.matches import MatchesOptions, exact_matches
 from ..core.files import write_text
-from .args import csv_list, engine_of, script_options
+from .args import engine_of, script_options
+from .flags import add_flags, flag_values
 from .options import add_anonymity_script, add_engine_options, add_output_options
 from .output import Progress, text_table, write
 
@@ -27,13 +28,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("original", help="original data: a Parquet or CSV path, glob or directory")
     p.add_argument("synthetic", nargs="+", help="synthetic data set(s): m syntheses")
-    p.add_argument(
-        "--columns",
-        type=csv_list,
-        default=None,
-        metavar="A,B,...",
-        help="the columns compared, comma-separated (default: every column of the original)",
-    )
+    add_flags(p, MatchesOptions)
     p.add_argument(
         "--control",
         default=None,
@@ -52,20 +47,12 @@ def run(args: argparse.Namespace, progress: Progress) -> None:
     ``to_dict()`` (JSON), or the distance table, one row per synthesis, data set compared and
     distance (CSV, Parquet); with --sql the script written to FILE instead."""
     syn = args.synthetic[0] if len(args.synthetic) == 1 else list(args.synthetic)
+    given = {**flag_values(args, MatchesOptions), "control": args.control}
     if args.sql is not None:
-        script = exact_matches_to_sql(
-            args.original, syn, columns=args.columns, control=args.control, **script_options(args)
-        )
+        script = exact_matches_to_sql(args.original, syn, **given, **script_options(args))
         write_text(args.sql, script)
         return
-    res = exact_matches(
-        args.original,
-        syn,
-        columns=args.columns,
-        control=args.control,
-        engine=engine_of(args),
-        threads=args.threads,
-    )
+    res = exact_matches(args.original, syn, **given, engine=engine_of(args), threads=args.threads)
     table = res.distances
     if args.format == "json":
         text = json.dumps(res.to_dict(), indent=1, ensure_ascii=False)

@@ -10,9 +10,10 @@ from typing import Any
 import pyarrow as pa
 
 from ..anonymity.export import singling_out_to_sql
-from ..anonymity.singling_out import MODES, singling_out
+from ..anonymity.singling_out import SinglingOutOptions, singling_out
 from ..core.files import write_text
-from .args import csv_list, engine_of, script_options
+from .args import engine_of, script_options
+from .flags import add_flags, flag_values
 from .options import add_anonymity_script, add_engine_options, add_output_options
 from .output import Progress, text_table, write
 
@@ -28,28 +29,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("original", help="original data: a Parquet or CSV path, glob or directory")
     p.add_argument("synthetic", help="one synthetic data set")
-    p.add_argument(
-        "--columns",
-        type=csv_list,
-        default=None,
-        metavar="A,B,...",
-        help="the columns the predicates use, comma-separated (default: every column of "
-        "the original)",
-    )
-    p.add_argument(
-        "--mode",
-        choices=list(MODES),
-        default="multivariate",
-        help="multivariate (default): every combination of --n-cols columns; univariate: "
-        "one column at a time, with min/max half-lines on numbers",
-    )
-    p.add_argument(
-        "--n-cols",
-        type=int,
-        default=3,
-        metavar="N",
-        help="columns per predicate in multivariate mode (default 3)",
-    )
+    add_flags(p, SinglingOutOptions)
     p.add_argument(
         "--control",
         default=None,
@@ -67,8 +47,7 @@ def run(args: argparse.Namespace, progress: Progress) -> None:
     """The attack's numbers: a summary and the table by columns (text), the result's
     ``to_dict()`` (JSON), or the table by columns (CSV: the columns joined by ", ";
     Parquet); with --sql the script written to FILE instead."""
-    given = {"columns": args.columns, "mode": args.mode, "n_cols": args.n_cols}
-    given["control"] = args.control
+    given = {**flag_values(args, SinglingOutOptions), "control": args.control}
     if args.sql is not None:
         script = singling_out_to_sql(args.original, args.synthetic, **given, **script_options(args))
         write_text(args.sql, script)

@@ -8,11 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..anonymity.linkability import MAX_SIDE, LinkabilityResult, linkability_on
-from ..anonymity.linkability import check_arguments as check_linkability
-from ..anonymity.matches import exact_matches_on
-from ..anonymity.singling_out import check_arguments as check_singling_out
-from ..anonymity.singling_out import singling_out_on
+from ..anonymity.linkability import (
+    MAX_SIDE,
+    LinkabilityOptions,
+    LinkabilityResult,
+    linkability_on,
+)
+from ..anonymity.matches import MatchesOptions, exact_matches_on
+from ..anonymity.singling_out import SinglingOutOptions, singling_out_on
 from ..core.inputs import Inputs
 from ..engines.base import Registered
 from ..errors import InputError, did_you_mean
@@ -39,9 +42,9 @@ def check(anonymity: Any) -> dict[str, Any] | None:
     ]
     if problems:
         raise InputError(problems)
-    check_singling_out(None, args.get("columns"), "multivariate", args.get("n_cols", 3))
+    SinglingOutOptions(args.get("columns"), "multivariate", args.get("n_cols", 3))
     if args.get("aux_cols") is not None:
-        check_linkability(None, args["aux_cols"])
+        LinkabilityOptions(args["aux_cols"])
     return args
 
 
@@ -79,15 +82,17 @@ def run(
     step("the three tests of anonymisation")
     singled = []
     linked: list[LinkabilityResult] | None = [] if aux is not None else None
+    singling_out = SinglingOutOptions(columns, "multivariate", n_cols)
+    linking = LinkabilityOptions(aux) if aux is not None else None
     for syn in syntheses:
         with_control = [control] if same_size and control is not None else []
         on = Inputs(inputs.engine, [original, syn, *with_control])
-        singled.append(singling_out_on(on, columns, "multivariate", n_cols))
-        if linked is not None and aux is not None:
-            sides = check_linkability(None, aux)
+        singled.append(singling_out_on(on, singling_out))
+        if linked is not None and linking is not None:
             every = [control] if control is not None else []
-            linked.append(linkability_on(Inputs(inputs.engine, [original, syn, *every]), sides))
+            on = Inputs(inputs.engine, [original, syn, *every])
+            linked.append(linkability_on(on, linking))
     every = [control] if control is not None else []
-    m = len(syntheses)
-    matches = exact_matches_on(Inputs(inputs.engine, [original, *syntheses, *every]), columns, m)
+    on = Inputs(inputs.engine, [original, *syntheses, *every])
+    matches = exact_matches_on(on, MatchesOptions(columns), len(syntheses))
     return Tested(singled, linked, matches, control is not None, notes)

@@ -17,10 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import discosql as ds
-from discosql.anonymity.stats import bind_value, residual_success, success_rate
 
 from ..helpers.engines import Loaded, on_engines
 from ..helpers.profiles import REFERENCE_EXAMPLES
+from .confidence_reference import bind_value, residual_success, success_rate
 from .singling_out_reference import reference
 
 DATA = Path(ds.__file__).parent / "data"
