@@ -102,6 +102,11 @@ def postgres_server() -> Iterator[str]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+# The tests' data are a few hundred rows: one shuffle partition, no adaptive re-planning and
+# no whole-stage code generation (compiling each statement's Java cost more than running it)
+# halve each Spark test's time; the results are Spark's all the same.
+
+
 def spark_session() -> Any:
     """One local[2] SparkSession for the whole test run (start-up costs ~10 s)."""
     from pyspark.sql import SparkSession
@@ -109,7 +114,9 @@ def spark_session() -> Any:
     return (
         SparkSession.builder.master("local[2]")
         .appName("discosql-tests")
-        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.sql.adaptive.enabled", "false")
+        .config("spark.sql.codegen.wholeStage", "false")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.memory", "2g")
@@ -133,7 +140,9 @@ def spark_connect_session() -> Iterator[Any]:
         "spark.connect.grpc.binding.address": "127.0.0.1",
         "spark.connect.grpc.binding.port": str(port),
         "spark.ui.enabled": "false",
-        "spark.sql.shuffle.partitions": "2",
+        "spark.sql.shuffle.partitions": "1",
+        "spark.sql.adaptive.enabled": "false",
+        "spark.sql.codegen.wholeStage": "false",
         "spark.driver.memory": "2g",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.warehouse.dir": str(root / "warehouse"),
