@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..core.assumptions import GUARD, create_guard
-from ..core.dictionaries import build_for, key_fits, key_radices, pack_keys
+from ..core.dictionaries import build_for, decide_radices, key_fits, key_radices, pack_keys
 from ..core.inputs import Inputs, column_kinds
 from ..core.options import Options
 from ..core.plan import Column, as_text
@@ -126,12 +126,13 @@ def dictionaries(
     return list(built)
 
 
-def decide_radices(inputs: Inputs, names: list[str]) -> list[int]:
-    """Each column's radix (largest code + 1) in the data, read at export time: the script
-    packs its codes with them and checks where it runs that they still fit (:func:`radices_of`)."""
-    with inputs.engine.work() as work:
-        columns = dictionaries(work, inputs, names, "__disco_an", "k_")
-        return key_radices(inputs.engine, columns)
+def column_radices(inputs: Inputs, names: list[str]) -> list[int]:
+    """Each column's radix (largest code + 1) in the data, read at export time
+    (:func:`~discosql.core.dictionaries.decide_radices`): the script packs its codes with them
+    and checks where it runs that they still fit (:func:`radices_of`)."""
+    return decide_radices(
+        inputs.engine, lambda work: dictionaries(work, inputs, names, "__disco_an", "k_")
+    )
 
 
 def radices_of(
@@ -158,7 +159,7 @@ def coded_combinations(
     value combinations on ``names`` (``sql_templates/anonymity/matches_combos.sql.j2``: src,
     q words, k_i codes, n), each column coded by a stage 010 dictionary with NA (and NaN)
     alone as code 0: NULL equals NULL, a text "NA" is a value, 57 and 57.0 are one value.
-    ``radices``: an exported script's, decided at export time (:func:`decide_radices`)."""
+    ``radices``: an exported script's, decided at export time (:func:`column_radices`)."""
     engine = inputs.engine
     sources, params = inputs.data_sets(), inputs.params()
     columns = dictionaries(work, inputs, names, table, "k_")

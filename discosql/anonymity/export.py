@@ -15,19 +15,17 @@ and stops with a message when the data no longer fit them.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from typing import Any
 
-from ..core.export import reads, script_sources
+from ..core.export import Header, script_sources
 from ..core.inputs import Inputs, opened
 from ..engines.base import Registered
 from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..sql.dialects import unknown
-from ..version import __version__
 from . import linkability, matches, singling_out
-from .common import decide_radices, options_for, schema_check
+from .common import column_radices, options_for, schema_check
 
 EXAMPLE = "tables={'original': 'db.persons', 'synthetic': 'db.syn1', 'control': 'db.holdout'}"
 
@@ -71,7 +69,7 @@ def singling_out_to_sql(
         names = options.names(inputs.sources[0])
         if control is not None:
             inputs = singling_out.with_control(inputs, control, names)
-        radices = decide_radices(inputs, names)
+        radices = column_radices(inputs, names)
         script, on_script = _script(inputs, dialect, names_given)
         what = f"singling_out() ({mode}" + (
             f", n_cols {n_cols})" if mode == "multivariate" else ")"
@@ -106,7 +104,7 @@ def exact_matches_to_sql(
         m = inputs.m
         if control is not None:
             inputs = matches.with_control(inputs, control, names)
-        radices = decide_radices(inputs, names)
+        radices = column_radices(inputs, names)
         script, on_script = _script(inputs, dialect, names_given)
         results = "summary (one row per synthesis), then distances"
         script.comment(
@@ -203,17 +201,11 @@ def _header(
     dialect: str,
     results: str,
 ) -> str:
-    about = (
-        f"Results: {results}. Work tables start with __disco_. The q packing (radices "
-        f"{radices}, levels + 1) was decided at export time; the script checks it before it "
-        "counts (stage 015) and stops with a message when the data no longer fit: re-export "
-        "then. Run with `duckdb -bail`, `psql -v ON_ERROR_STOP=1` or your console's equivalent."
-    )
-    return "\n".join(
-        [
-            f"discosql {__version__}: {what} as SQL ({dialect} dialect)",
-            f"columns: {', '.join(names)}",
-            f"reads:\n{reads(sources)}",
-            *textwrap.wrap(about, 90),
-        ]
-    )
+    return Header(
+        what,
+        dialect,
+        [f"columns: {', '.join(names)}"],
+        sources,
+        f"{results}.",
+        f"The q packing (radices {radices}, levels + 1) was decided at export time.",
+    ).text()

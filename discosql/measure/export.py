@@ -21,7 +21,6 @@ from ..core.inputs import Inputs, opened
 from ..core.plan import Plan, plan
 from ..core.spec import DisclosureSpec, build_spec
 from ..core.stages import execute, plan_radices
-from ..engines.base import Registered
 from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..sql.dialects import unknown
@@ -84,22 +83,11 @@ def script_of(
     ]
     script = ScriptEngine(dialect)
     sources = script_sources(inputs.sources, table_names, dialect)
-    script.comment(_header(plans, inputs, sources, dialect))
-    for p in plans:
-        script.comment(f"\n===== target {p.spec.target!r} =====\n{_decisions(p)}")
-        if len(plans) > 1:  # the shell prints this one-row table before the target's tables
-            script.label("target", p.spec.target)
-        execute(retarget(p, script, sources))
-    return script_text(script)
-
-
-def _header(plans: list[Plan], inputs: Inputs, sources: list[Registered], dialect: str) -> str:
-    spec = plans[0].spec
-    return Header(
+    header = Header(
         "synthpop disclosure() measures",
         dialect,
         [
-            f"keys {', '.join(spec.keys)}; "
+            f"keys {', '.join(plans[0].spec.keys)}; "
             f"target(s) {', '.join(p.spec.target for p in plans)}; m = {inputs.m}"
         ],
         sources,
@@ -108,7 +96,14 @@ def _header(plans: list[Plan], inputs: Inputs, sources: list[Registered], dialec
         "0-100, as synthpop); with several targets a one-row table (target) names each target "
         "before its tables.",
         "Decisions that needed the data were made at export time (below, per target).",
-    ).text()
+    )
+    script.comment(header.text())
+    for p in plans:
+        script.comment(f"\n===== target {p.spec.target!r} =====\n{_decisions(p)}")
+        if len(plans) > 1:  # the shell prints this one-row table before the target's tables
+            script.label("target", p.spec.target)
+        execute(retarget(p, script, sources))
+    return script_text(script)
 
 
 def _decisions(p: Plan) -> str:

@@ -23,7 +23,6 @@ from ..core.export import (
     table_names_of,
 )
 from ..core.inputs import Inputs, opened
-from ..core.output import Destination
 from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..sql.dialects import unknown
@@ -100,41 +99,36 @@ def sdc_to_sql(
         names = prot.names(inputs)
         decided = decide(inputs, names, prot)
         script = ScriptEngine(dialect, overwrite=overwrite)
-        script.comment(_header(prot, names, sources, dest, dialect, inputs.m))
+        label, prefix, suffix = prot.rename
+        header = Header(
+            "synthpop sdc()",
+            dialect,
+            [
+                f"m = {inputs.m}",
+                "does, in this order:\n"
+                + "\n".join(f"  {i}. {s}" for i, s in enumerate(_steps(prot, names), 1)),
+                f"renames: label {label!r}, prefix {prefix!r}, suffix {suffix!r}",
+                f"synthpop {prot.synthpop} (its sdc() removes the same records in 1.9-2 and 1.9-3)",
+            ],
+            sources,
+            "the recode counts and the records each step removes (one SELECT each), then the "
+            "protected syntheses; last, a check that the records written and removed add up to "
+            "those given.",
+            "The q packing of each step (and an rm_disclosive step's grouping) was decided at "
+            "export time.",
+            writes=", ".join(dest.written),
+        )
+        script.comment(header.text())
         _protect(Inputs(script, sources), names, prot, dest, decided)
     return script_text(script)
 
 
-def _header(
-    prot: Protection,
-    names: list[str],
-    sources: list[Any],
-    dest: Destination,
-    dialect: str,
-    m: int,
-) -> str:
-    label, prefix, suffix = prot.rename
+def _steps(prot: Protection, names: list[str]) -> list[str]:
+    """What the script does, in order (its header's list)."""
     steps = [
         f"recode {r.name} (bottom {r.bottom}, top {r.top}, never {list(r.exclude)})"
         for r in prot.recodes
     ]
     if prot.uniques:
         steps.append(f"remove the {REASONS[prot.uniques]} over {', '.join(names)}")
-    steps += [f"remove the {reason_of(s)}" for s in prot.disclosive]
-    return Header(
-        "synthpop sdc()",
-        dialect,
-        [
-            f"m = {m}",
-            "does, in this order:\n" + "\n".join(f"  {i}. {s}" for i, s in enumerate(steps, 1)),
-            f"renames: label {label!r}, prefix {prefix!r}, suffix {suffix!r}",
-            f"synthpop {prot.synthpop} (its sdc() removes the same records in 1.9-2 and 1.9-3)",
-        ],
-        sources,
-        "the recode counts and the records each step removes (one SELECT each), then the "
-        "protected syntheses; last, a check that the records written and removed add up to "
-        "those given.",
-        "The q packing of each step (and an rm_disclosive step's grouping) was decided at "
-        "export time.",
-        writes=", ".join(dest.written),
-    ).text()
+    return steps + [f"remove the {reason_of(s)}" for s in prot.disclosive]

@@ -208,9 +208,21 @@ class Export:
         weighted: bool = False,
     ) -> str:
         """The script's opening comment."""
-        return _header(
-            self.what, self.keys, radices, source, self.dest, self.dialect, extra, results, weighted
+        writes = ", ".join(self.dest.written) or "nothing: the per-record table is printed"
+        weights = (
+            "; the script checks that every weight is a positive finite number" if weighted else ""
         )
+        return Header(
+            self.what,
+            self.dialect,
+            [f"keys {', '.join(self.keys)}; {'; '.join(extra)}"],
+            [source],
+            f"{results}, then the per-record table (row: each record's 1-based position as the "
+            "engine keeps them).",
+            f"The q packing (key radices {radices}, levels + 1) was decided at export time"
+            f"{weights}.",
+            writes=writes,
+        ).text()
 
 
 @contextlib.contextmanager
@@ -249,30 +261,3 @@ def _script_options(
     if problems:
         raise InputError(problems)
     return dest
-
-
-def _header(
-    what: str,
-    keys: list[str],
-    radices: list[int],
-    source: Registered,
-    dest: Destination,
-    dialect: str,
-    extra: list[str],
-    results: str,
-    weighted: bool = False,
-) -> str:
-    writes = ", ".join(dest.written) or "nothing: the per-record table is printed"
-    weights = (
-        "; the script checks that every weight is a positive finite number" if weighted else ""
-    )
-    return Header(
-        what,
-        dialect,
-        [f"keys {', '.join(keys)}; {'; '.join(extra)}"],
-        [source],
-        f"{results}, then the per-record table (row: each record's 1-based position as the "
-        "engine keeps them).",
-        f"The q packing (key radices {radices}, levels + 1) was decided at export time{weights}.",
-        writes=writes,
-    ).text()

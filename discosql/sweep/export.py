@@ -18,7 +18,7 @@ from ..core.export import Header, retarget, script_sources, script_text, table_n
 from ..core.inputs import opened
 from ..core.plan import plan
 from ..core.stages import counted, plan_radices
-from ..engines.base import Engine, Registered
+from ..engines.base import Engine
 from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..measure.summary import target_specs
@@ -85,7 +85,18 @@ def sweep_to_sql(
         ]
         script = ScriptEngine(dialect)
         sources = script_sources(inputs.sources, table_names, dialect)
-        script.comment(_header(key_list, [s.target for s in specs], len(subsets), sources, dialect))
+        targets = ", ".join(s.target for s in specs)
+        header = Header(
+            "key sweep",
+            dialect,
+            [f"keys {', '.join(key_list)}; {len(subsets)} subsets; targets {targets}"],
+            sources,
+            "one table (keys, n_keys, target, synthesis, UiO, UiS, UiOiS, repU, Dorig, Dsyn, "
+            "iS, DiS, DiSCO, DiSDiO, max_denom, mean_denom), each row disclosure() with that "
+            "subset as keys.",
+            "The grouping and the q packing were decided at export time.",
+        )
+        script.comment(header.text())
         sink = ScriptRows()
         for p, cells, _ in counted([retarget(p, script, sources) for p in plans]):
             sweep_target(p, cells, subsets, sink)
@@ -97,18 +108,3 @@ def sweep_to_sql(
         )
         script.drop_table(ROWS)
     return script_text(script)
-
-
-def _header(
-    keys: list[str], targets: list[str], n_subsets: int, sources: list[Registered], dialect: str
-) -> str:
-    return Header(
-        "key sweep",
-        dialect,
-        [f"keys {', '.join(keys)}; {n_subsets} subsets; targets {', '.join(targets)}"],
-        sources,
-        "one table (keys, n_keys, target, synthesis, UiO, UiS, UiOiS, repU, Dorig, Dsyn, iS, "
-        "DiS, DiSCO, DiSDiO, max_denom, mean_denom), each row disclosure() with that subset "
-        "as keys.",
-        "The grouping and the q packing were decided at export time.",
-    ).text()
