@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.export import Header, script_sources
-from ..core.inputs import Inputs, opened
+from ..core.inputs import Inputs, open_inputs
 from ..engines.base import Registered
 from ..engines.script import ScriptEngine
 from ..errors import InputError
-from ..sql.dialects import unknown
+from ..sql.dialects import unknown_dialect
 from . import linkability, matches, singling_out
 from .common import column_radices, options_for, schema_check
 
@@ -65,7 +65,7 @@ def singling_out_to_sql(
         singling_out.SinglingOutOptions, synthetic, columns=columns, mode=mode, n_cols=n_cols
     )
     names_given = _script_arguments(dialect, tables, control)
-    with opened(engine, threads, original, synthetic, check=options.schema_check()) as inputs:
+    with open_inputs(engine, threads, original, synthetic, check=options.schema_check()) as inputs:
         names = options.names(inputs.sources[0])
         if control is not None:
             inputs = singling_out.with_control(inputs, control, names)
@@ -99,7 +99,7 @@ def exact_matches_to_sql(
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     names_given = _script_arguments(dialect, tables, control, n_syn)
     check = schema_check(options.columns)
-    with opened(engine, threads, original, synthetic, check=check) as inputs:
+    with open_inputs(engine, threads, original, synthetic, check=check) as inputs:
         names = options.names(inputs.sources[0])
         m = inputs.m
         if control is not None:
@@ -133,7 +133,7 @@ def linkability_to_sql(
     options = options_for(linkability.LinkabilityOptions, synthetic, aux_cols=aux_cols)
     names, sides = options.names, options.sides
     names_given = _script_arguments(dialect, tables, control)
-    with opened(engine, threads, original, synthetic, check=schema_check(names)) as inputs:
+    with open_inputs(engine, threads, original, synthetic, check=schema_check(names)) as inputs:
         if control is not None:
             inputs = linkability.with_control(inputs, control, names)
         plan = linkability.run_linkability(inputs, options)[2]
@@ -157,7 +157,7 @@ def _script_arguments(dialect: Any, tables: Any, control: Any, n_syn: int = 1) -
     """The script's arguments, checked before any data is read: the table names given for the
     original, each synthesis and the control (None: not given)."""
     problems: list[str] = []
-    if problem := unknown(dialect):
+    if problem := unknown_dialect(dialect):
         problems.append(problem)
     names: list[str | None] = [None] * (n_syn + 1 + (control is not None))
     if tables is not None and not isinstance(tables, dict):

@@ -23,7 +23,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..core.assumptions import CHANGED, RE_EXPORT
-from ..core.inputs import Inputs, column_kinds, opened
+from ..core.inputs import Inputs, column_kinds, open_inputs
 from ..core.options import Options, option
 from ..core.results import AsData, json_rows, plain
 from ..core.spec import column_names
@@ -266,7 +266,9 @@ def linkability(
         A :class:`LinkabilityResult`.
     """
     options = options_for(LinkabilityOptions, synthetic, aux_cols=aux_cols)
-    with opened(engine, threads, original, synthetic, check=schema_check(options.names)) as inputs:
+    with open_inputs(
+        engine, threads, original, synthetic, check=schema_check(options.names)
+    ) as inputs:
         if control is not None:
             inputs = with_control(inputs, control, options.names)
         return linkability_on(inputs, options)

@@ -26,7 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..core.inputs import Inputs, column_kinds, opened
+from ..core.inputs import Inputs, column_kinds, open_inputs
 from ..core.options import Options, option
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
@@ -288,7 +288,7 @@ def exact_matches(
     """
     options = options_for(MatchesOptions, synthetic, many=True, columns=columns)
     check = schema_check(options.columns)
-    with opened(engine, threads, original, synthetic, check=check) as inputs:
+    with open_inputs(engine, threads, original, synthetic, check=check) as inputs:
         m = inputs.m
         if control is not None:
             inputs = with_control(inputs, control, options.names(inputs.sources[0]))

@@ -20,7 +20,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..core.dictionaries import code_type
-from ..core.inputs import DataSet, Inputs, column_kinds, opened
+from ..core.inputs import DataSet, Inputs, column_kinds, open_inputs
 from ..core.options import Options, option
 from ..core.plan import Column
 from ..core.results import AsData, json_rows, plain
@@ -273,7 +273,7 @@ def singling_out(
         Wilson interval at 95%) and by_columns.
     """
     options = options_for(SinglingOutOptions, synthetic, columns=columns, mode=mode, n_cols=n_cols)
-    with opened(engine, threads, original, synthetic, check=options.schema_check()) as inputs:
+    with open_inputs(engine, threads, original, synthetic, check=options.schema_check()) as inputs:
         if control is not None:
             inputs = with_control(inputs, control, options.names(inputs.sources[0]))
         return singling_out_on(inputs, options)

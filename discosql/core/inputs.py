@@ -61,15 +61,15 @@ class Inputs:
         return params
 
 
-ONE_DATA_SET = object()  # opened() without syntheses: the risk family reads one data set
+ONE_INPUT = object()  # open_inputs() without syntheses: the risk family reads one data set
 
 
 @contextlib.contextmanager
-def opened(
+def open_inputs(
     engine: Any,
     threads: Any,
     original: Any,
-    synthetic: Any = ONE_DATA_SET,
+    synthetic: Any = ONE_INPUT,
     *,
     prepare: Callable[[Engine], None] | None = None,
     check: Callable[[list[Registered]], None] | None = None,
@@ -84,7 +84,7 @@ def opened(
     with open_engine(engine, threads=threads) as eng:
         if prepare is not None:
             prepare(eng)
-        if synthetic is ONE_DATA_SET:
+        if synthetic is ONE_INPUT:
             yield Inputs(eng, eng.register_all([eng.classify(original, "input")], check))
         else:
             yield register_inputs(eng, original, synthetic, check)
@@ -93,7 +93,7 @@ def opened(
 def named_columns(
     roles: dict[str, str], numeric: Sequence[str] = ()
 ) -> Callable[[list[Registered]], None]:
-    """A ``check`` for :func:`opened`: every column the arguments name (``roles``: column ->
+    """A ``check`` for :func:`open_inputs`: every column the arguments name (``roles``: column ->
     its role, "key", "target", ...) is in every data set with a usable type, and the
     ``numeric`` ones are numbers, from the schemas alone: a misspelled column fails before
     any row is counted. (Kinds that clash between data sets are checked once the rows are

@@ -33,7 +33,7 @@ from .stages import (
     QCELLS,
     Cells,
     cell_steps_sql,
-    counted,
+    count_cells,
     drop_flagged,
     exclusion_context,
     measure_tables,
@@ -65,7 +65,7 @@ def execute_stacked(
     size = batch_size(plans)
     results: list[DisclosureResult] = []
     batch: list[tuple[Plan, Cells]] = []
-    cells_of = counted(plans, progress, read_once=True, all_at_once=size > 1)
+    cells_of = count_cells(plans, progress, read_once=True, all_at_once=size > 1)
     for i, (p, cells, _) in enumerate(cells_of):
         batch.append((p, cells))
         # a batch is measured while the generator holds the records and dictionaries (it drops

@@ -72,10 +72,12 @@ def execute_many(
     cells from them.
     ``progress(i, n, target)`` is called before each target's cells are counted.
     """
-    return [measure_target(p, cells) for p, cells, _ in counted(plans, progress, read_once=True)]
+    return [
+        measure_target(p, cells) for p, cells, _ in count_cells(plans, progress, read_once=True)
+    ]
 
 
-def counted(
+def count_cells(
     plans: Sequence[Plan],
     progress: Callable[[int, int, str], None] | None = None,
     prefix: str = "__disco_levels_",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError
-from ..sql.dialects import FACTS, is_template_dialect, unknown
+from ..sql.dialects import FACTS, is_template_dialect, unknown_dialect
 from .base import Engine
 from .duckdb import DuckDBEngine, buffer_limit
 from .privileges import check_privileges
@@ -191,7 +191,7 @@ def dbapi(connection: Any, dialect: str | None = None, schema: str | None = None
                 f"{sorted(FACTS)}); only ADBC connections name their own"
             )
         given = adbc_dialect(connection)
-    if problem := unknown(given, tuple(FACTS)):
+    if problem := unknown_dialect(given, tuple(FACTS)):
         raise InputError(f"dbapi: {problem}")
     dialect = str(given)
     if schema is not None and (not isinstance(schema, str) or not schema):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..core.inputs import named_columns, opened
+from ..core.inputs import named_columns, open_inputs
 from ..core.results import DisclosureResult
 from ..core.spec import DisclosureOptions, build_spec
 from ..core.stages import run
@@ -108,5 +108,5 @@ def disclosure(
     )
     spec = build_spec(keys, target, options)
     named = named_columns(dict.fromkeys(spec.keys, "key") | {spec.target: "target"})
-    with opened(engine, threads, original, synthetic, check=named) as inputs:
+    with open_inputs(engine, threads, original, synthetic, check=named) as inputs:
         return run(inputs, spec)

@@ -17,13 +17,13 @@ from typing import Any
 
 from ..core.dictionaries import pack_keys
 from ..core.export import Header, retarget, script_sources, script_text, table_names_of
-from ..core.inputs import Inputs, opened
+from ..core.inputs import Inputs, open_inputs
 from ..core.plan import Plan, plan
 from ..core.spec import DisclosureSpec, build_spec
 from ..core.stages import execute, plan_radices
 from ..engines.script import ScriptEngine
 from ..errors import InputError
-from ..sql.dialects import unknown
+from ..sql.dialects import unknown_dialect
 
 
 def to_sql(
@@ -59,7 +59,7 @@ def to_sql(
         exclusions, check_1way, check_2way, disco_curve, disco_tau (only where ``tau`` is
         given); ``duckdb < script.sql`` prints them.
     """
-    if problem := unknown(dialect):
+    if problem := unknown_dialect(dialect):
         raise InputError(problem)
     targets = [target] if isinstance(target, str) else list(target)
     if not targets:
@@ -67,7 +67,7 @@ def to_sql(
     specs = [build_spec(keys, t, options) for t in targets]
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     table_names = table_names_of(tables, n_syn)  # checked before any data is read
-    with opened(engine, threads, original, synthetic) as inputs:
+    with open_inputs(engine, threads, original, synthetic) as inputs:
         return script_of(inputs, specs, dialect, table_names)
 
 

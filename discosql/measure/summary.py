@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, named_columns, opened
+from ..core.inputs import Inputs, named_columns, open_inputs
 from ..core.options import Options
 from ..core.plan import plan
 from ..core.results import ATTRIB_MEASURES, IDENT_MEASURES, AsData, DisclosureResult, json_rows
@@ -317,7 +317,7 @@ def disclosure_summary(
     )
     key_list, target_list = check_arguments(keys, targets, options)
     roles = _names(key_list, "key") | _names(target_list, "target")
-    with opened(engine, threads, original, synthetic, check=named_columns(roles)) as inputs:
+    with open_inputs(engine, threads, original, synthetic, check=named_columns(roles)) as inputs:
         return summary_on(inputs, keys, targets, options, progress=progress)
 
 

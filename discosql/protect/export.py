@@ -22,10 +22,10 @@ from ..core.export import (
     script_text,
     table_names_of,
 )
-from ..core.inputs import Inputs, opened
+from ..core.inputs import Inputs, open_inputs
 from ..engines.script import ScriptEngine
 from ..errors import InputError
-from ..sql.dialects import unknown
+from ..sql.dialects import unknown_dialect
 from .removal import REASONS, reason_of
 from .sdc import Protection, SdcOptions, _protect, decide
 from .uniques import SYNTHPOP_DEFAULT
@@ -71,7 +71,7 @@ def sdc_to_sql(
         then the protected syntheses written, then the final check.
     """
     problems: list[str] = []
-    problems += filter(None, [unknown(dialect)])
+    problems += filter(None, [unknown_dialect(dialect)])
     options = SdcOptions(
         keys,
         rm_replicated_uniques,
@@ -94,7 +94,7 @@ def sdc_to_sql(
         raise InputError(problems)
     table_names = table_names_of(tables, n_syn)  # checked before any data is read
     prot.warn()
-    with opened(engine, threads, original, synthetic) as inputs:
+    with open_inputs(engine, threads, original, synthetic) as inputs:
         sources = script_sources(inputs.sources, table_names, dialect)
         names = prot.names(inputs)
         decided = decide(inputs, names, prot)

@@ -17,7 +17,7 @@ import pyarrow as pa
 from ..core.inputs import Inputs
 from ..core.plan import Coding, Plan, as_text, plan
 from ..core.spec import DisclosureSpec, build_spec
-from ..core.stages import QCELLS, counted, drop_flagged, flag
+from ..core.stages import QCELLS, count_cells, drop_flagged, flag
 from ..engines.base import Engine
 from ..errors import InputError, did_you_mean
 from ..sql.templates import render
@@ -243,7 +243,7 @@ def disclosive_cells(p: Plan, table: str, prefix: str) -> Coding:
     engine = p.inputs.engine
     kept: list[str] = []
     try:
-        for q, cells, records_ctx in counted([p], prefix=prefix, keep=kept, read_once=True):
+        for q, cells, records_ctx in count_cells([p], prefix=prefix, keep=kept, read_once=True):
             try:
                 flag_params, _ = flag(q, cells)
                 template = "sdc/disclosive.sql.j2"

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, check_columns, named_columns, opened, with_syntheses
+from ..core.inputs import Inputs, check_columns, named_columns, open_inputs, with_syntheses
 from ..core.options import Options, option
 from ..core.output import Destination, destination
 from ..core.results import AsData, json_rows
@@ -262,7 +262,7 @@ def sdc(
     check = partial(dest.check_tables, overwrite=overwrite)
     roles = dict.fromkeys(prot.keys or [], "key") | {r.name: "recode_vars" for r in prot.recodes}
     named = named_columns(roles)
-    with opened(engine, threads, original, synthetic, prepare=check, check=named) as inputs:
+    with open_inputs(engine, threads, original, synthetic, prepare=check, check=named) as inputs:
         return _run(inputs, prot, dest, measure)
 
 

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from ..core.assumptions import GUARD, create_guard
 from ..core.dictionaries import build_for, key_fits, key_radices, pack_keys
-from ..core.inputs import DataSet, Inputs, column_kinds, named_columns, opened
+from ..core.inputs import DataSet, Inputs, column_kinds, named_columns, open_inputs
 from ..core.plan import Coding, Column, as_text
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
@@ -116,7 +116,7 @@ def replicated_uniques(
     if problems:
         raise InputError(problems)
     named = named_columns(dict.fromkeys(names or [], "key"))
-    with opened(engine, threads, original, synthetic, check=named) as inputs:
+    with open_inputs(engine, threads, original, synthetic, check=named) as inputs:
         if names is None:
             names = list(inputs.sources[0].columns)
         _, problems = column_kinds(inputs.sources, dict.fromkeys(names, "key"))

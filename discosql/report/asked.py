@@ -27,7 +27,7 @@ MODES = ("internal", "external")
 
 
 @dataclass
-class Asked:
+class CheckedReport:
     """report()'s arguments, checked before any data is read: the board's ``policy``
     (thresholds), the ``keys``, whether the original's own risk is measured, and the sweep's
     and sdc's arguments when the report runs them."""
@@ -67,7 +67,7 @@ class ReportOptions(Options):
     options: dict[str, Any] = field(default_factory=dict)
 
 
-def checked_arguments(given: ReportOptions, n_syn: int) -> Asked:
+def checked_arguments(given: ReportOptions, n_syn: int) -> CheckedReport:
     """Every argument of report() checked, all problems of its own at once (``n_syn``: the
     number of syntheses, which sdc's outputs are checked for)."""
     policy, key_list = _checked(given)
@@ -84,7 +84,9 @@ def checked_arguments(given: ReportOptions, n_syn: int) -> Asked:
             f"thresholds: {', '.join(risk_policy)} judge the original data's own risk, which "
             "the report measures only with risk=True (--risk) or a weight"
         )
-    return Asked(mode, rules, policy, key_list, with_risk, sweep_args, sdc_args, risk_policy)
+    return CheckedReport(
+        mode, rules, policy, key_list, with_risk, sweep_args, sdc_args, risk_policy
+    )
 
 
 def _risk_wanted(risk: Any, weight: Any, keys: list[str]) -> bool:

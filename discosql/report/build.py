@@ -27,7 +27,7 @@ import pyarrow as pa
 from ..anonymity.common import schema_check
 from ..core.files import atomic_paths
 from ..core.fingerprint import fingerprints
-from ..core.inputs import Inputs, check_columns, opened
+from ..core.inputs import Inputs, check_columns, open_inputs
 from ..core.output import Destination
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, Exact, Numbers, OutputCheck
 from ..core.results import AsData
@@ -43,7 +43,7 @@ from ..sql.dialects import facts
 from ..sweep.key_sweep import KeySweep, SweepOptions, sweep_on
 from . import anonymity as anonymity_tests
 from . import sections
-from .asked import Asked, ReportOptions, checked_arguments
+from .asked import CheckedReport, ReportOptions, checked_arguments
 from .charts import certainty_chart, summary_chart, sweep_chart
 from .sections import CAP_RISKS, DEFINITIONS
 from .verdict import verdict_section
@@ -144,7 +144,7 @@ def report(
         data_sets.append(("control", control))
     # one engine and one registration for every section (a CSV file is parsed once)
     schema = _schema_check(asked, weight if asked.with_risk else None, step)
-    with opened(engine, threads, original, syn, check=schema) as inputs:
+    with open_inputs(engine, threads, original, syn, check=schema) as inputs:
         ran = _run(inputs, asked, data_sets, control, targets, weight, options, step)
     if isinstance(sweep, KeySweep):  # given, not run
         ran.swept = sweep
@@ -164,7 +164,7 @@ def report(
 
 
 @dataclass
-class _Ran:
+class _Measured:
     """What the report computed on its inputs (the engine is closed once this exists)."""
 
     summary: DisclosureSummary
@@ -183,14 +183,14 @@ class _Ran:
 
 def _run(
     inputs: Inputs,
-    asked: Asked,
+    asked: CheckedReport,
     data_sets: list[tuple[str, Any]],
     control: Any,
     targets: Sequence[str] | None,
     weight: str | None,
     options: dict[str, Any],
     step: Callable[[str], None],
-) -> _Ran:
+) -> _Measured:
     """Every measure of the report on the registered ``inputs``, section by section."""
     eng = inputs.engine
     read_at = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")  # the inputs were read
@@ -210,7 +210,7 @@ def _run(
     )
     provenance["dialect"] = eng.dialect
     structure = sections.structure_section(inputs, summary, asked.external)
-    ran = _Ran(summary, num, provenance, structure)
+    ran = _Measured(summary, num, provenance, structure)
     if control is not None:
         step("control baseline")
         on_control = Inputs(eng, [inputs.sources[0], regs[-1]])
@@ -241,7 +241,7 @@ def _run(
     return ran
 
 
-def _content(ran: _Ran, asked: Asked, inline_sql: bool) -> dict[str, Any]:
+def _content(ran: _Measured, asked: CheckedReport, inline_sql: bool) -> dict[str, Any]:
     """The report as plain data, shaped from what :func:`_run` computed (nothing is read)."""
     num = ran.num
     content: dict[str, Any] = {
@@ -315,7 +315,7 @@ SECTIONS = (
 
 
 def _schema_check(
-    asked: Asked, weight: str | None, step: Callable[[str], None]
+    asked: CheckedReport, weight: str | None, step: Callable[[str], None]
 ) -> Callable[[list[Registered]], None]:
     """What the report checks on the schemas, before any data is counted and before its first
     progress line: the keys and the weight of the original's own risk (a misspelled or

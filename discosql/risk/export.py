@@ -19,12 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.export import Header, script_destination, script_sources, script_text
-from ..core.inputs import check_columns, opened
+from ..core.inputs import check_columns, open_inputs
 from ..core.output import Destination
 from ..engines.base import Registered
 from ..engines.script import ScriptEngine
 from ..errors import InputError
-from ..sql.dialects import ORDERED_DIALECTS, unknown
+from ..sql.dialects import ORDERED_DIALECTS, unknown_dialect
 from . import frequencies
 from .individual import RiskOptions, run_risk
 from .ldiversity import LDiversityOptions, run_ldiversity
@@ -232,7 +232,7 @@ def _exporting(
     """The data read at export time (column checks, the keys' q packing) and the script
     engine the statements are written to, with what it reads; its work tables dropped at
     the end."""
-    with opened(engine, threads, data) as inputs:
+    with open_inputs(engine, threads, data) as inputs:
         eng, reg = inputs.engine, inputs.sources[0]
         check_columns([reg], what.roles, what.numeric)
         radices = frequencies.key_radices_of(eng, reg, what.keys)
@@ -250,7 +250,9 @@ def _script_options(
     goes (neither out nor out_table: printed)."""
     problems: list[str] = []
     why = " (the per-record table needs an order of the records, which the other dialects' "
-    problems += filter(None, [unknown(dialect, ORDERED_DIALECTS, why + "tables do not keep)")])
+    problems += filter(
+        None, [unknown_dialect(dialect, ORDERED_DIALECTS, why + "tables do not keep)")]
+    )
     if table is not None and (not isinstance(table, str) or not table.strip()):
         problems.append(f"table: expected a table name, got {table!r}")
     if not isinstance(overwrite, bool):

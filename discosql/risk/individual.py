@@ -11,7 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, check_columns, named_columns, opened
+from ..core.inputs import Inputs, check_columns, named_columns, open_inputs
 from ..core.options import Options, option
 from ..core.output import Destination
 from ..core.outputcheck import MIN_COUNT, ROUND_TO, OutputCheck
@@ -266,7 +266,7 @@ def risk(
         options.roles() | ({options.id: "id"} if options.id else {}),
         [options.weight] if options.weight else [],
     )
-    with opened(engine, threads, data, prepare=check, check=named) as inputs:
+    with open_inputs(engine, threads, data, prepare=check, check=named) as inputs:
         return risk_on(inputs, options, dest)
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, check_columns, named_columns, opened
+from ..core.inputs import Inputs, check_columns, named_columns, open_inputs
 from ..core.options import Options, option
 from ..core.output import Destination
 from ..core.outputcheck import OutputCheck
@@ -250,7 +250,7 @@ def ldiversity(
     options = LDiversityOptions(keys, sensitive, l_recurs_c, missing_keys, missing_sensitive)
     dest = frequencies.records_destination(out, out_table, overwrite, "ldiversity_records")
     check = frequencies.destination_check(dest, overwrite)
-    with opened(
+    with open_inputs(
         engine, threads, data, prepare=check, check=named_columns(options.roles())
     ) as inputs:
         return ldiversity_on(inputs, options, dest)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, check_columns, named_columns, opened, source_ctx
+from ..core.inputs import Inputs, check_columns, named_columns, open_inputs, source_ctx
 from ..core.options import Options, option
 from ..core.output import Destination
 from ..core.results import AsData, json_rows
@@ -203,7 +203,7 @@ def suda(
     named = named_columns(
         dict.fromkeys(options.keys, "key") | ({options.id: "id"} if options.id else {})
     )
-    with opened(engine, threads, data, prepare=check, check=named) as inputs:
+    with open_inputs(engine, threads, data, prepare=check, check=named) as inputs:
         return suda_on(inputs, options, dest, progress)
 
 

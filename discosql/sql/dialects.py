@@ -362,7 +362,7 @@ def known(dialect: Any) -> Dialect | None:
     return FACTS.get(dialect) if isinstance(dialect, str) else None
 
 
-def unknown(dialect: Any, allowed: tuple[str, ...] = DIALECTS, why: str = "") -> str | None:
+def unknown_dialect(dialect: Any, allowed: tuple[str, ...] = DIALECTS, why: str = "") -> str | None:
     """The problem with ``dialect`` as an argument (None: it is one of ``allowed``)."""
     if isinstance(dialect, str) and dialect in allowed:
         return None

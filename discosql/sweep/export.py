@@ -15,14 +15,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.export import Header, retarget, script_sources, script_text, table_names_of
-from ..core.inputs import opened
+from ..core.inputs import open_inputs
 from ..core.plan import plan
-from ..core.stages import counted, plan_radices
+from ..core.stages import count_cells, plan_radices
 from ..engines.base import Engine
 from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..measure.summary import target_specs
-from ..sql.dialects import unknown
+from ..sql.dialects import unknown_dialect
 from ..sql.templates import ident
 from .key_sweep import (
     MEASURES_TEMPLATE,
@@ -69,14 +69,14 @@ def sweep_to_sql(
     """One SQL script that prints the table of :func:`discosql.key_sweep` (``keys`` as text,
     the subset's names joined by ", "). ``dialect``, ``tables``, ``engine``: as
     :func:`discosql.to_sql`; the other arguments as :func:`discosql.key_sweep`."""
-    if problem := unknown(dialect):
+    if problem := unknown_dialect(dialect):
         raise InputError(problem)
     key_list, _, subsets, target_list = check_arguments(
         SweepOptions(keys, targets, sizes, fixed_keys, options)
     )
     n_syn = len(synthetic) if isinstance(synthetic, list | tuple) else 1
     table_names = table_names_of(tables, n_syn)  # checked before any data is read
-    with opened(engine, threads, original, synthetic) as inputs:
+    with open_inputs(engine, threads, original, synthetic) as inputs:
         specs = target_specs(inputs, key_list, target_list, options)
         plans = [plan(inputs, s) for s in specs]
         plans = [
@@ -98,7 +98,7 @@ def sweep_to_sql(
         )
         script.comment(header.text())
         sink = ScriptRows()
-        for p, cells, _ in counted([retarget(p, script, sources) for p in plans]):
+        for p, cells, _ in count_cells([retarget(p, script, sources) for p in plans]):
             sweep_target(p, cells, subsets, sink)
         script.execute(
             f"SELECT {', '.join(ident(c) for c in SWEEP_SCHEMA.names)} FROM {ident(ROWS)} "

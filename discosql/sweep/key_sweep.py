@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import pyarrow as pa
 
-from ..core.inputs import Inputs, named_columns, opened
+from ..core.inputs import Inputs, named_columns, open_inputs
 from ..core.options import Options
 from ..core.plan import Column, Plan, plan
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
-from ..core.stages import Cells, counted, exclusion_context
+from ..core.stages import Cells, count_cells, exclusion_context
 from ..engines.base import Engine
 from ..errors import InputError, did_you_mean
 from ..measure.summary import target_specs
@@ -240,7 +240,7 @@ def key_sweep(
     asked = SweepOptions(keys, targets, sizes, fixed_keys, options)
     key_list, _, _, target_list = check_arguments(asked)
     roles = dict.fromkeys(key_list, "key") | dict.fromkeys(target_list or [], "target")
-    with opened(engine, threads, original, synthetic, check=named_columns(roles)) as inputs:
+    with open_inputs(engine, threads, original, synthetic, check=named_columns(roles)) as inputs:
         return sweep_on(inputs, asked, progress)
 
 
@@ -275,7 +275,7 @@ def sweep_on(
     specs = target_specs(inputs, key_list, target_list, options.summary)
     plans = [plan(inputs, s) for s in specs]  # every check before any cell is counted
     sink = Rows()
-    for p, cells, _ in counted(plans, progress):
+    for p, cells, _ in count_cells(plans, progress):
         sweep_target(p, cells, subsets, sink)
     table = pa.Table.from_pylist(sink.rows, schema=SWEEP_SCHEMA)
     return KeySweep(table, tuple(key_list), tuple(fixed), tuple(s.target for s in specs))

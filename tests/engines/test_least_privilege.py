@@ -136,10 +136,10 @@ def test_the_readme_report_with_sdc_runs_as_that_role(
         con.execute("CREATE TABLE survey.shuffled AS SELECT * FROM survey.sd2011 ORDER BY random()")
         con.execute("GRANT SELECT ON survey.shuffled TO analyst")
     from discosql.core.fingerprint import fingerprints
-    from discosql.core.inputs import opened
+    from discosql.core.inputs import open_inputs
 
     try:
-        with opened(roles["analyst"], None, "survey.shuffled", ["survey.syn_2"]) as inputs:
+        with open_inputs(roles["analyst"], None, "survey.shuffled", ["survey.syn_2"]) as inputs:
             again = fingerprints(inputs.engine, inputs.sources)
     finally:
         with psycopg.connect(roles["admin"], autocommit=True) as con:

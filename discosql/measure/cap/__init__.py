@@ -43,7 +43,7 @@ from .cells import (
     _render,
     _Run,
     _sides,
-    counted_cells,
+    cap_cells,
 )
 from .generalized import METHODS, _cap_score, _exact, _scored
 from .scores import CapScore, CapSummary, DisclosureProtectionScore, TaubTCAP
@@ -145,7 +145,7 @@ def disclosure_protection(
         [] if continuous_columns is None else _names("continuous_columns", continuous_columns)
     )
     ask = CapAsk(keys, sensitive, continuous=continuous, bins=num_discrete_bins)
-    with counted_cells((original, synthetic, control), ask, engine, threads) as run:
+    with cap_cells((original, synthetic, control), ask, engine, threads) as run:
         score = _cap_score(run, computation_method)
         levels = _exact(run, "s", "sq")["n_target_levels"]
     baseline = 1.0 - float(1.0 / levels) if levels else math.nan
@@ -183,7 +183,7 @@ def taub_tcap(
     if isinstance(tau, bool) or not isinstance(tau, int | float) or not 0 < tau <= 1:
         raise InputError(f"tau: the WEAP threshold must be a number in (0, 1], got {tau!r}")
     ask = CapAsk(keys, target, sensitive_arg="target")
-    with counted_cells((original, synthetic, control), ask, engine, threads) as run:
+    with cap_cells((original, synthetic, control), ask, engine, threads) as run:
         results = []
         for side, side_q in _sides(run):
             sql = _render(run.engine, "cap/taub.sql.j2", cells=CELLS, side=side, side_q=side_q)
@@ -232,9 +232,7 @@ def cap_records(
         raise InputError(f"batch_size: expected an int >= 1, got {batch_size!r}")
     ask = CapAsk(keys, sensitive, reserved=RECORD_COLUMNS)
     with contextlib.ExitStack() as stack:
-        run = stack.enter_context(
-            counted_cells((original, synthetic, control), ask, engine, threads)
-        )
+        run = stack.enter_context(cap_cells((original, synthetic, control), ask, engine, threads))
         sql = _render(
             run.engine,
             "cap/records.sql.j2",
@@ -305,9 +303,7 @@ def cap_summary(
     ):
         raise InputError(f"probs: expected a non-empty list of numbers in [0, 1], got {probs!r}")
     params = {f"p_{i}": float(p) for i, p in enumerate(prob_list)}
-    with counted_cells(
-        (original, synthetic, control), CapAsk(keys, sensitive), engine, threads
-    ) as run:
+    with cap_cells((original, synthetic, control), CapAsk(keys, sensitive), engine, threads) as run:
         out = []
         for side, side_q in _sides(run):
             sql = _render(

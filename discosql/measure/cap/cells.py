@@ -14,7 +14,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from ...core.inputs import check_columns, opened, source_ctx
+from ...core.inputs import check_columns, open_inputs, source_ctx
 from ...core.spec import column_names
 from ...engines.base import Engine, Registered
 from ...errors import DiscoSQLWarning, InputError, did_you_mean
@@ -136,10 +136,10 @@ class CapAsk:
 
 
 @contextlib.contextmanager
-def counted_cells(
+def cap_cells(
     data: tuple[Any, Any, Any], ask: CapAsk, engine: Any, threads: int | None
 ) -> Iterator[_Run]:
-    """The arguments checked, the engine opened and the inputs registered (:func:`opened`:
+    """The arguments checked, the engine opened and the inputs registered (:func:`open_inputs`:
     the original, one synthesis and, when given, the control), the cell table counted; the
     engine goes when the block ends."""
     original, synthetic, control = data
@@ -155,7 +155,7 @@ def counted_cells(
             f"synthetic: give one data set, got a {type(synthetic).__name__} of "
             f"{len(synthetic)}; call once per synthesis"
         )
-    with opened(engine, threads, original, synthetic) as inputs:
+    with open_inputs(engine, threads, original, synthetic) as inputs:
         engine = inputs.engine
         sources = list(inputs.sources)
         if control is not None:

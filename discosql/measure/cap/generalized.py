@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from ...sql.templates import ident
-from .cells import CELLS, CapAsk, CapColumn, _float, _one_row, _render, _Run, _sides, counted_cells
+from .cells import CELLS, CapAsk, CapColumn, _float, _one_row, _render, _Run, _sides, cap_cells
 from .scores import CapScore
 
 OPEN = "__disco_cap_open"  # + _d, one table per round
@@ -121,7 +121,5 @@ def _scored(
     threads: int | None,
     engine: Any,
 ) -> CapScore:
-    with counted_cells(
-        (original, synthetic, control), CapAsk(keys, sensitive), engine, threads
-    ) as run:
+    with cap_cells((original, synthetic, control), CapAsk(keys, sensitive), engine, threads) as run:
         return _cap_score(run, method)

@@ -51,16 +51,16 @@ def risk_section(
     ]
     riskiest = [] if num.external else json_rows(res.riskiest)
 
-    def counted(n: int) -> str:
+    def count_cells(n: int) -> str:
         shown = num.count(n)
         return shown if isinstance(shown, str) else f"{shown:,}"
 
     dis = [
-        {"DIS-SUDA score": r["interval"], "records": counted(r["records"])}
+        {"DIS-SUDA score": r["interval"], "records": count_cells(r["records"])}
         for r in special.dis_table.to_pylist()
     ]
     msus = [
-        {"keys in the MSU": r["size"], "records": counted(r["records"])}
+        {"keys in the MSU": r["size"], "records": count_cells(r["records"])}
         for r in special.msu_counts.to_pylist()
     ]
     contributions = [
