@@ -322,7 +322,7 @@ def test_several_words_are_used() -> None:
             with open_engine(None) as eng:
                 inputs = register_inputs(eng, original, synthetic)
                 p = plan(inputs, build_spec(["a", "b", "c"], "t"))
-                radices = stages.decide_radices([p])[0][:-1]  # the keys' (the target's is last)
+                radices = stages.plan_radices([p])[0][:-1]  # the keys' (the target's is last)
                 _, n_words, params = dictionaries.pack_keys(p.keys_ctx, radices)
         finally:
             mp.undo()
@@ -373,7 +373,7 @@ def test_large_q_words_are_exact(engine_case: Loaded) -> None:
 
     with open_engine(None) as eng:
         p = plan(register_inputs(eng, original, synthetic), build_spec(keys, "t"))
-        radices = stages.decide_radices([p])[0][:-1]
+        radices = stages.plan_radices([p])[0][:-1]
     assert dictionaries.pack_keys(p.keys_ctx, radices)[1] == 1  # SQLite: one word above 2^53
     assert math.prod(radices) > 2**53
     assert duck[0].check_2way.num_rows > 100

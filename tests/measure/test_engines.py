@@ -530,7 +530,7 @@ def test_q_above_32_bits(engine_case: Loaded, tmp_path: Path) -> None:
 
     with open_engine(None) as eng:
         p = plan(register_inputs(eng, path, path), build_spec(kw["keys"], "t"))
-        radices = stages.decide_radices([p])[0][:-1]
+        radices = stages.plan_radices([p])[0][:-1]
     assert math.prod(radices) > 2**31  # q needs 64 bits
     assert want.check_2way.num_rows > 100  # key levels decoded from q are compared
     assert_same(got, want, TABLES[:-1])
