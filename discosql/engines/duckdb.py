@@ -63,11 +63,19 @@ def buffer_limit(memory_limit: str) -> str:
     return f"{int(size[0][0] * BUFFER_SHARE)} bytes"
 
 
+# The threads of a database made without ``threads=``: None is DuckDB's own default, one per
+# core. A process that shares the machine with others of its kind (a test worker of
+# pytest-xdist: tests/conftest.py) sets its share.
+DEFAULT_THREADS: int | None = None
+
+
 def _database(
     threads: int | None, memory_limit: str | None, temp_directory: str | None
 ) -> duckdb.DuckDBPyConnection:
     """The in-memory database of these settings (made on first use, kept for the process:
     the settings are the database's, so each set of them has its own)."""
+    if threads is None:
+        threads = DEFAULT_THREADS
     key = (threads, memory_limit, temp_directory)
     with _LOCK:
         db = _DATABASES.get(key)
