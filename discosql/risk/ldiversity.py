@@ -237,11 +237,12 @@ def ldiversity(
 
     ``missing_keys``: "equal" (key values compare with a missing value equal to a missing
     value, so records with the same missing keys and equal other keys are one cell: sdcMicro
-    5.8.2) or "apart" (a record with any missing key is a cell of its own: sdcMicro 5.8.0,
-    CRAN). ``missing_sensitive``: "category" (the missing values of a variable are one more
-    value), "distinct" (each missing value is a value of its own: sdcMicro) or "ignore" (left
-    out: l counts the known values of the cell; a cell without one gets NULL, left out of the
-    summary's min, mean and max and counted in its records_no_l). NULL and, in a
+    5.8.2, on CRAN since 2026-06-05) or "apart" (a record with any missing key is a cell of
+    its own: sdcMicro 5.8.0). ``missing_sensitive``: "category" (the missing values of a
+    variable are one more value), "distinct" (each missing value is a value of its own:
+    sdcMicro) or "ignore" (left out: l counts the known values of the cell; a cell without
+    one gets NULL, left out of the summary's min, mean and max and counted in its
+    records_no_l). NULL and, in a
     floating-point column, NaN are missing. sdcMicro 5.8.0 is ``missing_keys="apart",
     missing_sensitive="distinct"``, 5.8.2 ``missing_keys="equal",
     missing_sensitive="distinct"``. ``out``, ``out_table``, ``overwrite``: as
