@@ -22,7 +22,7 @@ from discosql.errors import DiscoSQLWarning
 from discosql.sql.dialects import FACTS
 
 from .. import engine_data
-from ..helpers.compare import assert_value
+from ..helpers.compare import assert_same, assert_value
 
 DATA = Path(ds.__file__).parent / "data"
 KW: dict[str, Any] = {"keys": ["sex", "age", "region"], "target": "depress"}
@@ -101,7 +101,7 @@ def test_postgres_reads_an_upper_case_name_as_its_lower_case_column(pg_dsn: str)
     want = ds.disclosure(tables["sd2011"], tables["syn_1"], **KW)
     kw = {"keys": ["SEX", "age", "Region"], "target": "DEPRESS"}
     got = ds.disclosure("names_sd2011", "names_syn_1", engine=pg_dsn, **kw)
-    engine_data.assert_same(got, want, ("ident", "attrib", "allcaps"))
+    assert_same(got, want, ("ident", "attrib", "allcaps"))
     assert set(got.measures.column("target").to_pylist()) == {"DEPRESS"}
     measures = got.measures.drop_columns("target")
     for x, y in zip(
@@ -125,10 +125,10 @@ def test_snowflake_finds_upper_case_columns_given_in_lower_case(fakesnow: None, 
     if via == "disclosure":
         want = ds.disclosure(tables["sd2011"], tables["syn_1"], **KW)
         got = ds.disclosure("sd2011", "syn_1", engine=engine, **KW)
-        engine_data.assert_same(got, want, ("ident", "attrib", "allcaps", "measures"))
+        assert_same(got, want, ("ident", "attrib", "allcaps", "measures"))
     else:
         want_risk = ds.risk(tables["sd2011"], ["sex", "age", "region"])
         with pytest.warns(DiscoSQLWarning, match="no per-record table"):  # no record order
             got_risk = ds.risk("sd2011", ["sex", "age", "region"], engine=engine)
-        engine_data.assert_same(got_risk, want_risk, ("summary",))
+        assert_same(got_risk, want_risk, ("summary",))
     con.close()
