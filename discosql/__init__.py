@@ -1,5 +1,6 @@
 """discosql: disclosure risk measures for synthetic data, computed inside a SQL engine."""
 
+from .anonymity.dcr import DcrResult, dcr
 from .anonymity.export import exact_matches_to_sql, linkability_to_sql, singling_out_to_sql
 from .anonymity.linkability import LinkabilityResult, linkability
 from .anonymity.matches import ExactMatches, exact_matches
@@ -47,6 +48,7 @@ from .version import __version__
 __all__ = [
     "CapScore",
     "CapSummary",
+    "DcrResult",
     "DisclosureProtectionScore",
     "DisclosureResult",
     "DisclosureSummary",
@@ -74,6 +76,7 @@ __all__ = [
     "categorical_generalized_cap",
     "categorical_zero_cap",
     "dbapi",
+    "dcr",
     "disclosure",
     "disclosure_protection",
     "disclosure_summary",

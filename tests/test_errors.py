@@ -269,6 +269,7 @@ def _entry_points(t: pa.Table, **kw: Any) -> dict[str, Any]:
         "taub_tcap": lambda: ds.taub_tcap(t, t, ["a"], "t", **kw),
         "cap_records": lambda: ds.cap_records(t, t, ["a"], "t", **kw),
         "cap_summary": lambda: ds.cap_summary(t, t, ["a"], "t", **kw),
+        "dcr": lambda: ds.dcr(t, t, **kw),
     }
 
 
@@ -342,6 +343,7 @@ MISSPELLED = [
     ("risk weight", lambda o, s: ds.risk(o, ["sex"], weight="marital")),
     ("ldiversity", lambda o, s: ds.ldiversity(o, ["sex"], ["depres"])),
     ("suda", lambda o, s: ds.suda(o, ["sex", "agee"])),
+    ("dcr", lambda o, s: ds.dcr(o, s, ["sex", "agee"])),
 ]
 
 

@@ -11,7 +11,7 @@ import pytest
 import sqlglot
 
 import discosql as ds
-from discosql.anonymity import common, linkability, matches, singling_out
+from discosql.anonymity import common, dcr, distance, linkability, matches, singling_out
 from discosql.anonymity import stats as anonymity_stats
 from discosql.core import assumptions, dictionaries, fingerprint, plan, stacked, stages
 from discosql.protect import recoding, removal, uniques
@@ -62,6 +62,8 @@ def rendered() -> dict[str, str]:
         common,
         anonymity_stats,
         fingerprint,
+        distance,
+        dcr,
     ):
         mp.setattr(module, "render", spy)
     every_option: dict[str, Any] = {
@@ -107,6 +109,14 @@ def rendered() -> dict[str, str]:
         mp.setattr(linkability, "MAX_JOINT", 0)  # the link step's listing too
         ds.linkability(oracle.original_path(), syn[0], sides, syn[1])
         ds.report(oracle.original_path(), syn, ["sex", "age"], ["depress"])
+        # the distance family: every round of the search (no shortcut for small data), a
+        # control, a baseline, and an empty synthesis (the nearest table of no records)
+        mp.setattr(distance, "SMALL_PAIRS", 0)
+        dcr_cols = ["sex", "age", "income"]
+        ds.dcr(oracle.original_path(), syn[0], dcr_cols, syn[1], syn[1], within=0.1)
+        no_rows = pa.table({c: pa.array([], pa.int64()) for c in dcr_cols})
+        with pytest.warns(ds.DiscoSQLWarning, match="no rows"):
+            ds.dcr(oracle.original_path(), no_rows, dcr_cols)
         with_weight = pa.table(
             {
                 "k1": ["a", None, "b", "a"],

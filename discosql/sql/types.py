@@ -75,3 +75,10 @@ def affinity(declared: str) -> str:
     if any(s in t for s in ("NUMERIC", "DECIMAL")):
         return "DOUBLE"
     return "TEXT"  # BLOB or no type: compared as stored, labelled as text
+
+
+def is_temporal(native: str, dialect: str) -> bool:
+    """Whether a column whose type ``dialect`` names ``native`` holds dates or timestamps
+    (the distance family reads them as seconds)."""
+    t = _parsed(native, dialect)
+    return t is not None and t.this in exp.DataType.TEMPORAL_TYPES - {T.TIME, T.TIMETZ}

@@ -1,0 +1,262 @@
+"""Distance to the closest record (DCR), exact over every record, numeric columns included.
+
+For every synthetic record: its distance to the closest original record under SDMetrics'
+distance (``distance.py``: the mean over the columns of min(|Δ| / range, 1) for numeric and
+datetime columns, 0/1 for categorical and boolean ones), to the closest record of a control
+(a holdout the generator never saw, normalised by its own ranges, as SDMetrics does), and its
+nearest-neighbour distance ratio; a summary per synthesis with SDMetrics'
+``DCROverfittingProtection`` and ``DCRBaselineProtection``, the DCR share with ties counted
+half (mostlyai-qa, riskutility) and the quantiles of DCR. No sampling: every synthetic record
+against every record searched, found by the exact search of ``distance.py``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from ..core.inputs import Inputs, open_inputs
+from ..core.options import Options, option
+from ..core.results import AsData
+from ..core.spec import column_names
+from ..engines.base import Registered
+from ..errors import InputError
+from ..sql.templates import ident, render
+from .common import register_control, reserved_names, schema_check
+from .distance import MAX_PAIRS, distance_columns, nearest, prepare
+
+RECORDS_TEMPLATE = "distance/dcr_records.sql.j2"
+SUMMARY_TEMPLATE = "distance/dcr_summary.sql.j2"
+OUT = "__disco_dd_out"
+CAVEAT = (
+    "Yao et al. 2025 (The DCR Delusion): data sets that distance scores deem private can be "
+    "highly vulnerable to membership inference; a large DCR is no proof of privacy"
+)
+
+RECORDS_SCHEMA = pa.schema(
+    [
+        ("synthesis", pa.int32()),
+        ("row", pa.int64()),
+        ("dcr", pa.float64()),
+        ("dcr_control", pa.float64()),
+        ("nndr", pa.float64()),
+    ]
+)
+SUMMARY_SCHEMA = pa.schema(
+    [("synthesis", pa.int32()), ("measure", pa.string()), ("value", pa.float64())]
+)
+
+
+@dataclass(frozen=True)
+class DcrOptions(Options):
+    """:func:`dcr`'s options, checked when built (before any data is read)."""
+
+    FAMILY = "dcr"
+
+    columns: list[str] | None = option(
+        None,
+        "the columns compared, comma-separated (default: every column of the original)",
+        kind="list",
+        metavar="A,B,...",
+    )
+    categorical: list[str] | None = option(
+        None,
+        "numeric columns compared as categories (codes), comma-separated",
+        kind="list",
+        metavar="A,B,...",
+    )
+    within: float | None = option(
+        None,
+        "also the share of synthetic records within this distance of an original record",
+        kind="float",
+        metavar="D",
+    )
+    max_pairs: int = option(
+        MAX_PAIRS,
+        "refuse a search round that needs more pairs of records than this",
+        kind="int",
+        metavar="N",
+    )
+
+    def __post_init__(self) -> None:
+        problems: list[str] = []
+        names = None if self.columns is None else column_names("columns", self.columns, problems)
+        reserved_names("columns", names, problems)
+        cats = (
+            None
+            if self.categorical is None
+            else column_names("categorical", self.categorical, problems)
+        )
+        if names is not None and cats:
+            missing = [c for c in cats if c not in names]
+            if missing:
+                problems.append(f"categorical: {missing!r} are not among the columns {names!r}")
+        within = self.within
+        if within is not None and (
+            isinstance(within, bool) or not isinstance(within, int | float) or not 0 <= within <= 1
+        ):
+            problems.append(f"within: a distance from 0 to 1, got {within!r}")
+        mp = self.max_pairs
+        if isinstance(mp, bool) or not isinstance(mp, int) or mp < 1:
+            problems.append(f"max_pairs: a positive integer, got {mp!r}")
+        if problems:
+            raise InputError(problems)
+        self.set("columns", names)
+        self.set("categorical", cats)
+        if within is not None:
+            self.set("within", float(within))
+
+    def names(self, original: Registered) -> list[str]:
+        """The columns compared: those named, else every column of the original."""
+        return list(self.columns or original.columns)
+
+
+@dataclass(frozen=True)
+class DcrResult(AsData):
+    """Distances to the closest record of m syntheses.
+
+    ``records``: one row per synthetic record, in input order: synthesis, row (0-based), dcr
+    (to the closest original record), dcr_control (to the closest control record; NULL
+    without a control), nndr (dcr over the distance to the second closest original record;
+    NULL where both are 0).
+
+    ``summary``: synthesis, measure, value: records, median_dcr, dcr_q05, dcr_q25, dcr_q75,
+    dcr_q95, identical_share, within_share (with ``within=``), nndr_mean; with a control
+    closer_to_training, closer_to_holdout, DCROverfittingProtection, dcr_share; with a
+    baseline median_dcr_baseline and DCRBaselineProtection. Shares are fractions (0-1), as
+    SDMetrics reports them.
+    """
+
+    columns: tuple[str, ...]
+    numeric: tuple[str, ...]
+    records: pa.Table
+    summary: pa.Table
+    options: DcrOptions
+
+    def value(self, measure: str, synthesis: int = 1) -> float | None:
+        """One summary value."""
+        for row in self.summary.to_pylist():
+            if row["synthesis"] == synthesis and row["measure"] == measure:
+                return row["value"]  # type: ignore[no-any-return]
+        raise InputError(
+            f"dcr: no measure {measure!r} for synthesis {synthesis}; measures are "
+            f"{sorted({r['measure'] for r in self.summary.to_pylist()})}"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "columns": list(self.columns),
+            "numeric": list(self.numeric),
+            "options": self.options.as_dict(),
+            "summary": self.summary.to_pylist(),
+            "caveat": CAVEAT,
+        }
+
+
+def dcr(
+    original: Any,
+    synthetic: Any,
+    columns: Any = None,
+    control: Any = None,
+    baseline: Any = None,
+    *,
+    categorical: Any = None,
+    within: Any = None,
+    max_pairs: int = MAX_PAIRS,
+    engine: Any = None,
+    threads: int | None = None,
+) -> DcrResult:
+    """The distance from each synthetic record to its closest original record, exact.
+
+    DCR(s) = min over original records o of (1/D) sum_j term_j(s, o); term_j =
+    min(|s_j - o_j| / range_j, 1) for a numeric or datetime column (range_j = max - min of
+    the original; a range of 0 gives 0 for equal values, else 1), [s_j != o_j] for a
+    categorical or boolean one; missing against a value 1, missing against missing 0
+    (SDMetrics 0.32, ``calculate_dcr``). ``control``: a holdout the generator never saw; each
+    record's DCR to it too (normalised by the control's ranges) and SDMetrics'
+    DCROverfittingProtection = min(2 (1 - share(dcr < dcr_control)), 1). ``baseline``: a data
+    set to compare with (SDMetrics' random table: see docs/distance.md); its median DCR to the
+    original gives DCRBaselineProtection = min(median_dcr / median_baseline, 1).
+    ``columns``: those compared (default every column of the original); ``categorical``:
+    numeric columns compared as categories; ``within``: also the share of records within
+    that distance. ``max_pairs``: the search's bound on one round's pairs of records.
+    """
+    options = DcrOptions(
+        columns=columns, categorical=categorical, within=within, max_pairs=max_pairs
+    )
+    with open_inputs(
+        engine, threads, original, synthetic, check=schema_check(options.columns)
+    ) as inputs:
+        return dcr_on(inputs, options, control, baseline)
+
+
+def dcr_on(inputs: Inputs, options: DcrOptions, control: Any, baseline: Any) -> DcrResult:
+    """:func:`dcr` on registered inputs."""
+    engine = inputs.engine
+    names = options.names(inputs.sources[0])
+    sources = list(inputs.sources)
+    ctrl_src = base_src = None
+    if control is not None:
+        sources.append(register_control(inputs, control, names))
+        ctrl_src = len(sources) - 1
+    if baseline is not None:
+        reg = register_control(inputs, baseline, names)
+        sources.append(reg)
+        base_src = len(sources) - 1
+    cats = options.categorical or []
+    columns = distance_columns(sources, names, cats)
+    m = inputs.m
+    with engine.work() as work:
+        prepared = prepare(work, sources, columns)
+        syntheses = []
+        for j in range(1, m + 1):
+            near = f"__disco_dd_near_{j}"
+            nearest(work, prepared, j, 0, near, max_pairs=options.max_pairs)
+            ctrl = None
+            if ctrl_src is not None:
+                ctrl = f"__disco_dd_ctrl_{j}"
+                nearest(
+                    work,
+                    prepared,
+                    j,
+                    ctrl_src,
+                    ctrl,
+                    max_pairs=options.max_pairs,
+                    labels=("synthetic", "control"),
+                )
+            syntheses.append({"j": j, "near": near, "control": ctrl})
+        base = None
+        if base_src is not None:
+            base = "__disco_dd_base"
+            nearest(
+                work,
+                prepared,
+                base_src,
+                0,
+                base,
+                max_pairs=options.max_pairs,
+                labels=("baseline", "original"),
+            )
+        sql = render(RECORDS_TEMPLATE, engine.dialect, syntheses=syntheses)
+        work.create(OUT, sql, {}, RECORDS_TEMPLATE)
+        records = engine.query(
+            f"SELECT * FROM {ident(OUT)} ORDER BY synthesis, {ident('row')}",
+            {},
+            RECORDS_TEMPLATE,
+            schema=RECORDS_SCHEMA,
+        )
+        sql = render(
+            SUMMARY_TEMPLATE,
+            engine.dialect,
+            records=OUT,
+            syntheses=list(range(1, m + 1)),
+            within=options.within,
+            control=ctrl_src is not None,
+            baseline=base,
+        )
+        params = {} if options.within is None else {"within": options.within}
+        summary = engine.query(sql, params, SUMMARY_TEMPLATE, small=True, schema=SUMMARY_SCHEMA)
+    numeric = tuple(c.name for c in columns if c.numeric)
+    return DcrResult(tuple(names), numeric, records, summary, options)

@@ -1,0 +1,320 @@
+"""The exact nearest-record search of the distance family, over every record, numeric
+columns included.
+
+The distance is SDMetrics 0.32's (``dcr_utils.py``): per column a term in [0, 1], numeric and
+datetime ``min(|r - q| / range, 1)`` (range of the data set searched; a range of 0 gives 0
+for equal values, else 1), categorical and boolean 0 or 1; missing against a value 1, missing
+against missing 0; the mean of the terms (``sql_templates/macros/distance.sql.j2``).
+
+Every term is at most 1, so a record searched that differs on c categorical columns is at
+distance at least c / D; and a record outside the box ``|r - q| <= radius * range`` on some
+numeric column is at distance more than radius / D. The search runs rounds over the records
+not yet resolved (``sql_templates/distance/round.sql.j2``): boxes of radius 1/256, 1/128, ...
+within the records equal on every categorical column (the boxes as grid cells, joined on
+equality), then the whole of that block, then the records equal on all but one categorical
+column, and so on; a record is resolved when its two smallest distances are at most the
+round's bound, since nothing outside the round's candidates is closer. The result is the
+exact minimum over every record searched, as a double computed by the same expression for
+every pair (equal inputs give equal bits). The worst case stays quadratic within a block: each
+round's candidate pairs are counted first, and a round past ``max_pairs`` is refused.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..core.dictionaries import build_for
+from ..core.inputs import Inputs
+from ..core.plan import Column, as_text
+from ..engines.base import Registered, Work
+from ..errors import InputError
+from ..sql.templates import ident, render
+from ..sql.types import is_temporal
+
+RECORDS_TEMPLATE = "distance/records.sql.j2"
+RANGES_TEMPLATE = "distance/ranges.sql.j2"
+ROUND_TEMPLATE = "distance/round.sql.j2"
+SPLIT_TEMPLATE = "distance/split.sql.j2"
+NONE_TEMPLATE = "distance/none.sql.j2"
+RECORDS = "__disco_dd_records"
+RANGES = "__disco_dd_ranges"
+# the first box radius (in ranges) and the columns whose grid cells are joined: a record's
+# closest copy is usually within 1/256 of each range; more grid columns multiply the
+# searched data set's copies by 3 each
+FIRST_RADIUS = 1 / 256
+GRID_COLUMNS = 2
+MAX_PAIRS = 2_000_000_000
+# below this many pairs a round compares every pair at once (one statement instead of rounds)
+SMALL_PAIRS = 4_000_000
+EXACT_DOUBLE = 2.0**53  # integers of this magnitude and above are not exact as doubles
+
+
+@dataclass(frozen=True)
+class DistanceColumn:
+    """A column compared: its place among them, and whether it is numeric (a number, a date or
+    a timestamp, compared by difference; else categorical, compared for equality)."""
+
+    name: str
+    pos: int
+    numeric: bool
+    temporal: bool = False
+
+
+def distance_columns(
+    sources: Sequence[Registered], names: Sequence[str], categorical: Sequence[str] = ()
+) -> list[DistanceColumn]:
+    """The columns ``names`` with their kinds from the data: integer and floating-point
+    columns, dates and timestamps are numeric (unless named in ``categorical``), the others
+    categorical. The columns were checked to exist with fitting kinds in every data set."""
+    out = []
+    for pos, name in enumerate(names):
+        kinds = [reg.kinds.get(name) for reg in sources if reg.n_rows > 0]
+        kinds = [k for k in kinds if k not in (None, "null")] or ["null"]
+        temporal = any(
+            is_temporal(reg.columns[name], reg.dialect)
+            for reg in sources
+            if reg.n_rows > 0 and reg.kinds.get(name) not in (None, "null")
+        )
+        numeric = (kinds[0] in ("integer", "float") or temporal) and name not in categorical
+        out.append(DistanceColumn(name, pos, numeric, temporal and numeric))
+    return out
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Step 1 and 2's tables: every record as codes and doubles, and each data set's ranges
+    (``ranges[src][pos]``: (lo, range), range None when no value is known)."""
+
+    columns: tuple[DistanceColumn, ...]
+    ranges: dict[int, dict[int, tuple[float | None, float | None]]]
+    rows: dict[int, int]
+
+
+def prepare(
+    work: Work, sources: Sequence[Registered], columns: Sequence[DistanceColumn]
+) -> Prepared:
+    """Steps 1 and 2 (``distance/records.sql.j2``, ``distance/ranges.sql.j2``) over every
+    data set of ``sources`` (src = its index). An integer or timestamp column with a value
+    of magnitude 2^53 or more is refused: it is not exact as a double."""
+    engine = work.engine
+    inputs = Inputs(engine, list(sources))
+    params, plain = inputs.params(), inputs.data_sets()
+    categorical = [
+        Column(
+            name=c.name,
+            alias=f"c_{c.pos}",
+            pos=c.pos,
+            levels=f"__disco_dd_levels_{c.pos}",
+            as_text=as_text(inputs, c.name),
+        )
+        for c in columns
+        if not c.numeric
+    ]
+    built: tuple[Column, ...] = ()
+    if categorical:
+        built = build_for(work, categorical, plain, params, "__disco_dd_levels_all", True)
+    positioned = [
+        replace(data, sql=engine.positioned(reg)) for data, reg in zip(plain, sources, strict=True)
+    ]
+    numeric = [c for c in columns if c.numeric]
+    sql = render(
+        RECORDS_TEMPLATE,
+        engine.dialect,
+        sources=positioned,
+        categorical=built,
+        numeric=numeric,
+    )
+    work.create(RECORDS, sql, params, RECORDS_TEMPLATE)
+    for name in dict.fromkeys(c.levels for c in built):
+        work.drop(name)
+    sql = render(RANGES_TEMPLATE, engine.dialect, records=RECORDS, numeric=numeric)
+    work.create(RANGES, sql, {}, RANGES_TEMPLATE)
+    rows = engine.query(f"SELECT * FROM {ident(RANGES)}", {}, RANGES_TEMPLATE, small=True)
+    ranges: dict[int, dict[int, tuple[float | None, float | None]]] = {}
+    problems = []
+    for row in rows.to_pylist():
+        src = int(row["src"])
+        ranges[src] = {}
+        for c in numeric:
+            lo, rng, big = row[f"lo_{c.pos}"], row[f"rng_{c.pos}"], row[f"big_{c.pos}"]
+            ranges[src][c.pos] = (lo, rng)
+            if big is not None and big >= EXACT_DOUBLE and not _is_float(sources, c.name):
+                problems.append(
+                    f"columns: {c.name!r} in the {sources[src].source.label} data has a value "
+                    f"of magnitude {big:.0f}, at least 2^53, which a double does not hold "
+                    "exactly; compare it as a category (categorical=) or rescale it"
+                )
+    if problems:
+        raise InputError(problems)
+    return Prepared(tuple(columns), ranges, {i: reg.n_rows for i, reg in enumerate(sources)})
+
+
+def _is_float(sources: Sequence[Registered], name: str) -> bool:
+    return any(reg.kinds.get(name) == "float" for reg in sources)
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round of the search: a box of ``radius`` (drops None) or the sets of searched
+    columns left out (``drops``); ``bound``: the distance below which nothing outside its
+    candidates lies (times D)."""
+
+    radius: float | None
+    drops: tuple[tuple[int, ...], ...] | None
+    bound: float
+
+
+def rounds(columns: Sequence[dict[str, Any]]) -> list[Round]:
+    """The rounds in order: boxes while any numeric column has a range above 0, then the
+    whole block of equal searched columns, then sets of 1, 2, ... searched columns left out
+    (the last leaves every one out: every record searched is a candidate)."""
+    out: list[Round] = []
+    if any(c["numeric"] and not c["search"] for c in columns):
+        radius = FIRST_RADIUS
+        while radius < 1:
+            out.append(Round(radius, None, radius))
+            radius *= 2
+    searched = [c["pos"] for c in columns if c["search"]]
+    for c in range(len(searched) + 1):
+        drops = tuple(itertools.combinations(searched, c))
+        bound = float(c + 1) if c < len(searched) else math.inf
+        out.append(Round(None, drops, bound))
+    return out
+
+
+def _refusal(rnd: Round, pairs: float, max_pairs: int, labels: tuple[str, str]) -> str:
+    what = (
+        f"a box of radius {rnd.radius:g} of each range"
+        if rnd.radius is not None
+        else f"records differing on up to {len(rnd.drops[0]) if rnd.drops else 0} "
+        "categorical columns"
+    )
+    return (
+        f"dcr: the exact search from the {labels[0]} to the {labels[1]} data needs "
+        f"{pairs:.3g} pairs of records in one round ({what}), above max_pairs={max_pairs:_}: "
+        "the records share too few categorical values; compare fewer numeric columns, name "
+        "numeric codes as categorical=, or raise max_pairs"
+    )
+
+
+@dataclass
+class _Search:
+    """The search from data set q_src to r_src: its columns as the round template sees them
+    (``search``: compared for equality), the numeric columns boxed and the grid's."""
+
+    work: Work
+    table: str
+    base: dict[str, Any]
+    cols: list[dict[str, Any]]
+
+    @property
+    def boxed(self) -> list[dict[str, Any]]:
+        return [c for c in self.cols if c["numeric"] and not c["search"]]
+
+    def context(self, rnd: Round, open_table: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The round template's context and parameters."""
+        ctx: dict[str, Any] = {
+            **self.base,
+            "open": open_table,
+            "columns": self.cols,
+            "box": rnd.radius is not None,
+            "drops": [list(d) for d in rnd.drops] if rnd.drops is not None else [],
+            "grid": self.boxed[:GRID_COLUMNS],
+            "near_cols": self.boxed,
+        }
+        params: dict[str, Any] = {}
+        if rnd.radius is not None:
+            r = rnd.radius
+            params = {"radius": r, "top": 1 / r + 3, "slack": r * (1 + 1e-9)}
+        return ctx, params
+
+    def pairs(self, rnd: Round, open_table: str | None) -> float:
+        """The number of candidate pairs of a round (an upper bound where its sets overlap)."""
+        ctx, params = self.context(rnd, open_table)
+        engine = self.work.engine
+        sql = render(ROUND_TEMPLATE, engine.dialect, count=True, **ctx)
+        counted = engine.query(sql, params, ROUND_TEMPLATE, small=True)
+        return float(counted.column("pairs")[0].as_py() or 0)
+
+    def run(self, rnd: Round, open_table: str | None, i: int) -> tuple[str, str | None, int]:
+        """Round ``i``: the table of the records it resolved, the table of those still open
+        (None after the last round) and their number."""
+        work, engine = self.work, self.work.engine
+        ctx, params = self.context(rnd, open_table)
+        cand, done = f"{self.table}_c{i}", f"{self.table}_r{i}"
+        sql = render(ROUND_TEMPLATE, engine.dialect, count=False, **ctx)
+        work.create(cand, sql, params, ROUND_TEMPLATE)
+        last = rnd.bound == math.inf
+        sql = render(SPLIT_TEMPLATE, engine.dialect, part="resolved", cand=cand, bound=not last)
+        bound = {} if last else {"bound": rnd.bound / len(self.cols)}
+        work.create(done, sql, bound, SPLIT_TEMPLATE)
+        work.drop(cand)
+        if last:
+            return done, None, 0
+        still = f"{self.table}_o{i}"
+        split = {"records": RECORDS, "q_src": self.base["q_src"], "open": open_table}
+        sql = render(SPLIT_TEMPLATE, engine.dialect, part="open", done=done, **split)
+        work.create(still, sql, {}, SPLIT_TEMPLATE)
+        sql = render(SPLIT_TEMPLATE, engine.dialect, part="left", open=still)
+        left = engine.query(sql, {}, SPLIT_TEMPLATE, small=True).column("n")[0].as_py()
+        return done, still, int(left)
+
+
+def nearest(
+    work: Work,
+    prepared: Prepared,
+    q_src: int,
+    r_src: int,
+    table: str,
+    *,
+    max_pairs: int = MAX_PAIRS,
+    labels: tuple[str, str] = ("synthetic", "original"),
+) -> None:
+    """The work table ``table`` (rid, d1, d2): each record of data set ``q_src`` with its two
+    smallest distances to the records of ``r_src`` (d2 NULL when the data set searched has
+    one record; both NULL when it has none), found exactly by the rounds of :func:`rounds`.
+    Where every pair of the records still open fits in SMALL_PAIRS, one last round compares
+    them all; where the first box round's whole block does, the boxes are skipped."""
+    engine = work.engine
+    n_ref, n_open = prepared.rows.get(r_src, 0), prepared.rows.get(q_src, 0)
+    if n_ref == 0 or n_open == 0:
+        sql = render(NONE_TEMPLATE, engine.dialect, records=RECORDS, q_src=q_src)
+        work.create(table, sql, {}, NONE_TEMPLATE)
+        return
+    ranges = prepared.ranges.get(r_src, {})
+    cols = []
+    for c in prepared.columns:
+        rng = ranges.get(c.pos, (None, None))[1] if c.numeric else None
+        exact = c.numeric and not rng  # range 0 (or none known): a term of 0 or 1
+        cols.append({"pos": c.pos, "numeric": c.numeric, "search": (not c.numeric) or exact})
+    base = {"records": RECORDS, "ranges": RANGES, "q_src": q_src, "r_src": r_src}
+    search = _Search(work, table, base, cols)
+    plan, parts, open_table, i = rounds(cols), [], None, 0
+    while plan:
+        rnd = plan.pop(0)
+        if n_open * n_ref <= SMALL_PAIRS:  # every pair at once: one round, nothing to count
+            every = (tuple(c["pos"] for c in cols if c["search"]),)
+            rnd, plan, pairs = Round(None, every, math.inf), [], float(n_open * n_ref)
+        else:
+            whole = next((r for r in plan if r.radius is None), rnd)
+            if rnd.radius is not None and i == 0 and search.pairs(whole, None) <= SMALL_PAIRS:
+                plan = [r for r in plan if r.radius is None]  # small blocks: no boxes
+                rnd = plan.pop(0)
+            pairs = search.pairs(rnd, open_table)
+        if pairs > max_pairs:
+            raise InputError(_refusal(rnd, pairs, max_pairs, labels))
+        done, still, n_open = search.run(rnd, open_table, i)
+        parts.append(done)
+        if open_table is not None:
+            work.drop(open_table)
+        open_table, i = still, i + 1
+        if still is None or n_open == 0:
+            break
+    sql = render(SPLIT_TEMPLATE, engine.dialect, part="all", parts=parts)
+    work.create(table, sql, {}, SPLIT_TEMPLATE)
+    for name in [*parts, *([open_table] if open_table else [])]:
+        work.drop(name)
