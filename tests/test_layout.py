@@ -198,6 +198,46 @@ def test_functions_are_short() -> None:
     assert not long, f"functions over {MAX_FUNCTION_STATEMENTS} statements: {long}"
 
 
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    a = node.args
+    return [x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs] if x.arg not in ("self", "cls")]
+
+
+def _definitions() -> list[tuple[str, list[str]]]:
+    """Every function definition of the package: its name and its parameters."""
+    out = []
+    for path in _modules().values():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                out.append((node.name, _parameters(node)))
+    return out
+
+
+def test_an_option_is_written_in_at_most_two_definitions() -> None:
+    """Each family's options are declared once (core/options.py); a public option is then a
+    parameter of the public function and at most one more definition (its export), median
+    over the parameters of the public functions (it was 5 before the declarations)."""
+    import inspect
+    import statistics
+
+    import discosql as ds
+
+    public = [getattr(ds, n) for n in ds.__all__ if inspect.isfunction(getattr(ds, n))]
+    options = {p for f in public for p in inspect.signature(f).parameters}
+    defs = _definitions()
+    counts = [sum(1 for _, names in defs if o in names) for o in options]
+    assert statistics.median(counts) <= 2
+
+
+def test_no_internal_function_takes_more_than_ten_parameters() -> None:
+    """An internal function passes a family's options as one object, not one by one."""
+    import discosql as ds
+
+    public = set(ds.__all__)
+    many = {name: len(p) for name, p in _definitions() if len(p) > 10 and name not in public}
+    assert not many
+
+
 def test_the_version_has_one_home() -> None:
     import tomllib
 
