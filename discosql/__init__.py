@@ -4,6 +4,7 @@ from .anonymity.dcr import DcrResult, dcr
 from .anonymity.export import exact_matches_to_sql, linkability_to_sql, singling_out_to_sql
 from .anonymity.linkability import LinkabilityResult, linkability
 from .anonymity.matches import ExactMatches, exact_matches
+from .anonymity.membership import MembershipResult, membership
 from .anonymity.singling_out import SinglingOutResult, singling_out
 from .core.results import DisclosureResult
 from .engines.duckdb import duckdb_table
@@ -60,6 +61,7 @@ __all__ = [
     "KeySweep",
     "LDiversityResult",
     "LinkabilityResult",
+    "MembershipResult",
     "ReplicatedUniques",
     "Report",
     "RiskResult",
@@ -89,6 +91,7 @@ __all__ = [
     "ldiversity_to_sql",
     "linkability",
     "linkability_to_sql",
+    "membership",
     "postgres",
     "replicated_uniques",
     "report",

@@ -11,7 +11,15 @@ import pytest
 import sqlglot
 
 import discosql as ds
-from discosql.anonymity import common, dcr, distance, linkability, matches, singling_out
+from discosql.anonymity import (
+    common,
+    dcr,
+    distance,
+    linkability,
+    matches,
+    membership,
+    singling_out,
+)
 from discosql.anonymity import stats as anonymity_stats
 from discosql.core import assumptions, dictionaries, fingerprint, plan, stacked, stages
 from discosql.protect import recoding, removal, uniques
@@ -64,6 +72,7 @@ def rendered() -> dict[str, str]:
         fingerprint,
         distance,
         dcr,
+        membership,
     ):
         mp.setattr(module, "render", spy)
     every_option: dict[str, Any] = {
@@ -114,6 +123,7 @@ def rendered() -> dict[str, str]:
         mp.setattr(distance, "SMALL_PAIRS", 0)
         dcr_cols = ["sex", "age", "income"]
         ds.dcr(oracle.original_path(), syn[0], dcr_cols, syn[1], syn[1], within=0.1)
+        ds.membership(oracle.original_path(), syn[0], syn[1], dcr_cols)
         no_rows = pa.table({c: pa.array([], pa.int64()) for c in dcr_cols})
         with pytest.warns(ds.DiscoSQLWarning, match="no rows"):
             ds.dcr(oracle.original_path(), no_rows, dcr_cols)

@@ -12,6 +12,7 @@ against every record searched, found by the exact search of ``distance.py``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,7 @@ import pyarrow as pa
 
 from ..core.inputs import Inputs, open_inputs
 from ..core.options import Options, option
-from ..core.results import AsData
+from ..core.results import AsData, json_rows
 from ..core.spec import column_names
 from ..engines.base import Registered
 from ..errors import InputError
@@ -146,13 +147,33 @@ class DcrResult(AsData):
         )
 
     def to_dict(self) -> dict[str, Any]:
+        """columns, the numeric ones, the options, the ``summary`` rows as plain data (NaN is
+        None) and the caveat; the per-record table is not in it (write it with the CLI's
+        --records or read ``records``)."""
         return {
             "columns": list(self.columns),
             "numeric": list(self.numeric),
             "options": self.options.as_dict(),
-            "summary": self.summary.to_pylist(),
+            "summary": json_rows(self.summary),
             "caveat": CAVEAT,
         }
+
+    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
+        title = f"dcr(): columns {', '.join(self.columns)}"
+        return title, [("summary", self.summary)], [CAVEAT]
+
+    def __str__(self) -> str:
+        numeric = ", ".join(self.numeric) or "none"
+        lines = [
+            f"Distance to the closest record over {len(self.columns)} columns "
+            f"({', '.join(self.columns)}; numeric: {numeric}), SDMetrics' distance"
+        ]
+        for row in self.summary.to_pylist():
+            value = row["value"]
+            shown = "NaN" if value is None or math.isnan(value) else f"{value:.6g}"
+            lines.append(f"  synthesis {row['synthesis']}  {row['measure']:<26} {shown}")
+        lines.append(CAVEAT)
+        return "\n".join(lines)
 
 
 def dcr(

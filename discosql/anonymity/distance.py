@@ -159,30 +159,33 @@ def _is_float(sources: Sequence[Registered], name: str) -> bool:
 
 @dataclass(frozen=True)
 class Round:
-    """One round of the search: a box of ``radius`` (drops None) or the sets of searched
-    columns left out (``drops``); ``bound``: the distance below which nothing outside its
-    candidates lies (times D)."""
+    """One round of the search: the candidates differ on at most ``level`` searched columns
+    (``drops``: the sets of that many left out of the join), within a box of ``radius`` of
+    each numeric range (None: whole blocks); ``bound`` (times D): no record searched outside
+    the candidates and the rounds before is nearer (inf: the last round)."""
 
+    level: int
+    drops: tuple[tuple[int, ...], ...]
     radius: float | None
-    drops: tuple[tuple[int, ...], ...] | None
     bound: float
 
 
 def rounds(columns: Sequence[dict[str, Any]]) -> list[Round]:
-    """The rounds in order: boxes while any numeric column has a range above 0, then the
-    whole block of equal searched columns, then sets of 1, 2, ... searched columns left out
-    (the last leaves every one out: every record searched is a candidate)."""
-    out: list[Round] = []
-    if any(c["numeric"] and not c["search"] for c in columns):
-        radius = FIRST_RADIUS
-        while radius < 1:
-            out.append(Round(radius, None, radius))
-            radius *= 2
+    """The rounds in order, level by level (0, 1, ... searched columns left out): boxes of
+    radius 1/256, 1/128, ... while a numeric column has a range above 0, then the whole
+    blocks, after which every record at that level was a candidate. A box at level c bounds
+    the rest by (c + radius) / D (every record nearer in columns was seen at level c - 1), the
+    whole blocks by (c + 1) / D; the last level leaves every searched column out."""
     searched = [c["pos"] for c in columns if c["search"]]
+    boxed = any(c["numeric"] and not c["search"] for c in columns)
+    out: list[Round] = []
     for c in range(len(searched) + 1):
         drops = tuple(itertools.combinations(searched, c))
-        bound = float(c + 1) if c < len(searched) else math.inf
-        out.append(Round(None, drops, bound))
+        radius = FIRST_RADIUS
+        while boxed and radius < 1:
+            out.append(Round(c, drops, radius, c + radius))
+            radius *= 2
+        out.append(Round(c, drops, None, math.inf if c == len(searched) else c + 1.0))
     return out
 
 
@@ -190,8 +193,7 @@ def _refusal(rnd: Round, pairs: float, max_pairs: int, labels: tuple[str, str]) 
     what = (
         f"a box of radius {rnd.radius:g} of each range"
         if rnd.radius is not None
-        else f"records differing on up to {len(rnd.drops[0]) if rnd.drops else 0} "
-        "categorical columns"
+        else f"the records differing on up to {rnd.level} categorical columns"
     )
     return (
         f"dcr: the exact search from the {labels[0]} to the {labels[1]} data needs "
@@ -240,28 +242,30 @@ class _Search:
         counted = engine.query(sql, params, ROUND_TEMPLATE, small=True)
         return float(counted.column("pairs")[0].as_py() or 0)
 
-    def run(self, rnd: Round, open_table: str | None, i: int) -> tuple[str, str | None, int]:
-        """Round ``i``: the table of the records it resolved, the table of those still open
-        (None after the last round) and their number."""
+    def run(
+        self, rnd: Round, open_table: str | None, best: str | None, i: int
+    ) -> tuple[str, str, str | None, int]:
+        """Round ``i``: the table of the records it resolved, its nearest two of every open
+        record (the next round's ``best``), the table of the records still open (None after
+        the last round) and their number."""
         work, engine = self.work, self.work.engine
         ctx, params = self.context(rnd, open_table)
         cand, done = f"{self.table}_c{i}", f"{self.table}_r{i}"
-        sql = render(ROUND_TEMPLATE, engine.dialect, count=False, **ctx)
+        sql = render(ROUND_TEMPLATE, engine.dialect, count=False, best=best, **ctx)
         work.create(cand, sql, params, ROUND_TEMPLATE)
         last = rnd.bound == math.inf
         sql = render(SPLIT_TEMPLATE, engine.dialect, part="resolved", cand=cand, bound=not last)
         bound = {} if last else {"bound": rnd.bound / len(self.cols)}
         work.create(done, sql, bound, SPLIT_TEMPLATE)
-        work.drop(cand)
         if last:
-            return done, None, 0
+            return done, cand, None, 0
         still = f"{self.table}_o{i}"
         split = {"records": RECORDS, "q_src": self.base["q_src"], "open": open_table}
         sql = render(SPLIT_TEMPLATE, engine.dialect, part="open", done=done, **split)
         work.create(still, sql, {}, SPLIT_TEMPLATE)
         sql = render(SPLIT_TEMPLATE, engine.dialect, part="left", open=still)
         left = engine.query(sql, {}, SPLIT_TEMPLATE, small=True).column("n")[0].as_py()
-        return done, still, int(left)
+        return done, cand, still, int(left)
 
 
 def nearest(
@@ -293,28 +297,38 @@ def nearest(
         cols.append({"pos": c.pos, "numeric": c.numeric, "search": (not c.numeric) or exact})
     base = {"records": RECORDS, "ranges": RANGES, "q_src": q_src, "r_src": r_src}
     search = _Search(work, table, base, cols)
-    plan, parts, open_table, i = rounds(cols), [], None, 0
+    plan, parts, i = rounds(cols), [], 0
+    open_table: str | None = None
+    best: str | None = None
+    every = tuple(c["pos"] for c in cols if c["search"])
+    level, level_pairs = -1, math.inf  # the whole blocks' pairs of the level begun
     while plan:
         rnd = plan.pop(0)
         if n_open * n_ref <= SMALL_PAIRS:  # every pair at once: one round, nothing to count
-            every = (tuple(c["pos"] for c in cols if c["search"]),)
-            rnd, plan, pairs = Round(None, every, math.inf), [], float(n_open * n_ref)
+            rnd, plan = Round(len(every), (every,), None, math.inf), []
+            pairs = float(n_open * n_ref)
         else:
-            whole = next((r for r in plan if r.radius is None), rnd)
-            if rnd.radius is not None and i == 0 and search.pairs(whole, None) <= SMALL_PAIRS:
-                plan = [r for r in plan if r.radius is None]  # small blocks: no boxes
-                rnd = plan.pop(0)
-            pairs = search.pairs(rnd, open_table)
+            if rnd.level != level:  # a level begins: count its whole blocks once
+                whole = rnd if rnd.radius is None else next(r for r in plan if r.radius is None)
+                level, level_pairs = rnd.level, search.pairs(whole, open_table)
+                if rnd.radius is not None and level_pairs <= SMALL_PAIRS:
+                    plan = plan[plan.index(whole) + 1 :]  # small blocks: no boxes
+                    rnd = whole
+            # a round's candidates are among its level's whole blocks (for fewer records)
+            pairs = level_pairs
+            if pairs > max_pairs:
+                pairs = search.pairs(rnd, open_table)
         if pairs > max_pairs:
             raise InputError(_refusal(rnd, pairs, max_pairs, labels))
-        done, still, n_open = search.run(rnd, open_table, i)
+        done, cand, still, n_open = search.run(rnd, open_table, best, i)
         parts.append(done)
-        if open_table is not None:
-            work.drop(open_table)
-        open_table, i = still, i + 1
+        for name in (open_table, best):
+            if name is not None:
+                work.drop(name)
+        open_table, best, i = still, cand, i + 1
         if still is None or n_open == 0:
             break
     sql = render(SPLIT_TEMPLATE, engine.dialect, part="all", parts=parts)
     work.create(table, sql, {}, SPLIT_TEMPLATE)
-    for name in [*parts, *([open_table] if open_table else [])]:
+    for name in [*parts, *(n for n in (open_table, best) if n is not None)]:
         work.drop(name)

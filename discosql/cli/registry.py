@@ -7,10 +7,12 @@ import argparse
 from typing import Any, Protocol
 
 from . import (
+    dcr,
     demo,
     disclosure,
     linkability,
     matches,
+    membership,
     report,
     risk,
     sdc,
@@ -47,6 +49,8 @@ COMMANDS: tuple[Command, ...] = (
     singling_out,
     matches,
     linkability,
+    dcr,
+    membership,
     sweep,
 )
 

@@ -22,6 +22,15 @@ SPELLING_VALUES = {
     "nan_literal": ("cast", "null"),
     "float_text": ("cast", "rebuild_e", "rebuild_E"),
     "stop_error": ("error", "raise_error", "cast"),
+    "epoch_seconds": (
+        "epoch",
+        "date_part",
+        "unix_micros",
+        "julianday",
+        "epoch_microsecond",
+        "datediff_big",
+        "to_unixtime",
+    ),
 }
 # ... and the values of the other facts that name a choice
 CHOICES = {"unquoted_case": ("upper", "lower")}
@@ -108,7 +117,12 @@ class Dialect:
     (Spark's Java layout). ``stop_error``: how a statement stops with a message: "error"
     (error()), "raise_error" (Spark's) or "cast" (a cast of the text to INTEGER, which fails
     and prints it). ``materialized_hint``: a common table expression takes DuckDB's
-    MATERIALIZED / NOT MATERIALIZED.
+    MATERIALIZED / NOT MATERIALIZED. ``epoch_seconds``: a date or timestamp as its seconds
+    since 1970-01-01, a double with its fraction: "epoch" (DuckDB's epoch()), "date_part"
+    (``date_part('epoch', x)``: PostgreSQL, DataFusion), "unix_micros" (``unix_micros(x) /
+    1e6``: Spark, Databricks, BigQuery), "to_unixtime" (Trino), "julianday" (SQLite, whose
+    dates and times are text), "epoch_microsecond" (Snowflake's date_part) or "datediff_big"
+    (T-SQL). The distance family subtracts them, so an offset of the time zone cancels.
     """
 
     name: str
@@ -145,6 +159,7 @@ class Dialect:
     nan_literal: str | None = None
     float_text: str | None = None
     stop_error: str | None = None
+    epoch_seconds: str | None = None
     materialized_hint: bool = False
 
     def __post_init__(self) -> None:
@@ -169,6 +184,7 @@ FACTS = {
             nan_literal="cast",
             float_text="cast",
             stop_error="error",
+            epoch_seconds="epoch",
             materialized_hint=True,
             grouping_sets=True,
             position_order="",
@@ -188,6 +204,7 @@ FACTS = {
             nan_literal="cast",
             float_text="rebuild_e",
             stop_error="cast",
+            epoch_seconds="date_part",
             int_div="native",
             grouping_sets=True,
             position_order="ctid",
@@ -208,6 +225,7 @@ FACTS = {
             nan_literal="cast",
             float_text="rebuild_E",
             stop_error="raise_error",
+            epoch_seconds="unix_micros",
             collect_set=True,
             position_order=SPARK_ORDER,
             work_tables="table",
@@ -223,6 +241,7 @@ FACTS = {
             nan_literal="cast",
             float_text="rebuild_E",
             stop_error="raise_error",
+            epoch_seconds="unix_micros",
             collect_set=True,
             executed=False,
             position_order=SPARK_ORDER,
@@ -237,6 +256,7 @@ FACTS = {
             nan_literal="cast",
             float_text="cast",
             stop_error="error",
+            epoch_seconds="unix_micros",
             rename="unqualified",
             executed=False,
         ),
@@ -248,6 +268,7 @@ FACTS = {
             nan_literal="cast",
             float_text="cast",
             stop_error="cast",
+            epoch_seconds="epoch_microsecond",
             int_div="exact_multiple",
             column_types="snowflake_codes",
             quote_all=True,
@@ -263,6 +284,7 @@ FACTS = {
             nan_literal="cast",
             float_text="cast",
             stop_error="cast",
+            epoch_seconds="to_unixtime",
             int_div="native",
             work_tables="table",
             unquoted_case="lower",
@@ -276,6 +298,7 @@ FACTS = {
             nan_literal="cast",
             float_text="cast",
             stop_error="cast",
+            epoch_seconds="datediff_big",
             int_div="native",
             work_tables="hash",
             rename="unqualified",
@@ -291,6 +314,7 @@ FACTS = {
             nan_literal="cast",
             float_text="cast",
             stop_error="cast",
+            epoch_seconds="date_part",
             int_div="native",
             nan_function=True,
             work_tables="table",
@@ -305,6 +329,7 @@ FACTS = {
             nan_literal="null",
             float_text="cast",
             stop_error="cast",
+            epoch_seconds="julianday",
             int_div="native",
             position_order="rowid",
             exported=False,
@@ -339,6 +364,7 @@ SPELLINGS = (
     "float_text",
     "stop_error",
     "materialized_hint",
+    "epoch_seconds",
 )
 
 

@@ -144,3 +144,56 @@ def dcr_reference(
         for name, value in summary.items():
             out["summary"].append({"synthesis": j, "measure": name, "value": value})
     return out
+
+
+def membership_reference(
+    original: Sequence[Record],
+    syntheses: Sequence[Sequence[Record]],
+    control: Sequence[Record],
+    columns: Sequence[str],
+    numeric: set[str],
+) -> dict[str, Any]:
+    """Per synthesis: each candidate's dcr to the synthesis and score -dcr, and the attack's
+    AUC (every member-non-member pair compared, ties half), TPR at FPR 0.001, 0.01, 0.1 (every
+    threshold on the distinct scores tried) and the copied shares."""
+    out: dict[str, Any] = {"records": [], "summary": []}
+    for j, syn in enumerate(syntheses, start=1):
+        members = [d for d, _ in nearest(original, syn, columns, numeric)]
+        others = [d for d, _ in nearest(control, syn, columns, numeric)]
+        for member, ds_ in ((True, members), (False, others)):
+            for i, d in enumerate(ds_):
+                out["records"].append(
+                    {
+                        "synthesis": j,
+                        "member": member,
+                        "row": i,
+                        "dcr": math.nan if d is None else d,
+                        "score": math.nan if d is None else -d,
+                    }
+                )
+        n1, n0 = len(members), len(others)
+        s1 = [-d for d in members if d is not None]
+        s0 = [-d for d in others if d is not None]
+        auc = math.nan
+        if n1 and n0:
+            wins = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a in s1 for b in s0)
+            auc = wins / (n1 * n0)
+        summary = {"members": float(n1), "non_members": float(n0), "auc": auc}
+        for name, bound in (
+            ("tpr_at_fpr_0.001", 0.001),
+            ("tpr_at_fpr_0.01", 0.01),
+            ("tpr_at_fpr_0.1", 0.1),
+        ):
+            best = math.nan
+            if n1 and n0:
+                best = 0.0
+                for t in set(s1) | set(s0):
+                    tp, fp = sum(a >= t for a in s1), sum(b >= t for b in s0)
+                    if fp / n0 <= bound:
+                        best = max(best, tp / n1)
+            summary[name] = best
+        summary["members_copied"] = sum(d == 0 for d in members) / n1 if n1 else math.nan
+        summary["non_members_copied"] = sum(d == 0 for d in others) / n0 if n0 else math.nan
+        for name, value in summary.items():
+            out["summary"].append({"synthesis": j, "measure": name, "value": value})
+    return out

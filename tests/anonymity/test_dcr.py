@@ -18,7 +18,7 @@ import discosql as ds
 from discosql.anonymity import distance
 
 from ..helpers.compare import assert_rows_identical
-from .dcr_reference import dcr_reference
+from .dcr_reference import dcr_reference, membership_reference
 
 NAMES = ["k", "é 1", 'say "hi"', "it's", "select"]
 EPOCH = dt.datetime(1970, 1, 1)
@@ -178,3 +178,29 @@ def test_bad_arguments_are_refused_before_any_data_is_read(
 ) -> None:
     with pytest.raises(ds.InputError, match=message):
         ds.dcr("no such file.parquet", "nor this.parquet", **kw)
+
+
+@pytest.mark.slow
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data_sets(), st.booleans())
+def test_membership_agrees_with_the_reference(data: Any, rounds: bool) -> None:
+    """The original's records are the members, the control's the non-members; their distance
+    to the synthesis (with the synthesis's ranges) scores them."""
+    names, kinds, (original, synthetic, control) = data
+    numeric = {c for c, k in kinds.items() if k in ("int", "float", "time")}
+    mp = pytest.MonkeyPatch()
+    if rounds:
+        mp.setattr(distance, "SMALL_PAIRS", 0)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ds.DiscoSQLWarning)
+            res = ds.membership(original, synthetic, control)
+    finally:
+        mp.undo()
+    ref = membership_reference(
+        _plain(original, kinds), [_plain(synthetic, kinds)], _plain(control, kinds), names, numeric
+    )
+    assert_rows_identical(res.records.to_pylist(), ref["records"])
+    got = {(r["synthesis"], r["measure"]): r for r in res.summary.to_pylist()}
+    mine = [got[(r["synthesis"], r["measure"])] for r in ref["summary"]]
+    assert_rows_identical(mine, ref["summary"])
