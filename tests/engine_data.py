@@ -20,6 +20,7 @@ PG_TYPES = {
     "double": "double precision",
     "string": "text",
     "bool": "boolean",
+    "timestamp[us]": "timestamp",
 }
 
 
@@ -53,7 +54,14 @@ def load_postgres(dsn: str, tables: dict[str, pa.Table]) -> None:
                     copy.write_row(list(row.values()))
 
 
-SQLITE_TYPES = {"int64": "INTEGER", "int32": "INTEGER", "double": "REAL", "string": "TEXT"}
+# SQLite has no booleans (INTEGER 0/1) and no dates (text, which discosql reads as text)
+SQLITE_TYPES = {
+    "int64": "INTEGER",
+    "int32": "INTEGER",
+    "double": "REAL",
+    "string": "TEXT",
+    "bool": "INTEGER",
+}
 
 
 def write_sqlite(path: Path, tables: dict[str, pa.Table]) -> str:
