@@ -22,15 +22,27 @@ from ..core.inputs import Inputs, open_inputs
 from ..core.options import Options, option
 from ..core.results import AsData, json_rows
 from ..core.spec import column_names
-from ..engines.base import Registered
+from ..engines.base import Registered, Work
 from ..errors import InputError
 from ..sql.templates import ident, render
 from .common import register_control, reserved_names, schema_check
-from .distance import MAX_PAIRS, distance_columns, nearest, prepare
+from .distance import (
+    GRID_COLUMNS,
+    MAX_PAIRS,
+    RANGES,
+    RECORDS,
+    Prepared,
+    distance_columns,
+    nearest,
+    prepare,
+    search_columns,
+)
 
 RECORDS_TEMPLATE = "distance/dcr_records.sql.j2"
 SUMMARY_TEMPLATE = "distance/dcr_summary.sql.j2"
 OUT = "__disco_dd_out"
+HITS = "__disco_dd_hits"
+HIT_TEMPLATE = "distance/hit_rate.sql.j2"
 CAVEAT = (
     "Yao et al. 2025 (The DCR Delusion): data sets that distance scores deem private can be "
     "highly vulnerable to membership inference; a large DCR is no proof of privacy"
@@ -74,6 +86,13 @@ class DcrOptions(Options):
         kind="float",
         metavar="D",
     )
+    hit_share: float = option(
+        1 / 30,
+        "SynthEval's hitting rate: a numeric value within this share of the original's range "
+        "of the original record's is a hit (default 1/30)",
+        kind="float",
+        metavar="S",
+    )
     max_pairs: int = option(
         MAX_PAIRS,
         "refuse a search round that needs more pairs of records than this",
@@ -102,10 +121,14 @@ class DcrOptions(Options):
         mp = self.max_pairs
         if isinstance(mp, bool) or not isinstance(mp, int) or mp < 1:
             problems.append(f"max_pairs: a positive integer, got {mp!r}")
+        hs = self.hit_share
+        if isinstance(hs, bool) or not isinstance(hs, int | float) or not 0 <= hs <= 1:
+            problems.append(f"hit_share: a share of the range from 0 to 1, got {hs!r}")
         if problems:
             raise InputError(problems)
         self.set("columns", names)
         self.set("categorical", cats)
+        self.set("hit_share", float(hs))
         if within is not None:
             self.set("within", float(within))
 
@@ -185,6 +208,7 @@ def dcr(
     *,
     categorical: Any = None,
     within: Any = None,
+    hit_share: float = 1 / 30,
     max_pairs: int = MAX_PAIRS,
     engine: Any = None,
     threads: int | None = None,
@@ -205,7 +229,11 @@ def dcr(
     that distance. ``max_pairs``: the search's bound on one round's pairs of records.
     """
     options = DcrOptions(
-        columns=columns, categorical=categorical, within=within, max_pairs=max_pairs
+        columns=columns,
+        categorical=categorical,
+        within=within,
+        hit_share=hit_share,
+        max_pairs=max_pairs,
     )
     with open_inputs(
         engine, threads, original, synthetic, check=schema_check(options.columns)
@@ -262,6 +290,7 @@ def dcr_on(inputs: Inputs, options: DcrOptions, control: Any, baseline: Any) -> 
             )
         sql = render(RECORDS_TEMPLATE, engine.dialect, syntheses=syntheses)
         work.create(OUT, sql, {}, RECORDS_TEMPLATE)
+        hit_rate(work, prepared, m, options.hit_share)
         records = engine.query(
             f"SELECT * FROM {ident(OUT)} ORDER BY synthesis, {ident('row')}",
             {},
@@ -272,6 +301,7 @@ def dcr_on(inputs: Inputs, options: DcrOptions, control: Any, baseline: Any) -> 
             SUMMARY_TEMPLATE,
             engine.dialect,
             records=OUT,
+            hits=HITS,
             syntheses=list(range(1, m + 1)),
             within=options.within,
             control=ctrl_src is not None,
@@ -281,3 +311,25 @@ def dcr_on(inputs: Inputs, options: DcrOptions, control: Any, baseline: Any) -> 
         summary = engine.query(sql, params, SUMMARY_TEMPLATE, small=True, schema=SUMMARY_SCHEMA)
     numeric = tuple(c.name for c in columns if c.numeric)
     return DcrResult(tuple(names), numeric, records, summary, options)
+
+
+def hit_rate(work: Work, prepared: Prepared, m: int, share: float) -> None:
+    """The work table HITS (synthesis, hits, n): SynthEval's hitting rate of each synthesis
+    (``distance/hit_rate.sql.j2``), the original's ranges giving the thresholds."""
+    engine = work.engine
+    ranges = prepared.ranges.get(0, {})
+    cols = search_columns(prepared, ranges)
+    boxed = [c for c in cols if c["numeric"] and not c["search"]]
+    sql = render(
+        HIT_TEMPLATE,
+        engine.dialect,
+        records=RECORDS,
+        ranges=RANGES,
+        syntheses=list(range(1, m + 1)),
+        columns=cols,
+        boxed=boxed,
+        grid=boxed[:GRID_COLUMNS],
+    )
+    radius = max(share, 1e-12) * (1 + 1e-9)
+    params = {"hit": share, "radius": radius, "top": 1 / radius + 3}
+    work.create(HITS, sql, params, HIT_TEMPLATE)

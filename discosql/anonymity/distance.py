@@ -268,6 +268,20 @@ class _Search:
         return done, cand, still, int(left)
 
 
+def search_columns(
+    prepared: Prepared, ranges: dict[int, tuple[float | None, float | None]]
+) -> list[dict[str, Any]]:
+    """The columns as the search templates see them, with the ranges of the data set
+    searched: ``search`` for the columns compared for equality (categorical ones, and numeric
+    ones whose range is 0 or unknown: a term of 0 or 1)."""
+    cols = []
+    for c in prepared.columns:
+        rng = ranges.get(c.pos, (None, None))[1] if c.numeric else None
+        exact = c.numeric and not rng
+        cols.append({"pos": c.pos, "numeric": c.numeric, "search": (not c.numeric) or exact})
+    return cols
+
+
 def nearest(
     work: Work,
     prepared: Prepared,
@@ -289,12 +303,7 @@ def nearest(
         sql = render(NONE_TEMPLATE, engine.dialect, records=RECORDS, q_src=q_src)
         work.create(table, sql, {}, NONE_TEMPLATE)
         return
-    ranges = prepared.ranges.get(r_src, {})
-    cols = []
-    for c in prepared.columns:
-        rng = ranges.get(c.pos, (None, None))[1] if c.numeric else None
-        exact = c.numeric and not rng  # range 0 (or none known): a term of 0 or 1
-        cols.append({"pos": c.pos, "numeric": c.numeric, "search": (not c.numeric) or exact})
+    cols = search_columns(prepared, prepared.ranges.get(r_src, {}))
     base = {"records": RECORDS, "ranges": RANGES, "q_src": q_src, "r_src": r_src}
     search = _Search(work, table, base, cols)
     plan, parts, i = rounds(cols), [], 0

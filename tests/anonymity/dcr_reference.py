@@ -79,6 +79,29 @@ def median(values: Sequence[float]) -> float:
     return v[mid] if n % 2 else (v[mid - 1] + v[mid]) / 2
 
 
+def hit_rate(
+    original: Sequence[Record],
+    synthetic: Sequence[Record],
+    columns: Sequence[str],
+    numeric: set[str],
+    share: float,
+) -> float:
+    """SynthEval's hitting rate: the share of original records with a synthetic record equal
+    on every categorical column and within share * range (the original's) on every numeric
+    one; missing equals missing."""
+    rng = ranges(original, [c for c in columns if c in numeric])
+
+    def near(a: Any, b: Any, c: str) -> bool:
+        if a is None or b is None:
+            return a is None and b is None
+        if c not in numeric:
+            return bool(a == b)
+        return bool(abs(a - b) <= rng[c] * share)
+
+    hits = sum(any(all(near(o[c], s[c], c) for c in columns) for s in synthetic) for o in original)
+    return hits / len(original) if original else math.nan
+
+
 def quantile(values: Sequence[float], p: float) -> float:
     """numpy's linear quantile of sorted ``values`` (as numpy computes the interpolation)."""
     n = len(values)
@@ -97,6 +120,7 @@ def dcr_reference(
     numeric: set[str],
     control: Sequence[Record] | None = None,
     within: float = 0.0,
+    hit_share: float = 1 / 30,
 ) -> dict[str, Any]:
     """Per synthesis: each record's dcr (to the original), dcr_control, nndr, and the summary
     measures, as ``ds.dcr`` defines them."""
@@ -128,6 +152,7 @@ def dcr_reference(
             "identical_share": sum(d == 0 for d in dcrs) / k if k else math.nan,
             "within_share": sum(d is not None and d <= within for d in dcrs) / k if k else math.nan,
             "nndr_mean": math.fsum(nndrs) / len(nndrs) if nndrs else math.nan,
+            "hit_rate": hit_rate(original, syn, columns, numeric, hit_share),
         }
         known = sorted(d for d in dcrs if d is not None)
         for name, p in (("dcr_q05", 0.05), ("dcr_q25", 0.25), ("dcr_q75", 0.75), ("dcr_q95", 0.95)):
