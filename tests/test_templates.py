@@ -121,6 +121,7 @@ def rendered() -> dict[str, str]:
         # the distance family: every round of the search (no shortcut for small data), a
         # control, a baseline, and an empty synthesis (the nearest table of no records)
         mp.setattr(distance, "SMALL_PAIRS", 0)
+        mp.setattr(distance, "FIRST_RADIUS", 0.25)  # two boxes a level: every template still
         dcr_cols = ["sex", "age", "income"]
         ds.dcr(oracle.original_path(), syn[0], dcr_cols, syn[1], syn[1], within=0.1)
         ds.membership(oracle.original_path(), syn[0], syn[1], dcr_cols)
