@@ -33,6 +33,8 @@ from .distance import MAX_PAIRS, distance_columns, nearest, prepare
 RECORDS_TEMPLATE = "distance/membership_records.sql.j2"
 SUMMARY_TEMPLATE = "distance/membership_summary.sql.j2"
 OUT = "__disco_dd_members"
+# the attacks: the DCR attack, and with auxiliary data the DCR-difference attack
+ATTACKS = ({"col": "score", "prefix": ""}, {"col": "score_diff", "prefix": "dcr_diff_"})
 FPRS = (("tpr_at_fpr_0.001", "0.001"), ("tpr_at_fpr_0.01", "0.01"), ("tpr_at_fpr_0.1", "0.1"))
 
 RECORDS_SCHEMA = pa.schema(
@@ -42,6 +44,7 @@ RECORDS_SCHEMA = pa.schema(
         ("row", pa.int64()),
         ("dcr", pa.float64()),
         ("score", pa.float64()),
+        ("score_diff", pa.float64()),
     ]
 )
 SUMMARY_SCHEMA = pa.schema(
@@ -109,7 +112,9 @@ class MembershipResult(AsData):
 
     ``records``: one row per candidate and synthesis: synthesis, member (True: an original
     record, False: a control record), row (0-based, in its data set), dcr (to the closest
-    synthetic record) and score (-dcr).
+    synthetic record), score (-dcr) and score_diff (with auxiliary data: -(dcr - the distance to
+    the closest auxiliary record), the DCR-difference attack; NaN without them). With
+    auxiliary data the summary has that attack's auc and TPRs too, named dcr_diff_auc, ...
     """
 
     columns: tuple[str, ...]
@@ -162,6 +167,7 @@ def membership(
     control: Any,
     columns: Any = None,
     *,
+    auxiliary: Any = None,
     categorical: Any = None,
     max_pairs: int = MAX_PAIRS,
     engine: Any = None,
@@ -174,7 +180,10 @@ def membership(
     AUC = P(score of a member > score of a non-member) + P(equal) / 2, exact (2U / 2 n1 n0 in
     integers). TPR at FPR a: the largest share of members called members by a threshold on
     the distinct scores that calls at most a share a of the non-members members (tied
-    candidates together). ``columns``, ``categorical``, ``max_pairs``: as :func:`dcr`.
+    candidates together). ``auxiliary``: a data set of the same population that the
+    generator did not see either; adds the DCR-difference attack of Synth-MIA, score
+    -(d(x, synthetic) - d(x, auxiliary)), each distance normalised by its own data set's
+    ranges. ``columns``, ``categorical``, ``max_pairs``: as :func:`dcr`.
     """
     options = MembershipOptions(columns=columns, categorical=categorical, max_pairs=max_pairs)
     if control is None:
@@ -182,15 +191,19 @@ def membership(
     with open_inputs(
         engine, threads, original, synthetic, check=schema_check(options.columns)
     ) as inputs:
-        return membership_on(inputs, options, control)
+        return membership_on(inputs, options, control, auxiliary)
 
 
-def membership_on(inputs: Inputs, options: MembershipOptions, control: Any) -> MembershipResult:
+def membership_on(
+    inputs: Inputs, options: MembershipOptions, control: Any, auxiliary: Any = None
+) -> MembershipResult:
     """:func:`membership` on registered inputs."""
     engine = inputs.engine
     names = options.names(inputs.sources[0])
     sources = [*inputs.sources, register_control(inputs, control, names)]
     ctrl = len(sources) - 1
+    if auxiliary is not None:
+        sources.append(register_control(inputs, auxiliary, names))
     columns = distance_columns(sources, names, options.categorical or [])
     m = inputs.m
     with engine.work() as work:
@@ -203,7 +216,18 @@ def membership_on(inputs: Inputs, options: MembershipOptions, control: Any) -> M
             labels = ("control", f"synthetic ({j})")
             nearest(work, prepared, ctrl, j, others, max_pairs=options.max_pairs, labels=labels)
             syntheses.append({"j": j, "members": members, "others": others})
-        sql = render(RECORDS_TEMPLATE, engine.dialect, syntheses=syntheses)
+        ref = None
+        if auxiliary is not None:
+            ref = {"members": "__disco_dd_mem_aux", "others": "__disco_dd_non_aux"}
+            for src, table, label in (
+                (0, ref["members"], "original"),
+                (ctrl, ref["others"], "control"),
+            ):
+                labels = (label, "auxiliary")
+                nearest(
+                    work, prepared, src, ctrl + 1, table, max_pairs=options.max_pairs, labels=labels
+                )
+        sql = render(RECORDS_TEMPLATE, engine.dialect, syntheses=syntheses, auxiliary=ref)
         work.create(OUT, sql, {}, RECORDS_TEMPLATE)
         records = engine.query(
             f"SELECT * FROM {ident(OUT)} ORDER BY synthesis, member DESC, {ident('row')}",
@@ -217,6 +241,7 @@ def membership_on(inputs: Inputs, options: MembershipOptions, control: Any) -> M
             records=OUT,
             syntheses=list(range(1, m + 1)),
             fprs=[{"name": n, "bound": b} for n, b in FPRS],
+            attacks=ATTACKS[: 1 + (auxiliary is not None)],
         )
         summary = engine.query(sql, {}, SUMMARY_TEMPLATE, small=True, schema=SUMMARY_SCHEMA)
     numeric = tuple(c.name for c in columns if c.numeric)

@@ -33,6 +33,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         metavar="FILE",
         help="a holdout of the original that the syntheses were not made from (the non-members)",
     )
+    p.add_argument(
+        "--auxiliary",
+        default=None,
+        metavar="FILE",
+        help="a data set of the same population the generator did not see either: adds the "
+        "DCR-difference attack (dcr_diff_auc, ...)",
+    )
     add_flags(p, MembershipOptions)
     p.add_argument(
         "--records",
@@ -54,6 +61,7 @@ def run(args: argparse.Namespace, progress: Progress) -> None:
         args.original,
         syn,
         args.control,
+        auxiliary=args.auxiliary,
         **flag_values(args, MembershipOptions),
         engine=engine_of(args),
         threads=args.threads,

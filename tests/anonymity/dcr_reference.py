@@ -171,22 +171,58 @@ def dcr_reference(
     return out
 
 
+def _attack(s1: list[float], s0: list[float], n1: int, n0: int, prefix: str) -> dict[str, float]:
+    """AUC (every member-non-member pair compared, ties half) and TPR at FPR 0.001, 0.01, 0.1
+    (every threshold on the distinct scores tried) of scores s1 (members), s0 (others)."""
+    auc = math.nan
+    if n1 and n0:
+        wins = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a in s1 for b in s0)
+        auc = wins / (n1 * n0)
+    out = {f"{prefix}auc": auc}
+    for name, bound in (
+        ("tpr_at_fpr_0.001", 0.001),
+        ("tpr_at_fpr_0.01", 0.01),
+        ("tpr_at_fpr_0.1", 0.1),
+    ):
+        best = math.nan
+        if n1 and n0:
+            best = 0.0
+            for t in set(s1) | set(s0):
+                tp, fp = sum(a >= t for a in s1), sum(b >= t for b in s0)
+                if fp / n0 <= bound:
+                    best = max(best, tp / n1)
+        out[f"{prefix}{name}"] = best
+    return out
+
+
 def membership_reference(
     original: Sequence[Record],
     syntheses: Sequence[Sequence[Record]],
     control: Sequence[Record],
     columns: Sequence[str],
     numeric: set[str],
+    auxiliary: Sequence[Record] | None = None,
 ) -> dict[str, Any]:
-    """Per synthesis: each candidate's dcr to the synthesis and score -dcr, and the attack's
-    AUC (every member-non-member pair compared, ties half), TPR at FPR 0.001, 0.01, 0.1 (every
-    threshold on the distinct scores tried) and the copied shares."""
+    """Per synthesis: each candidate's dcr to the synthesis, score -dcr and, with auxiliary data,
+    score_diff -(dcr - dcr to the auxiliary data); each attack's AUC and TPRs, the copied
+    shares."""
     out: dict[str, Any] = {"records": [], "summary": []}
+    ref_d = None
+    if auxiliary is not None:
+        ref_d = {
+            True: [d for d, _ in nearest(original, auxiliary, columns, numeric)],
+            False: [d for d, _ in nearest(control, auxiliary, columns, numeric)],
+        }
     for j, syn in enumerate(syntheses, start=1):
         members = [d for d, _ in nearest(original, syn, columns, numeric)]
         others = [d for d, _ in nearest(control, syn, columns, numeric)]
+        diffs: dict[bool, list[float | None]] = {True: [], False: []}
         for member, ds_ in ((True, members), (False, others)):
             for i, d in enumerate(ds_):
+                diff = None
+                if ref_d is not None and d is not None and ref_d[member][i] is not None:
+                    diff = -(d - ref_d[member][i])
+                diffs[member].append(diff)
                 out["records"].append(
                     {
                         "synthesis": j,
@@ -194,29 +230,18 @@ def membership_reference(
                         "row": i,
                         "dcr": math.nan if d is None else d,
                         "score": math.nan if d is None else -d,
+                        "score_diff": math.nan if diff is None else diff,
                     }
                 )
         n1, n0 = len(members), len(others)
+        summary = {"members": float(n1), "non_members": float(n0)}
         s1 = [-d for d in members if d is not None]
         s0 = [-d for d in others if d is not None]
-        auc = math.nan
-        if n1 and n0:
-            wins = sum(1.0 if a > b else 0.5 if a == b else 0.0 for a in s1 for b in s0)
-            auc = wins / (n1 * n0)
-        summary = {"members": float(n1), "non_members": float(n0), "auc": auc}
-        for name, bound in (
-            ("tpr_at_fpr_0.001", 0.001),
-            ("tpr_at_fpr_0.01", 0.01),
-            ("tpr_at_fpr_0.1", 0.1),
-        ):
-            best = math.nan
-            if n1 and n0:
-                best = 0.0
-                for t in set(s1) | set(s0):
-                    tp, fp = sum(a >= t for a in s1), sum(b >= t for b in s0)
-                    if fp / n0 <= bound:
-                        best = max(best, tp / n1)
-            summary[name] = best
+        summary |= _attack(s1, s0, n1, n0, "")
+        if ref_d is not None:
+            d1 = [v for v in diffs[True] if v is not None]
+            d0 = [v for v in diffs[False] if v is not None]
+            summary |= _attack(d1, d0, n1, n0, "dcr_diff_")
         summary["members_copied"] = sum(d == 0 for d in members) / n1 if n1 else math.nan
         summary["non_members_copied"] = sum(d == 0 for d in others) / n0 if n0 else math.nan
         for name, value in summary.items():

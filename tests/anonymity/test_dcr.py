@@ -55,7 +55,8 @@ def data_sets(draw: Any) -> tuple[list[str], dict[str, str], list[pa.Table]]:
 
     types = {"text": pa.string(), "int": pa.int64(), "float": pa.float64(), "bool": pa.bool_()}
     tables = []
-    for size in (draw(st.integers(1, 12)), draw(st.integers(0, 12)), draw(st.integers(1, 12))):
+    sizes = [draw(st.integers(1, 12)), draw(st.integers(0, 12)), draw(st.integers(1, 12))]
+    for size in [*sizes, draw(st.integers(1, 12))]:  # a fourth: membership's reference
         cols = {c: [value(kinds[c]) for _ in range(size)] for c in names}
         schema = pa.schema([(c, types.get(kinds[c], pa.timestamp("us"))) for c in names])
         tables.append(pa.table(cols, schema=schema))
@@ -83,7 +84,7 @@ def _plain(table: pa.Table, kinds: dict[str, str]) -> list[dict[str, Any]]:
 def test_dcr_agrees_with_the_reference(data: Any, with_control: bool, rounds: bool) -> None:
     """``rounds``: the search in its rounds (boxes, blocks, levels) even on small data, where
     it would otherwise compare every pair at once."""
-    names, kinds, (original, synthetic, control) = data
+    names, kinds, (original, synthetic, control, _) = data
     numeric = {c for c, k in kinds.items() if k in ("int", "float", "time")}
     mp = pytest.MonkeyPatch()
     if rounds:
@@ -183,11 +184,12 @@ def test_bad_arguments_are_refused_before_any_data_is_read(
 
 @pytest.mark.slow
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data_sets(), st.booleans())
-def test_membership_agrees_with_the_reference(data: Any, rounds: bool) -> None:
+@given(data_sets(), st.booleans(), st.booleans())
+def test_membership_agrees_with_the_reference(data: Any, rounds: bool, with_ref: bool) -> None:
     """The original's records are the members, the control's the non-members; their distance
-    to the synthesis (with the synthesis's ranges) scores them."""
-    names, kinds, (original, synthetic, control) = data
+    to the synthesis (with the synthesis's ranges) scores them; with auxiliary data the
+    DCR-difference attack too."""
+    names, kinds, (original, synthetic, control, auxiliary) = data
     numeric = {c for c, k in kinds.items() if k in ("int", "float", "time")}
     mp = pytest.MonkeyPatch()
     if rounds:
@@ -195,11 +197,18 @@ def test_membership_agrees_with_the_reference(data: Any, rounds: bool) -> None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ds.DiscoSQLWarning)
-            res = ds.membership(original, synthetic, control)
+            res = ds.membership(
+                original, synthetic, control, auxiliary=auxiliary if with_ref else None
+            )
     finally:
         mp.undo()
     ref = membership_reference(
-        _plain(original, kinds), [_plain(synthetic, kinds)], _plain(control, kinds), names, numeric
+        _plain(original, kinds),
+        [_plain(synthetic, kinds)],
+        _plain(control, kinds),
+        names,
+        numeric,
+        _plain(auxiliary, kinds) if with_ref else None,
     )
     assert_rows_identical(res.records.to_pylist(), ref["records"])
     got = {(r["synthesis"], r["measure"]): r for r in res.summary.to_pylist()}
@@ -261,11 +270,18 @@ def test_dcr_and_membership_on_every_engine(engine_case: Loaded) -> None:
             warnings.simplefilter("ignore", ds.DiscoSQLWarning)
             syn = [names["syn"], names["two"]]
             got = ds.dcr(names["orig"], syn, control=names["ctrl"], engine=engine, within=0.2)
-            got_m = ds.membership(names["orig"], syn, names["ctrl"], engine=engine)
+            got_m = ds.membership(
+                names["orig"], syn, names["ctrl"], auxiliary=names["two"], engine=engine
+            )
             want = ds.dcr(
                 tables["orig"], [tables["syn"], tables["two"]], control=tables["ctrl"], within=0.2
             )
-            want_m = ds.membership(tables["orig"], [tables["syn"], tables["two"]], tables["ctrl"])
+            want_m = ds.membership(
+                tables["orig"],
+                [tables["syn"], tables["two"]],
+                tables["ctrl"],
+                auxiliary=tables["two"],
+            )
     finally:
         mp.undo()
     # SQLite's booleans are integers 0/1, numeric there: the same terms (|a - b| over a range
