@@ -12,20 +12,16 @@ against every record searched, found by the exact search of ``distance.py``.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
 from ..core.inputs import Inputs, open_inputs
-from ..core.options import Options, option
-from ..core.results import AsData, json_rows
-from ..core.spec import column_names
-from ..engines.base import Registered, Work
-from ..errors import InputError
+from ..core.options import option
+from ..engines.base import Work
 from ..sql.templates import ident, render
-from .common import register_control, reserved_names, schema_check
+from .common import register_control, schema_check
 from .distance import (
     GRID_COLUMNS,
     MAX_PAIRS,
@@ -37,17 +33,13 @@ from .distance import (
     prepare,
     search_columns,
 )
+from .distance_api import SUMMARY_SCHEMA, DistanceOptions, DistanceResult
 
 RECORDS_TEMPLATE = "distance/dcr_records.sql.j2"
 SUMMARY_TEMPLATE = "distance/dcr_summary.sql.j2"
 OUT = "__disco_dd_out"
 HITS = "__disco_dd_hits"
 HIT_TEMPLATE = "distance/hit_rate.sql.j2"
-CAVEAT = (
-    "Yao et al. 2025 (The DCR Delusion): data sets that distance scores deem private can be "
-    "highly vulnerable to membership inference; a large DCR is no proof of privacy"
-)
-
 RECORDS_SCHEMA = pa.schema(
     [
         ("synthesis", pa.int32()),
@@ -57,29 +49,14 @@ RECORDS_SCHEMA = pa.schema(
         ("nndr", pa.float64()),
     ]
 )
-SUMMARY_SCHEMA = pa.schema(
-    [("synthesis", pa.int32()), ("measure", pa.string()), ("value", pa.float64())]
-)
 
 
 @dataclass(frozen=True)
-class DcrOptions(Options):
+class DcrOptions(DistanceOptions):
     """:func:`dcr`'s options, checked when built (before any data is read)."""
 
     FAMILY = "dcr"
 
-    columns: list[str] | None = option(
-        None,
-        "the columns compared, comma-separated (default: every column of the original)",
-        kind="list",
-        metavar="A,B,...",
-    )
-    categorical: list[str] | None = option(
-        None,
-        "numeric columns compared as categories (codes), comma-separated",
-        kind="list",
-        metavar="A,B,...",
-    )
     within: float | None = option(
         None,
         "also the share of synthetic records within this distance of an original record",
@@ -93,110 +70,41 @@ class DcrOptions(Options):
         kind="float",
         metavar="S",
     )
-    max_pairs: int = option(
-        MAX_PAIRS,
-        "refuse a search round that needs more pairs of records than this",
-        kind="int",
-        metavar="N",
-    )
 
-    def __post_init__(self) -> None:
-        problems: list[str] = []
-        names = None if self.columns is None else column_names("columns", self.columns, problems)
-        reserved_names("columns", names, problems)
-        cats = (
-            None
-            if self.categorical is None
-            else column_names("categorical", self.categorical, problems)
-        )
-        if names is not None and cats:
-            missing = [c for c in cats if c not in names]
-            if missing:
-                problems.append(f"categorical: {missing!r} are not among the columns {names!r}")
-        within = self.within
+    def more_problems(self) -> list[str]:
+        problems = []
+        within, hs = self.within, self.hit_share
         if within is not None and (
             isinstance(within, bool) or not isinstance(within, int | float) or not 0 <= within <= 1
         ):
             problems.append(f"within: a distance from 0 to 1, got {within!r}")
-        mp = self.max_pairs
-        if isinstance(mp, bool) or not isinstance(mp, int) or mp < 1:
-            problems.append(f"max_pairs: a positive integer, got {mp!r}")
-        hs = self.hit_share
         if isinstance(hs, bool) or not isinstance(hs, int | float) or not 0 <= hs <= 1:
             problems.append(f"hit_share: a share of the range from 0 to 1, got {hs!r}")
-        if problems:
-            raise InputError(problems)
-        self.set("columns", names)
-        self.set("categorical", cats)
-        self.set("hit_share", float(hs))
-        if within is not None:
-            self.set("within", float(within))
-
-    def names(self, original: Registered) -> list[str]:
-        """The columns compared: those named, else every column of the original."""
-        return list(self.columns or original.columns)
+        if not problems:
+            self.set("hit_share", float(hs))
+            if within is not None:
+                self.set("within", float(within))
+        return problems
 
 
 @dataclass(frozen=True)
-class DcrResult(AsData):
+class DcrResult(DistanceResult):
     """Distances to the closest record of m syntheses.
 
     ``records``: one row per synthetic record, in input order: synthesis, row (0-based), dcr
-    (to the closest original record), dcr_control (to the closest control record; NULL
+    (to the closest original record), dcr_control (to the closest control record; NaN
     without a control), nndr (dcr over the distance to the second closest original record;
-    NULL where both are 0).
+    NaN where both are 0).
 
     ``summary``: synthesis, measure, value: records, median_dcr, dcr_q05, dcr_q25, dcr_q75,
-    dcr_q95, identical_share, within_share (with ``within=``), nndr_mean; with a control
-    closer_to_training, closer_to_holdout, DCROverfittingProtection, dcr_share; with a
-    baseline median_dcr_baseline and DCRBaselineProtection. Shares are fractions (0-1), as
+    dcr_q95, identical_share, within_share (with ``within=``), nndr_mean, hit_rate; with a
+    control closer_to_training, closer_to_holdout, DCROverfittingProtection, dcr_share; with
+    a baseline median_dcr_baseline and DCRBaselineProtection. Shares are fractions (0-1), as
     SDMetrics reports them.
     """
 
-    columns: tuple[str, ...]
-    numeric: tuple[str, ...]
-    records: pa.Table
-    summary: pa.Table
-    options: DcrOptions
-
-    def value(self, measure: str, synthesis: int = 1) -> float | None:
-        """One summary value."""
-        for row in self.summary.to_pylist():
-            if row["synthesis"] == synthesis and row["measure"] == measure:
-                return row["value"]  # type: ignore[no-any-return]
-        raise InputError(
-            f"dcr: no measure {measure!r} for synthesis {synthesis}; measures are "
-            f"{sorted({r['measure'] for r in self.summary.to_pylist()})}"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """columns, the numeric ones, the options, the ``summary`` rows as plain data (NaN is
-        None) and the caveat; the per-record table is not in it (write it with the CLI's
-        --records or read ``records``)."""
-        return {
-            "columns": list(self.columns),
-            "numeric": list(self.numeric),
-            "options": self.options.as_dict(),
-            "summary": json_rows(self.summary),
-            "caveat": CAVEAT,
-        }
-
-    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
-        title = f"dcr(): columns {', '.join(self.columns)}"
-        return title, [("summary", self.summary)], [CAVEAT]
-
-    def __str__(self) -> str:
-        numeric = ", ".join(self.numeric) or "none"
-        lines = [
-            f"Distance to the closest record over {len(self.columns)} columns "
-            f"({', '.join(self.columns)}; numeric: {numeric}), SDMetrics' distance"
-        ]
-        for row in self.summary.to_pylist():
-            value = row["value"]
-            shown = "NaN" if value is None or math.isnan(value) else f"{value:.6g}"
-            lines.append(f"  synthesis {row['synthesis']}  {row['measure']:<26} {shown}")
-        lines.append(CAVEAT)
-        return "\n".join(lines)
+    WHAT = "dcr"
+    TITLE = "Distance to the closest record"
 
 
 def dcr(

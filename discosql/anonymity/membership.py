@@ -13,22 +13,17 @@ the shares of members and non-members copied exactly. Classifier and density att
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
 
 from ..core.inputs import Inputs, open_inputs
-from ..core.options import Options, option
-from ..core.results import AsData, json_rows
-from ..core.spec import column_names
-from ..engines.base import Registered
 from ..errors import InputError
 from ..sql.templates import ident, render
-from .common import register_control, reserved_names, schema_check
-from .dcr import CAVEAT
+from .common import register_control, schema_check
 from .distance import MAX_PAIRS, distance_columns, nearest, prepare
+from .distance_api import SUMMARY_SCHEMA, DistanceOptions, DistanceResult
 
 RECORDS_TEMPLATE = "distance/membership_records.sql.j2"
 SUMMARY_TEMPLATE = "distance/membership_summary.sql.j2"
@@ -47,118 +42,31 @@ RECORDS_SCHEMA = pa.schema(
         ("score_diff", pa.float64()),
     ]
 )
-SUMMARY_SCHEMA = pa.schema(
-    [("synthesis", pa.int32()), ("measure", pa.string()), ("value", pa.float64())]
-)
 
 
 @dataclass(frozen=True)
-class MembershipOptions(Options):
+class MembershipOptions(DistanceOptions):
     """:func:`membership`'s options, checked when built (before any data is read)."""
 
     FAMILY = "membership"
 
-    columns: list[str] | None = option(
-        None,
-        "the columns compared, comma-separated (default: every column of the original)",
-        kind="list",
-        metavar="A,B,...",
-    )
-    categorical: list[str] | None = option(
-        None,
-        "numeric columns compared as categories (codes), comma-separated",
-        kind="list",
-        metavar="A,B,...",
-    )
-    max_pairs: int = option(
-        MAX_PAIRS,
-        "refuse a search round that needs more pairs of records than this",
-        kind="int",
-        metavar="N",
-    )
-
-    def __post_init__(self) -> None:
-        problems: list[str] = []
-        names = None if self.columns is None else column_names("columns", self.columns, problems)
-        reserved_names("columns", names, problems)
-        cats = (
-            None
-            if self.categorical is None
-            else column_names("categorical", self.categorical, problems)
-        )
-        if names is not None and cats:
-            missing = [c for c in cats if c not in names]
-            if missing:
-                problems.append(f"categorical: {missing!r} are not among the columns {names!r}")
-        mp = self.max_pairs
-        if isinstance(mp, bool) or not isinstance(mp, int) or mp < 1:
-            problems.append(f"max_pairs: a positive integer, got {mp!r}")
-        if problems:
-            raise InputError(problems)
-        self.set("columns", names)
-        self.set("categorical", cats)
-
-    def names(self, original: Registered) -> list[str]:
-        """The columns compared: those named, else every column of the original."""
-        return list(self.columns or original.columns)
-
 
 @dataclass(frozen=True)
-class MembershipResult(AsData):
+class MembershipResult(DistanceResult):
     """Membership inference by distance against m syntheses.
 
     ``summary``: synthesis, measure, value: members, non_members, auc, tpr_at_fpr_0.001,
-    tpr_at_fpr_0.01, tpr_at_fpr_0.1, members_copied, non_members_copied (fractions 0-1).
+    tpr_at_fpr_0.01, tpr_at_fpr_0.1, members_copied, non_members_copied (fractions 0-1); with
+    auxiliary data the DCR-difference attack's dcr_diff_auc and dcr_diff_tpr_at_fpr_...
 
     ``records``: one row per candidate and synthesis: synthesis, member (True: an original
     record, False: a control record), row (0-based, in its data set), dcr (to the closest
-    synthetic record), score (-dcr) and score_diff (with auxiliary data: -(dcr - the distance to
-    the closest auxiliary record), the DCR-difference attack; NaN without them). With
-    auxiliary data the summary has that attack's auc and TPRs too, named dcr_diff_auc, ...
+    synthetic record), score (-dcr) and score_diff (with auxiliary data: -(dcr - the distance
+    to the closest auxiliary record); NaN without them).
     """
 
-    columns: tuple[str, ...]
-    numeric: tuple[str, ...]
-    records: pa.Table
-    summary: pa.Table
-    options: MembershipOptions
-
-    def value(self, measure: str, synthesis: int = 1) -> float | None:
-        """One summary value."""
-        for row in self.summary.to_pylist():
-            if row["synthesis"] == synthesis and row["measure"] == measure:
-                return row["value"]  # type: ignore[no-any-return]
-        raise InputError(
-            f"membership: no measure {measure!r} for synthesis {synthesis}; measures are "
-            f"{sorted({r['measure'] for r in self.summary.to_pylist()})}"
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        """columns, the numeric ones, the options, the ``summary`` rows (NaN is None), the
-        caveat."""
-        return {
-            "columns": list(self.columns),
-            "numeric": list(self.numeric),
-            "options": self.options.as_dict(),
-            "summary": json_rows(self.summary),
-            "caveat": CAVEAT,
-        }
-
-    def html_parts(self) -> tuple[str, list[tuple[str, pa.Table]], list[str]]:
-        title = f"membership(): columns {', '.join(self.columns)}"
-        return title, [("summary", self.summary)], [CAVEAT]
-
-    def __str__(self) -> str:
-        lines = [
-            f"Membership inference by distance over {len(self.columns)} columns "
-            f"({', '.join(self.columns)}): score = -DCR to the synthesis"
-        ]
-        for row in self.summary.to_pylist():
-            value = row["value"]
-            shown = "NaN" if value is None or math.isnan(value) else f"{value:.6g}"
-            lines.append(f"  synthesis {row['synthesis']}  {row['measure']:<20} {shown}")
-        lines.append(CAVEAT)
-        return "\n".join(lines)
+    WHAT = "membership"
+    TITLE = "Membership inference by distance (score = -DCR to the synthesis)"
 
 
 def membership(

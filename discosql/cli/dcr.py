@@ -4,15 +4,13 @@
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 from typing import Any
 
 from ..anonymity.dcr import DcrOptions, dcr
 from .args import engine_of
 from .flags import add_flags, flag_values
 from .options import add_engine_options, add_output_options
-from .output import Progress, text_table, write
+from .output import Progress, write_measured
 
 NAME = "dcr"
 
@@ -66,11 +64,4 @@ def run(args: argparse.Namespace, progress: Progress) -> None:
         engine=engine_of(args),
         threads=args.threads,
     )
-    if args.records is not None:
-        fmt = "csv" if args.records.lower().endswith(".csv") else "parquet"
-        write(res.records, "", fmt, Path(args.records))
-    table = res.summary
-    if args.format == "json":
-        write(table, json.dumps(res.to_dict(), indent=1, ensure_ascii=False), "table", args.out)
-    else:
-        write(table, f"{res}\n\n{text_table(table)}", args.format, args.out)
+    write_measured(res, args.records, args.format, args.out)

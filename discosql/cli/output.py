@@ -104,3 +104,16 @@ def save_figure(figure: Any, path: Path) -> None:
     """A matplotlib figure at ``path`` (its format from the ending), complete or not at all."""
     with atomic_path(path) as temp:
         figure.savefig(temp, dpi=150)
+
+
+def write_measured(res: Any, records: str | None, fmt: str, out: Path | None) -> None:
+    """A distance measure's result: its per-record table to ``records`` (Parquet, or CSV by
+    the name), then its summary (the text and the table; JSON: ``to_dict()``; CSV, Parquet:
+    the summary table)."""
+    if records is not None:
+        kind = "csv" if records.lower().endswith(".csv") else "parquet"
+        write(res.records, "", kind, Path(records))
+    if fmt == "json":
+        write(res.summary, json.dumps(res.to_dict(), indent=1, ensure_ascii=False), "table", out)
+    else:
+        write(res.summary, f"{res}\n\n{text_table(res.summary)}", fmt, out)
