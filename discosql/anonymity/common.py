@@ -75,7 +75,8 @@ def schema_check(
 
 def register_control(inputs: Inputs, control: Any, names: list[str]) -> Registered:
     """The control set registered on the inputs' engine, its columns checked with the other
-    data sets' (the caller adds it to the inputs and checks its size)."""
+    data sets' (the caller adds it to the inputs and checks its size); one registered already
+    (the report's) is checked and used as it is."""
     engine = inputs.engine
 
     def check(regs: list[Registered]) -> None:
@@ -83,6 +84,9 @@ def register_control(inputs: Inputs, control: Any, names: list[str]) -> Register
         if problems:
             raise SchemaError(problems)
 
+    if isinstance(control, Registered):
+        check([control])
+        return control
     return engine.register_all([engine.classify(control, "control")], check)[0]
 
 

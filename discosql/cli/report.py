@@ -87,11 +87,25 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
             + ("the keys)" if side == "a" else "the targets)"),
         )
     r.add_argument(
+        "--distance",
+        action="store_true",
+        help="add the distance to the closest record over the keys and targets (numeric "
+        "columns by difference) and, with --control, membership inference by distance",
+    )
+    r.add_argument(
+        "--distance-columns",
+        type=csv_list,
+        default=None,
+        metavar="C1,C2,...",
+        help="with --distance: the columns compared (default: the keys and the targets)",
+    )
+    r.add_argument(
         "--threshold",
         action="append",
         metavar="MEASURE=PERCENT",
         help="the board's own policy, e.g. repU=1 (repeatable; with --risk also "
-        "global_risk_pct=...)",
+        "global_risk_pct=...; with --distance and --control dcr_share=0.55, "
+        "membership_auc=..., as fractions)",
     )
     r.add_argument(
         "--mode",
@@ -171,6 +185,12 @@ def run(args: argparse.Namespace, progress: Progress) -> None:
     elif args.anonymity_columns is not None or any(side is not None for side in links):
         raise UsageError("--anonymity-columns, --link-a, --link-b: only with --anonymity")
 
+    distance: dict[str, Any] | None = None
+    if args.distance:
+        distance = {} if args.distance_columns is None else {"columns": args.distance_columns}
+    elif args.distance_columns is not None:
+        raise UsageError("--distance-columns: only with --distance")
+
     def section(name: str) -> None:
         progress.say(f"report: {name}")
 
@@ -183,6 +203,7 @@ def run(args: argparse.Namespace, progress: Progress) -> None:
         sdc=sdc,
         risk=args.risk,
         anonymity=anonymity,
+        distance=distance or args.distance or None,
         weight=args.weight,
         thresholds=thresholds or None,
         mode=args.mode,

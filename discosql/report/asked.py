@@ -21,7 +21,7 @@ from ..risk.individual import RiskOptions
 from ..sweep.key_sweep import OPTIONS as SWEEP_OPTIONS
 from ..sweep.key_sweep import KeySweep, SweepOptions, key_sweep
 from ..sweep.key_sweep import check_arguments as check_sweep
-from .sections import DIRECTIONS, ORIGINAL_SIDE, RISK_THRESHOLDS
+from .sections import DIRECTIONS, DISTANCE_THRESHOLDS, ORIGINAL_SIDE, RISK_THRESHOLDS
 
 MODES = ("internal", "external")
 
@@ -41,6 +41,8 @@ class CheckedReport:
     sdc_args: dict[str, Any] | None = None
     risk_policy: dict[str, float] = field(default_factory=dict)  # on the original's own risk
     anonymity_args: dict[str, Any] | None = None
+    distance_args: dict[str, Any] | None = None
+    distance_policy: dict[str, float] = field(default_factory=dict)  # on DCR and the attack
 
     @property
     def external(self) -> bool:
@@ -84,9 +86,29 @@ def checked_arguments(given: ReportOptions, n_syn: int) -> CheckedReport:
             f"thresholds: {', '.join(risk_policy)} judge the original data's own risk, which "
             "the report measures only with risk=True (--risk) or a weight"
         )
+    distance_policy = {k: policy.pop(k) for k in list(policy) if k in DISTANCE_THRESHOLDS}
     return CheckedReport(
-        mode, rules, policy, key_list, with_risk, sweep_args, sdc_args, risk_policy
+        mode,
+        rules,
+        policy,
+        key_list,
+        with_risk,
+        sweep_args,
+        sdc_args,
+        risk_policy,
+        distance_policy=distance_policy,
     )
+
+
+def check_distance_policy(asked: CheckedReport, control: bool) -> None:
+    """The thresholds on the distance measures need the section and a control (the DCR share
+    and the attack compare the original with it)."""
+    if asked.distance_policy and (asked.distance_args is None or not control):
+        raise InputError(
+            f"thresholds: {', '.join(asked.distance_policy)} judge the distance measures "
+            "against a control, which the report measures only with distance=True "
+            "(--distance) and control= (--control)"
+        )
 
 
 def _risk_wanted(risk: Any, weight: Any, keys: list[str]) -> bool:
@@ -146,13 +168,12 @@ def _thresholds(value: Any, problems: list[str]) -> dict[str, float]:
         problems.append(f"thresholds: expected a dict {{measure: percent}}, got {value!r}")
         return {}
     out = {}
+    bounded = RISK_THRESHOLDS | DISTANCE_THRESHOLDS
     for k, v in value.items():
-        if k in RISK_THRESHOLDS:
-            top = RISK_THRESHOLDS[k][0]
+        if k in bounded:
+            top, what = bounded[k]
             if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= top:
-                problems.append(
-                    f"thresholds: {k!r} is {RISK_THRESHOLDS[k][1]}, 0 to {top:g}; got {v!r}"
-                )
+                problems.append(f"thresholds: {k!r} is {what}, 0 to {top:g}; got {v!r}")
             else:
                 out[k] = float(v)
         elif k in ORIGINAL_SIDE:
@@ -161,11 +182,12 @@ def _thresholds(value: Any, problems: list[str]) -> dict[str, float]:
                 f"changes, so it judges nothing about a release; judge {ORIGINAL_SIDE[k]} instead"
             )
         elif k not in DIRECTIONS:
-            allowed = [*DIRECTIONS, *RISK_THRESHOLDS]
+            allowed = [*DIRECTIONS, *bounded]
             problems.append(
                 f"thresholds: {k!r} is not a measure{did_you_mean(str(k), allowed)}; "
-                f"allowed: {', '.join(DIRECTIONS)} and, with risk=True, "
-                f"{', '.join(RISK_THRESHOLDS)}"
+                f"allowed: {', '.join(DIRECTIONS)}; with risk=True, "
+                f"{', '.join(RISK_THRESHOLDS)}; with distance=True and a control, "
+                f"{', '.join(DISTANCE_THRESHOLDS)}"
             )
         elif isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
             problems.append(f"thresholds: {k!r} must be a number (percent), got {v!r}")

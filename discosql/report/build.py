@@ -42,8 +42,9 @@ from ..risk.suda import SudaOptions, SudaResult, default_max_size, suda_on
 from ..sql.dialects import facts
 from ..sweep.key_sweep import KeySweep, SweepOptions, sweep_on
 from . import anonymity as anonymity_tests
+from . import distance as distances
 from . import sections
-from .asked import CheckedReport, ReportOptions, checked_arguments
+from .asked import CheckedReport, ReportOptions, check_distance_policy, checked_arguments
 from .charts import certainty_chart, summary_chart, sweep_chart
 from .sections import CAP_RISKS, DEFINITIONS
 from .verdict import verdict_section
@@ -94,6 +95,7 @@ def report(
     sdc: Mapping[str, Any] | SdcResult | None = None,
     risk: bool = False,
     anonymity: bool | Mapping[str, Any] | None = None,
+    distance: bool | Mapping[str, Any] | None = None,
     weight: str | None = None,
     thresholds: Mapping[str, float] | None = None,
     mode: str = "internal",
@@ -117,12 +119,17 @@ def report(
             tests of anonymisation": singling out (over the keys and targets, 3 columns at a
             time), linkability (A the keys, B the targets) and the exact matches, each
             synthesis against the original and the control (:mod:`discosql.anonymity`).
+        distance: True, or a mapping of ``columns``, ``categorical``, ``max_pairs``: adds
+            "Distance to the closest record": dcr() of each synthesis over the keys and
+            targets (numeric ones by difference) and, with a control, membership inference
+            by distance (:func:`discosql.dcr`, :func:`discosql.membership`).
         risk, weight: add "Risk of the original data" (sdcMicro's measure_risk on the keys,
             with ``weight`` its sampling weight, and suda2's DIS-SUDA scores); a weight alone
             adds it too.
         thresholds: the user's own policy, e.g. ``{"repU": 1.0, "DiSCO": 5.0}`` (percent, every
             synthesis and target): pass/fail per number, the verdict from them. discosql invents
-            none.
+            none. With distance= and a control, ``dcr_share`` and ``membership_auc`` (fractions,
+            e.g. riskutility's ``{"dcr_share": 0.55}``).
         mode: "internal" (everything) or "external" (aggregate percentages only: no level
             names, no file paths, counts through an output check; what was withheld is listed).
         min_count, round_to: external mode's output check: counts below ``min_count`` show
@@ -137,6 +144,8 @@ def report(
     )
     asked = checked_arguments(given, len(syn))
     asked.anonymity_args = anonymity_tests.check(anonymity)
+    asked.distance_args = distances.check(distance)
+    check_distance_policy(asked, control is not None)
     engine_spec(engine)  # an unknown engine fails here, before any data is read
     step = progress or (lambda _: None)
     data_sets = [("original", original), *((f"synthetic {j}", s) for j, s in enumerate(syn, 1))]
@@ -179,6 +188,7 @@ class _Measured:
     protected: SdcResult | None = None
     original_risk: tuple[RiskResult, SudaResult] | None = None
     anonymity: sections.Tested | None = None
+    distances: sections.Distances | None = None
 
 
 def _run(
@@ -238,6 +248,11 @@ def _run(
         ran.anonymity = anonymity_tests.run(
             inputs, given, asked.anonymity_args, asked.keys, targets_run, step
         )
+    if asked.distance_args is not None:
+        given = regs[-1] if control is not None else None
+        ran.distances = distances.run(
+            inputs, given, asked.distance_args, asked.keys, list(summary.results), step
+        )
     return ran
 
 
@@ -274,10 +289,16 @@ def _content(ran: _Measured, asked: CheckedReport, inline_sql: bool) -> dict[str
     content["anonymity"] = (
         None if ran.anonymity is None else sections.anonymity_section(ran.anonymity, num)
     )
-    if ran.anonymity is None:  # the tests' definitions only beside their section
-        content["definitions"] = [
-            d for d in content["definitions"] if d["measure"] not in sections.OF_ANONYMITY
-        ]
+    content["distance"] = (
+        None
+        if ran.distances is None
+        else sections.distance_section(ran.distances, num, asked.distance_policy)
+    )
+    # the definitions of the tests and of the distances only beside their sections
+    hidden = (sections.OF_ANONYMITY if ran.anonymity is None else ()) + (
+        sections.OF_DISTANCE if ran.distances is None else ()
+    )
+    content["definitions"] = [d for d in content["definitions"] if d["measure"] not in hidden]
     content["withheld"] = sections.withheld_section(
         num.described() if isinstance(num, OutputCheck) else None
     )
@@ -306,6 +327,7 @@ SECTIONS = (
     Section("targets", "Per target"),
     Section("cap", "CAP family"),
     Section("anonymity", "The three tests of anonymisation", "anonymity"),
+    Section("distance", "Distance to the closest record", "distance"),
     Section("sweep", "Key sweep", "sweep"),
     Section("sdc", "Protection (sdc)", "sdc"),
     Section("risk", "Risk of the original data", "risk"),
@@ -320,7 +342,7 @@ def _schema_check(
     """What the report checks on the schemas, before any data is counted and before its first
     progress line: the keys and the weight of the original's own risk (a misspelled or
     non-numeric weight failed after the summary, the sweep and sdc had run), and the columns
-    the tests of anonymisation name, in every data set."""
+    the tests of anonymisation and the distances name, in every data set."""
 
     def check(regs: list[Registered]) -> None:
         if weight is not None:
@@ -330,6 +352,7 @@ def _schema_check(
         named = list(args.get("columns") or [])
         for side in args.get("aux_cols") or ():
             named += [side] if isinstance(side, str) else list(side)
+        named += list((asked.distance_args or {}).get("columns") or [])
         if named:
             schema_check(list(dict.fromkeys(named)))(regs)
         step("reading the data")

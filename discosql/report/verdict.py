@@ -30,7 +30,14 @@ def verdict_section(content: dict[str, Any]) -> dict[str, Any]:
         findings.append(_sweep(content["sweep"]))
     if content.get("risk"):
         findings.append(_original_risk(content["risk"]))
-    judged = [*summary["thresholds"], *(content.get("risk") or {}).get("thresholds", [])]
+    distance = content.get("distance")
+    if distance:
+        findings.append(_distance(distance))
+    judged = [
+        *summary["thresholds"],
+        *(content.get("risk") or {}).get("thresholds", []),
+        *(distance or {}).get("thresholds", []),
+    ]
     flags = _once([r for r in judged if r["result"] == "fail"], len(content["targets"]))
     if not summary["policy_given"] and len(judged) == len(summary["thresholds"]):
         verdict = NO_THRESHOLDS
@@ -38,10 +45,14 @@ def verdict_section(content: dict[str, Any]) -> dict[str, Any]:
         verdict = f"{len(flags)} flag(s): reviewer action required"
     else:
         verdict = NONE_EXCEEDED
+    unmeasured = "outliers of continuous variables, linkage to other outside data"
+    if not (distance and distance["membership"]):
+        unmeasured = "membership inference, " + unmeasured
+    else:
+        unmeasured = "membership inference by classifier or density attacks, " + unmeasured
     notes = [
         "The intruder is assumed to know the keys and to take the synthetic data as real "
-        "(the worst case). Not measured: membership inference, outliers of continuous "
-        "variables, linkage to other outside data.",
+        f"(the worst case). Not measured: {unmeasured}.",
     ]
     if summary["m"] > 1:
         notes.append(
@@ -194,3 +205,38 @@ def _sweep(sweep: dict[str, Any]) -> str:
         f"Key sweep: of {sweep['subsets']} subsets of the keys, the riskiest is {{{top['keys']}}} "
         f"for {top['target']}: DiSCO {_pct(top['value'])} (mean over the syntheses)."
     )
+
+
+def _distance(distance: dict[str, Any]) -> str:
+    """One line on the distances: the synthesis with the most identical records, and with a
+    control the highest DCR share and the attack's highest AUC."""
+    rows = distance["dcr"]
+    top = max(rows, key=lambda r: _sortable(_value(r["identical (%)"])))
+    text = (
+        f"Distance to the closest record (over {len(distance['columns'])} columns, numeric "
+        f"ones by difference): {_shown(top['identical (%)'], '%')} of synthesis "
+        f"{top['synthesis']}'s records are identical to an original record (median DCR "
+        f"{top['median DCR']})"
+    )
+    if distance["control"]:
+        share = max(rows, key=lambda r: _sortable(_value(r["DCR share"])))
+        auc = max(distance["membership"], key=lambda r: _sortable(_value(r["AUC"])))
+        text += (
+            f"; DCR share (closer to the original than to the control, ties half; 0.5 = no "
+            f"closer) up to {share['DCR share']} (synthesis {share['synthesis']}); membership "
+            f"inference by distance: AUC up to {auc['AUC']} (synthesis {auc['synthesis']}; "
+            "0.5 = chance)"
+        )
+    return text + ". A large distance is no proof of privacy (see the section)."
+
+
+def _value(shown: str) -> Any:
+    """A table's formatted number back as a number to rank by (text: withheld)."""
+    try:
+        return float(shown.replace(",", ""))
+    except ValueError:
+        return shown
+
+
+def _shown(value: str, unit: str) -> str:
+    return f"{value}{unit}" if _value(value) != value else value

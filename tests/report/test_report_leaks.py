@@ -46,16 +46,25 @@ EXEMPT = {
     "only_in_synthetic",
     "tau",  # a certainty (the board's, or the grid of the DiSCO(tau) chart), not of records
     "n_cols",  # columns per singling-out predicate
+    # distances and an AUC, not shares of records: rounded to two decimals
+    # (test_the_distances_show_checked_counts_and_rounded_distances)
+    "DCR 5% quantile",
+    "median DCR",
+    "AUC",
 }
+DISTANCE_JUDGED = ("dcr_share", "membership_auc")
 # derived from the numbers shown: checked as such below, not as counts
-DERIVED = re.compile(r"( mean$|^attrib_|^ident_|before$|after$|^TCAP|^DCAP/iS|excess|control)")
+DERIVED = re.compile(
+    r"( mean$|^attrib_|^ident_|before$|after$|^TCAP|^DCAP/iS|excess|control|^DCR share$"
+    r"|^DCROverfittingProtection$)"
+)
 
 
 @pytest.fixture(scope="module")
 def external(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], str, list[int]]:
     """An external report on data sets of sizes off the rounding grid (4,987 original records;
     syntheses of 4,993 and 4,999), with every section: control, sweep, sdc, risk and the
-    three tests of anonymisation."""
+    three tests of anonymisation, and the distances with their thresholds."""
     tmp = tmp_path_factory.mktemp("leaks")
     sizes = [4987, 4993, 4999, 2501]
     paths = []
@@ -75,7 +84,8 @@ def external(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], 
         sdc={"rm_replicated_uniques": True},
         weight="w",
         anonymity={"aux_cols": (KEYS[:2], KEYS[2:])},
-        thresholds={"repU": 5.0, "DiSCO": 20.0},
+        distance=True,
+        thresholds={"repU": 5.0, "DiSCO": 20.0, "dcr_share": 0.55, "membership_auc": 0.6},
         mode="external",
         ngroups_targets=5,
         tau=[0.5, 0.8, 1],
@@ -86,6 +96,8 @@ def external(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], 
 
 def _numbers(obj: Any, key: str = "") -> list[tuple[str, Any]]:
     """Every (key, value) leaf that is a number or a number written as text."""
+    if isinstance(obj, dict) and obj.get("measure") in DISTANCE_JUDGED:
+        return []  # the value the distance table shows, judged (checked there)
     if isinstance(obj, dict):  # the options and versions are what the user and pip chose
         return [
             x
@@ -267,3 +279,41 @@ def test_risk_in_external_mode_prints_checked_counts(
     assert "575" in text
     assert "573" not in text
     assert "1539" not in text
+
+
+def test_the_distances_show_checked_counts_and_rounded_distances(
+    external: tuple[dict[str, Any], str, list[int]],
+) -> None:
+    """The distance section: its counts through the check, its shares the ratios of the shown
+    counts, the DCR share and SDMetrics' score of the shown shares, distances and the AUC to
+    two decimals, and the thresholds judged on the values shown."""
+    content, _, _ = external
+    d = content["distance"]
+    step = 10.0 ** -_decimals(content)
+    shown = {}
+    for r in d["dcr"]:
+        n, identical = _n(r["records"]), _n(r["identical"])
+        assert _allowed(n)
+        assert _allowed(identical)
+        assert float(r["identical (%)"]) == pytest.approx(100 * identical / n, abs=step)
+        closer = float(r["closer to training (%)"])
+        protection = min(2 * (1 - closer / 100), 1.0)
+        assert float(r["DCROverfittingProtection"]) == pytest.approx(protection, abs=1e-4)
+        tied = 200 * (float(r["DCR share"]) - closer / 100)  # % of records tied, as shown
+        assert -step <= tied <= 100 - closer + step
+        for key in ("DCR 5% quantile", "median DCR"):
+            assert re.fullmatch(r"\d\.\d\d", r[key]), (key, r[key])
+        shown[("dcr_share", r["synthesis"])] = float(r["DCR share"])
+    for r in d["membership"]:
+        assert _allowed(_n(r["members"]))
+        assert _allowed(_n(r["non-members"]))
+        assert re.fullmatch(r"\d\.\d\d", r["AUC"]), r["AUC"]
+        shown[("membership_auc", r["synthesis"])] = float(r["AUC"])
+    assert len(d["thresholds"]) == 4
+    for t in d["thresholds"]:
+        assert t["value"] == shown[(t["measure"], t["synthesis"])]
+        assert t["result"] == ("pass" if t["value"] <= t["threshold"] else "fail")
+
+
+def _n(text: str) -> int:
+    return int(text.replace(",", ""))

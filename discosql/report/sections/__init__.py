@@ -7,7 +7,15 @@ from __future__ import annotations
 
 from .anonymity import Tested, anonymity_section
 from .cap import CAP_RISKS, cap_section, certainty_section
-from .definitions import DEFINITIONS, DIRECTIONS, OF_ANONYMITY, ORIGINAL_SIDE, RISK_THRESHOLDS
+from .definitions import (
+    DEFINITIONS,
+    DIRECTIONS,
+    OF_ANONYMITY,
+    OF_DISTANCE,
+    ORIGINAL_SIDE,
+    RISK_THRESHOLDS,
+)
+from .distance import DISTANCE_THRESHOLDS, Distances, distance_section
 from .provenance import provenance_section
 from .risk import risk_section
 from .sdc import SWISS_CHEESE, sdc_section
@@ -24,16 +32,20 @@ __all__ = [
     "CHECK_2WAY",
     "DEFINITIONS",
     "DIRECTIONS",
+    "DISTANCE_THRESHOLDS",
     "HEADLINE",
     "LEVELS_SHOWN",
     "OF_ANONYMITY",
+    "OF_DISTANCE",
     "ORIGINAL_SIDE",
     "RISK_THRESHOLDS",
     "SWISS_CHEESE",
+    "Distances",
     "Tested",
     "anonymity_section",
     "cap_section",
     "certainty_section",
+    "distance_section",
     "no_script",
     "provenance_section",
     "risk_section",

@@ -30,6 +30,8 @@ DIRECTIONS = {
 
 # defined in a report only when it has the section "The three tests of anonymisation"
 OF_ANONYMITY = ("singling out rate", "linkability rate, rate_unique", "UEM, identical")
+# defined only beside the section "Distance to the closest record"
+OF_DISTANCE = ("DCR", "DCR share, DCROverfittingProtection", "membership AUC, TPR at FPR")
 
 DEFINITIONS = (
     (
@@ -192,5 +194,26 @@ DEFINITIONS = (
         "UEM: of the original records unique on the columns, the % the synthesis reproduces; "
         "identical: the % of synthetic records equal to an original record",
         "SDNist unique exact match; SDMetrics / MOSTLY AI identical-match share",
+    ),
+    (
+        "DCR",
+        "min over original records o of (1/D) Σ_j term_j: min(|Δ| / range, 1) for a numeric "
+        "or date column (the original's range), 0/1 for a categorical one; missing against a "
+        "value 1, against missing 0 (every record, exact)",
+        "SDMetrics 0.32 calculate_dcr (DCRBaselineProtection, DCROverfittingProtection)",
+    ),
+    (
+        "DCR share, DCROverfittingProtection",
+        "with a control: share of synthetic records closer to the original than to the "
+        "control, ties counted half (lower is safer; riskutility's threshold 0.55); "
+        "SDMetrics' score min(2 (1 - share strictly closer), 1) (1 = safe)",
+        "mostlyai-qa, riskutility dcr(); SDMetrics DCROverfittingProtection",
+    ),
+    (
+        "membership AUC, TPR at FPR",
+        "score -DCR(x, synthesis) of every original (member) and control (non-member) record: "
+        "P(member scores above non-member), ties half (0.5 = chance); the largest share of "
+        "members a threshold calls members while calling at most that share of non-members",
+        "Synth-MIA, NeMo DCR attack; Carlini et al. 2022 (TPR at low FPR)",
     ),
 )
