@@ -1,7 +1,8 @@
 """The distance family, timed: exact DCR with a control and membership inference, on seeded
 mixed data, against the plain-query floor on the same engine and SDMetrics 0.32 side by side.
 
-    python benchmarks/bench_distance.py --rows 10000 100000 1000000 --sdmetrics 5000
+    python benchmarks/bench_distance.py --rows 10000 100000 1000000 --sdmetrics 5000 \
+        --syntheval 5000 100000
 
 Data (``make_data``, DuckDB's seeded random()): N original, N synthetic and N holdout
 records of 4 categorical columns (2, 400, 8 and 50 levels) and 2 numeric ones (age 0-89, an
@@ -19,6 +20,10 @@ each value redrawn at 20 %, and 40 % fresh draws. Each measurement runs in a fre
   sdmetrics    DCROverfittingProtection.compute_breakdown(original, synthetic, holdout) at
                the sizes given with --sdmetrics (its chunked cross merge), beside ds.dcr on
                the same files, the two scores compared
+  mdcr         ds.dcr(original, synthetic, syntheval=True) at the sizes of --syntheval:
+               SynthEval's mDCR and NNDR too (three more exact searches)
+  syntheval    SynthEval 1.7's own dcr and nndr metrics (its full N x N distance matrices) on
+               the same files, at the --syntheval sizes up to 20,000 rows
 
 Each run appends JSON lines to benchmarks/results/distance.jsonl and prints a table.
 """
@@ -110,6 +115,29 @@ def worker(what: str, n: int) -> dict[str, Any]:
             paths["original"], paths["synthetic"], paths["holdout"], engine=engine
         )
         out = {m: res_m.value(m) for m in ("auc", "tpr_at_fpr_0.01", "members_copied")}
+    elif what == "mdcr":
+        res = ds.dcr(paths["original"], paths["synthetic"], engine=engine, syntheval=True)
+        out = {m: res.value(m) for m in ("median_dcr", "mDCR", "syntheval_nndr")}
+    elif what == "syntheval":
+        import warnings
+
+        import pandas as pd
+        from syntheval import SynthEval
+
+        real, syn = (pd.read_parquet(paths[k]) for k in ("original", "synthetic"))
+        start = time.perf_counter()
+        ev = SynthEval(
+            real,
+            cat_cols=[c for c, _ in CATEGORIES],
+            verbose=False,
+            console="off",
+            enable_plots=False,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ev.evaluate(syn[real.columns], dcr={}, nndr={})
+        got = ev._raw_results
+        out = {"mDCR": got["dcr"]["mDCR"], "syntheval_nndr": got["nndr"]["avg"]}
     elif what == "floor":
         import duckdb
 
@@ -168,6 +196,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--rows", type=int, nargs="*", default=[10_000, 100_000, 1_000_000])
     p.add_argument("--sdmetrics", type=int, nargs="*", default=[5_000])
+    p.add_argument("--syntheval", type=int, nargs="*", default=[5_000])
     p.add_argument("--timeout", type=float, default=1800)
     a = p.parse_args()
     rows = []
@@ -175,6 +204,11 @@ def main() -> None:
         make_data(n)
         ours, theirs = run("dcr", n, a.timeout), run("sdmetrics", n, a.timeout)
         rows += [ours, theirs]
+    for n in a.syntheval:
+        make_data(n)
+        rows.append(run("mdcr", n, a.timeout))
+        if n <= 20_000:  # SynthEval's matrices: 8 n^2 bytes each
+            rows.append(run("syntheval", n, a.timeout))
     for n in a.rows:
         make_data(n)
         rows += [run(w, n, a.timeout) for w in ("floor", "dcr", "membership")]

@@ -40,6 +40,7 @@ SUMMARY_TEMPLATE = "distance/dcr_summary.sql.j2"
 OUT = "__disco_dd_out"
 HITS = "__disco_dd_hits"
 HIT_TEMPLATE = "distance/hit_rate.sql.j2"
+SYNTHEVAL_TEMPLATE = "distance/syntheval.sql.j2"
 RECORDS_SCHEMA = pa.schema(
     [
         ("synthesis", pa.int32()),
@@ -70,6 +71,12 @@ class DcrOptions(DistanceOptions):
         kind="float",
         metavar="S",
     )
+    syntheval: bool = option(
+        False,
+        "also SynthEval's mDCR and NNDR under its Gower distance (the original and each "
+        "synthesis scaled together; three more searches a synthesis)",
+        kind="bool",
+    )
 
     def more_problems(self) -> list[str]:
         problems = []
@@ -80,6 +87,8 @@ class DcrOptions(DistanceOptions):
             problems.append(f"within: a distance from 0 to 1, got {within!r}")
         if isinstance(hs, bool) or not isinstance(hs, int | float) or not 0 <= hs <= 1:
             problems.append(f"hit_share: a share of the range from 0 to 1, got {hs!r}")
+        if not isinstance(self.syntheval, bool):
+            problems.append(f"syntheval: True or False, got {self.syntheval!r}")
         if not problems:
             self.set("hit_share", float(hs))
             if within is not None:
@@ -99,7 +108,8 @@ class DcrResult(DistanceResult):
     ``summary``: synthesis, measure, value: records, median_dcr, dcr_q05, dcr_q25, dcr_q75,
     dcr_q95, identical_share, within_share (with ``within=``), nndr_mean, hit_rate; with a
     control closer_to_training, closer_to_holdout, DCROverfittingProtection, dcr_share; with
-    a baseline median_dcr_baseline and DCRBaselineProtection. Shares are fractions (0-1), as
+    a baseline median_dcr_baseline and DCRBaselineProtection; with ``syntheval=True``
+    SynthEval's mDCR, syntheval_nndr and syntheval_nndr_err. Shares are fractions (0-1), as
     SDMetrics reports them.
     """
 
@@ -117,6 +127,7 @@ def dcr(
     categorical: Any = None,
     within: Any = None,
     hit_share: float = 1 / 30,
+    syntheval: bool = False,
     max_pairs: int = MAX_PAIRS,
     engine: Any = None,
     threads: int | None = None,
@@ -134,13 +145,18 @@ def dcr(
     original gives DCRBaselineProtection = min(median_dcr / median_baseline, 1).
     ``columns``: those compared (default every column of the original); ``categorical``:
     numeric columns compared as categories; ``within``: also the share of records within
-    that distance. ``max_pairs``: the search's bound on one round's pairs of records.
+    that distance. ``syntheval``: also SynthEval 1.7's mDCR = median(DCR) / median(distance
+    of each original record to its closest other one) and NNDR = mean over the original
+    records of d1 / (d2 + 1e-16) to the synthesis, under its Gower distance (numeric
+    differences over the range of the original and the synthesis together, not capped).
+    ``max_pairs``: the search's bound on one round's pairs of records.
     """
     options = DcrOptions(
         columns=columns,
         categorical=categorical,
         within=within,
         hit_share=hit_share,
+        syntheval=syntheval,
         max_pairs=max_pairs,
     )
     with open_inputs(
@@ -165,37 +181,39 @@ def dcr_on(inputs: Inputs, options: DcrOptions, control: Any, baseline: Any) -> 
     cats = options.categorical or []
     columns = distance_columns(sources, names, cats)
     m = inputs.m
+    # SynthEval's scaling: the original and synthesis j together (ranges row -j)
+    joint = [(-j, (0, j)) for j in range(1, m + 1)] if options.syntheval else []
     with engine.work() as work:
-        prepared = prepare(work, sources, columns)
-        syntheses = []
+        prepared = prepare(work, sources, columns, joint)
+
+        def search(
+            q: int, r: int, table: str, labels: tuple[str, str], g: int | None = None
+        ) -> str:
+            nearest(
+                work, prepared, q, r, table, max_pairs=options.max_pairs, labels=labels, g_src=g
+            )
+            return table
+
+        syntheses, gower = [], []
         for j in range(1, m + 1):
-            near = f"__disco_dd_near_{j}"
-            nearest(work, prepared, j, 0, near, max_pairs=options.max_pairs)
+            near = search(j, 0, f"__disco_dd_near_{j}", ("synthetic", "original"))
             ctrl = None
             if ctrl_src is not None:
-                ctrl = f"__disco_dd_ctrl_{j}"
-                nearest(
-                    work,
-                    prepared,
-                    j,
-                    ctrl_src,
-                    ctrl,
-                    max_pairs=options.max_pairs,
-                    labels=("synthetic", "control"),
-                )
+                ctrl = search(j, ctrl_src, f"__disco_dd_ctrl_{j}", ("synthetic", "control"))
             syntheses.append({"j": j, "near": near, "control": ctrl})
+            if options.syntheval:  # SynthEval's three searches, each with ranges row -j
+                table = "__disco_dd_se_{}_" + str(j)
+                gower.append(
+                    {
+                        "j": j,
+                        "sr": search(j, 0, table.format("sr"), ("synthetic", "original"), -j),
+                        "rr": search(0, 0, table.format("rr"), ("original", "original"), -j),
+                        "rs": search(0, j, table.format("rs"), ("original", "synthetic"), -j),
+                    }
+                )
         base = None
         if base_src is not None:
-            base = "__disco_dd_base"
-            nearest(
-                work,
-                prepared,
-                base_src,
-                0,
-                base,
-                max_pairs=options.max_pairs,
-                labels=("baseline", "original"),
-            )
+            base = search(base_src, 0, "__disco_dd_base", ("baseline", "original"))
         sql = render(RECORDS_TEMPLATE, engine.dialect, syntheses=syntheses)
         work.create(OUT, sql, {}, RECORDS_TEMPLATE)
         hit_rate(work, prepared, m, options.hit_share)
@@ -217,6 +235,10 @@ def dcr_on(inputs: Inputs, options: DcrOptions, control: Any, baseline: Any) -> 
         )
         params = {} if options.within is None else {"within": options.within}
         summary = engine.query(sql, params, SUMMARY_TEMPLATE, small=True, schema=SUMMARY_SCHEMA)
+        if gower:
+            sql = render(SYNTHEVAL_TEMPLATE, engine.dialect, syntheses=gower)
+            more = engine.query(sql, {}, SYNTHEVAL_TEMPLATE, small=True, schema=SUMMARY_SCHEMA)
+            summary = _by_synthesis(summary, more)
     numeric = tuple(c.name for c in columns if c.numeric)
     return DcrResult(tuple(names), numeric, records, summary, options)
 
@@ -241,3 +263,11 @@ def hit_rate(work: Work, prepared: Prepared, m: int, share: float) -> None:
     radius = max(share, 1e-12) * (1 + 1e-9)
     params = {"hit": share, "radius": radius, "top": 1 / radius + 3}
     work.create(HITS, sql, params, HIT_TEMPLATE)
+
+
+def _by_synthesis(summary: pa.Table, more: pa.Table) -> pa.Table:
+    """The summary with more measures after each synthesis's own (both in measure order)."""
+    rows = summary.to_pylist() + more.to_pylist()
+    order = {id(r): i for i, r in enumerate(rows)}
+    rows.sort(key=lambda r: (r["synthesis"], order[id(r)]))
+    return pa.Table.from_pylist(rows, schema=SUMMARY_SCHEMA)

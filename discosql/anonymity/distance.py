@@ -95,11 +95,15 @@ class Prepared:
 
 
 def prepare(
-    work: Work, sources: Sequence[Registered], columns: Sequence[DistanceColumn]
+    work: Work,
+    sources: Sequence[Registered],
+    columns: Sequence[DistanceColumn],
+    joint: Sequence[tuple[int, tuple[int, ...]]] = (),
 ) -> Prepared:
     """Steps 1 and 2 (``distance/records.sql.j2``, ``distance/ranges.sql.j2``) over every
-    data set of ``sources`` (src = its index). An integer or timestamp column with a value
-    of magnitude 2^53 or more is refused: it is not exact as a double."""
+    data set of ``sources`` (src = its index); ``joint``: (id, srcs), the ranges of those
+    data sets together, as ``ranges[id]`` (id negative). An integer or timestamp column with
+    a value of magnitude 2^53 or more is refused: it is not exact as a double."""
     engine = work.engine
     inputs = Inputs(engine, list(sources))
     params, plain = inputs.params(), inputs.data_sets()
@@ -131,7 +135,8 @@ def prepare(
     work.create(RECORDS, sql, params, RECORDS_TEMPLATE)
     for name in dict.fromkeys(c.levels for c in built):
         work.drop(name)
-    sql = render(RANGES_TEMPLATE, engine.dialect, records=RECORDS, numeric=numeric)
+    joined = [{"src": i, "of": list(of)} for i, of in joint]
+    sql = render(RANGES_TEMPLATE, engine.dialect, records=RECORDS, numeric=numeric, joint=joined)
     work.create(RANGES, sql, {}, RANGES_TEMPLATE)
     rows = engine.query(f"SELECT * FROM {ident(RANGES)}", {}, RANGES_TEMPLATE, small=True)
     ranges: dict[int, dict[int, tuple[float | None, float | None]]] = {}
@@ -142,6 +147,8 @@ def prepare(
         for c in numeric:
             lo, rng, big = row[f"lo_{c.pos}"], row[f"rng_{c.pos}"], row[f"big_{c.pos}"]
             ranges[src][c.pos] = (lo, rng)
+            if src < 0:  # a joint row: its data sets' own rows are checked
+                continue
             if big is not None and big >= EXACT_DOUBLE and not _is_float(sources, c.name):
                 problems.append(
                     f"columns: {c.name!r} in the {sources[src].source.label} data has a value "
@@ -291,10 +298,13 @@ def nearest(
     *,
     max_pairs: int = MAX_PAIRS,
     labels: tuple[str, str] = ("synthetic", "original"),
+    g_src: int | None = None,
 ) -> None:
-    """The work table ``table`` (rid, d1, d2): each record of data set ``q_src`` with its two
-    smallest distances to the records of ``r_src`` (d2 NULL when the data set searched has
-    one record; both NULL when it has none), found exactly by the rounds of :func:`rounds`.
+    """The work table ``table`` (rid, d1, r1, d2): each record of data set ``q_src`` with its
+    two smallest distances to the records of ``r_src`` and the record (rid) at the smallest
+    (d2 NULL when the data set searched has one record; all NULL when it has none), found
+    exactly by the rounds of :func:`rounds`. The distances are normalised by the ranges of
+    ``r_src``, or of ``g_src`` (a joint row of :func:`prepare`).
     Where every pair of the records still open fits in SMALL_PAIRS, one last round compares
     them all; where the first box round's whole block does, the boxes are skipped."""
     engine = work.engine
@@ -303,8 +313,9 @@ def nearest(
         sql = render(NONE_TEMPLATE, engine.dialect, records=RECORDS, q_src=q_src)
         work.create(table, sql, {}, NONE_TEMPLATE)
         return
-    cols = search_columns(prepared, prepared.ranges.get(r_src, {}))
-    base = {"records": RECORDS, "ranges": RANGES, "q_src": q_src, "r_src": r_src}
+    g_src = r_src if g_src is None else g_src
+    cols = search_columns(prepared, prepared.ranges.get(g_src, {}))
+    base = {"records": RECORDS, "ranges": RANGES, "q_src": q_src, "r_src": r_src, "g_src": g_src}
     search = _Search(work, table, base, cols)
     plan, parts, i = rounds(cols), [], 0
     open_table: str | None = None

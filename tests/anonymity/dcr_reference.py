@@ -121,9 +121,10 @@ def dcr_reference(
     control: Sequence[Record] | None = None,
     within: float = 0.0,
     hit_share: float = 1 / 30,
+    syntheval: bool = False,
 ) -> dict[str, Any]:
     """Per synthesis: each record's dcr (to the original), dcr_control, nndr, and the summary
-    measures, as ``ds.dcr`` defines them."""
+    measures, as ``ds.dcr`` defines them (``syntheval``: with SynthEval's)."""
     out: dict[str, Any] = {"records": [], "summary": []}
     for j, syn in enumerate(syntheses, start=1):
         near = nearest(syn, original, columns, numeric)
@@ -166,9 +167,48 @@ def dcr_reference(
             summary["closer_to_holdout"] = 1 - share
             summary["DCROverfittingProtection"] = min((1.0 - share) * 2, 1.0) if k else math.nan
             summary["dcr_share"] = (closer + ties / 2) / k if k else math.nan
+        if syntheval:
+            summary |= syntheval_reference(original, syn, columns, numeric)
         for name, value in summary.items():
             out["summary"].append({"synthesis": j, "measure": name, "value": value})
     return out
+
+
+def syntheval_reference(
+    original: Sequence[Record],
+    synthetic: Sequence[Record],
+    columns: Sequence[str],
+    numeric: set[str],
+) -> dict[str, float]:
+    """SynthEval 1.7's mDCR and NNDR (metric_distance_closest_record.py,
+    metric_nn_distance_ratio.py) under its Gower distance: numeric differences over the range
+    of the original and the synthesis together; the original's own nearest distances leave
+    the record itself out (its np.eye), not its duplicates."""
+    rng = ranges([*original, *synthetic], [c for c in columns if c in numeric])
+
+    def d(x: Record, y: Record) -> float:
+        return distance(x, y, columns, numeric, rng)
+
+    to_real = [min(d(s, o) for o in original) for s in synthetic] if original else []
+    own = [
+        min(d(o, p) for k, p in enumerate(original) if k != i)
+        for i, o in enumerate(original)
+        if len(original) > 1
+    ]
+    mm, mi = median(to_real), median(own)
+    mdcr = 1.0 if mi == 0 and mm == 0 else 0.0 if mi == 0 else mm / mi
+    ratios = []
+    for o in original:
+        two = sorted(d(o, s) for s in synthetic)
+        if len(two) > 1:
+            ratios.append(two[0] / (two[1] + 1e-16))
+    n = len(ratios)
+    mean = math.fsum(ratios) / n if n else math.nan
+    err = math.nan
+    if n > 1:
+        spread = math.fsum((x - mean) * (x - mean) for x in ratios)
+        err = math.sqrt(spread / (n - 1)) / math.sqrt(n)
+    return {"mDCR": mdcr, "syntheval_nndr": mean, "syntheval_nndr_err": err}
 
 
 def _attack(s1: list[float], s0: list[float], n1: int, n0: int, prefix: str) -> dict[str, float]:

@@ -21,17 +21,24 @@ from .distance_data import RADII, data_sets, in_rounds, plain
 
 @pytest.mark.slow
 @settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data_sets(), st.booleans(), st.booleans(), RADII)
+@given(data_sets(), st.booleans(), st.booleans(), RADII, st.booleans())
 def test_dcr_agrees_with_the_reference(
-    data: Any, with_control: bool, rounds: bool, first_radius: float | None
+    data: Any, with_control: bool, rounds: bool, first_radius: float | None, syntheval: bool
 ) -> None:
     """``rounds``: the search in its rounds (boxes, blocks, levels) even on small data, where
-    it would otherwise compare every pair at once, from a first box of ``first_radius``."""
+    it would otherwise compare every pair at once, from a first box of ``first_radius``;
+    ``syntheval``: with SynthEval's measures (its ranges over two data sets together)."""
     names, kinds, (original, synthetic, control, _) = data
     numeric = {c for c, k in kinds.items() if k in ("int", "float", "time")}
     with in_rounds(rounds, first_radius), warnings.catch_warnings():
         warnings.simplefilter("ignore", ds.DiscoSQLWarning)
-        res = ds.dcr(original, synthetic, control=control if with_control else None, within=0.25)
+        res = ds.dcr(
+            original,
+            synthetic,
+            control=control if with_control else None,
+            within=0.25,
+            syntheval=syntheval,
+        )
     ref = dcr_reference(
         plain(original, kinds),
         [plain(synthetic, kinds)],
@@ -39,6 +46,7 @@ def test_dcr_agrees_with_the_reference(
         numeric,
         plain(control, kinds) if with_control else None,
         within=0.25,
+        syntheval=syntheval,
     )
     assert_rows_identical(res.records.to_pylist(), ref["records"])
     got = {(r["synthesis"], r["measure"]): r for r in res.summary.to_pylist()}
@@ -92,6 +100,51 @@ def test_dcr_is_sdmetrics_bit_for_bit() -> None:
         assert res.value("closer_to_holdout") == shares["closer_to_holdout"]
 
 
+def test_dcr_is_syntheval() -> None:
+    """SynthEval 1.7's own dcr (mDCR) and nndr (avg, err) through its entry point on mixed
+    data without missing values (SynthEval refuses them), with duplicates and a constant
+    column: equal to 1e-12 (SynthEval scales each value first, x * scale + min, where
+    discosql divides each difference by the range: the last bits differ)."""
+    import random
+
+    from syntheval import SynthEval
+
+    rng = random.Random(11)
+
+    def table(n: int) -> pa.Table:
+        return pa.table(
+            {
+                "a": [rng.choice(["x", "y", "z"]) for _ in range(n)],
+                "n": [round(rng.random() * 100, rng.choice([0, 3])) for _ in range(n)],
+                "i": [rng.randint(0, 50) for _ in range(n)],
+                "b": [rng.choice(["u", "v"]) for _ in range(n)],
+                "k": [5] * n,  # a range of 0
+            }
+        )
+
+    for size in (3, 12, 60, 250):
+        o, s = table(size), table(size + 5)
+        s = pa.concat_tables([s, o.slice(0, size // 3)])  # copies of original records
+        got = ds.dcr(o, s, syntheval=True)
+        real, syn = o.to_pandas(), s.to_pandas()
+        ev = SynthEval(real, cat_cols=["a", "b"], verbose=False, console="off", enable_plots=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ev.evaluate(syn[real.columns], dcr={}, nndr={})
+        want = ev._raw_results
+        assert isinstance(want["dcr"]["mDCR"], float), want  # the metrics ran
+        pairs = (
+            ("mDCR", want["dcr"]["mDCR"]),
+            ("syntheval_nndr", want["nndr"]["avg"]),
+            ("syntheval_nndr_err", want["nndr"]["err"]),
+        )
+        for measure, value in pairs:
+            assert got.value(measure) == pytest.approx(value, rel=1e-12, abs=1e-15), (
+                size,
+                measure,
+            )
+
+
 def test_a_round_past_max_pairs_is_refused() -> None:
     """One numeric column and nothing categorical: every record is one block, and the whole
     block is refused past max_pairs with the count and what to do."""
@@ -106,6 +159,7 @@ def test_a_round_past_max_pairs_is_refused() -> None:
     [
         ({"within": 2}, "within: a distance from 0 to 1, got 2"),
         ({"max_pairs": 0}, "max_pairs: a positive integer, got 0"),
+        ({"syntheval": "yes"}, "syntheval: True or False, got 'yes'"),
         ({"columns": ["a"], "categorical": ["b"]}, r"categorical: \['b'\] are not among"),
         ({"columns": ["__disco_x"]}, "reserved"),
     ],

@@ -64,12 +64,18 @@ def test_dcr_and_membership_on_every_engine(engine_case: Loaded) -> None:
     with in_rounds(rounds, 0.25), warnings.catch_warnings():
         warnings.simplefilter("ignore", ds.DiscoSQLWarning)
         syn = [names["syn"], names["two"]]
-        got = ds.dcr(names["orig"], syn, control=names["ctrl"], engine=engine, within=0.2)
+        got = ds.dcr(
+            names["orig"], syn, control=names["ctrl"], engine=engine, within=0.2, syntheval=True
+        )
         got_m = ds.membership(
             names["orig"], syn, names["ctrl"], auxiliary=names["two"], engine=engine
         )
         want = ds.dcr(
-            tables["orig"], [tables["syn"], tables["two"]], control=tables["ctrl"], within=0.2
+            tables["orig"],
+            [tables["syn"], tables["two"]],
+            control=tables["ctrl"],
+            within=0.2,
+            syntheval=True,
         )
         want_m = ds.membership(
             tables["orig"], [tables["syn"], tables["two"]], tables["ctrl"], auxiliary=tables["two"]
@@ -79,11 +85,13 @@ def test_dcr_and_membership_on_every_engine(engine_case: Loaded) -> None:
     assert got.numeric == (("age", "income", "ok") if sqlite else ("age", "income", "seen"))
     assert_rows_identical(got.records.to_pylist(), want.records.to_pylist())
     # a mean adds doubles in the engine's order (DuckDB's fsum, elsewhere sum): to 1e-12
-    mean = [r for r in got.summary.to_pylist() if r["measure"] == "nndr_mean"]
-    rest = [r for r in got.summary.to_pylist() if r["measure"] != "nndr_mean"]
+    sums = ("nndr_mean", "syntheval_nndr", "syntheval_nndr_err")
+    mean = [r for r in got.summary.to_pylist() if r["measure"] in sums]
+    rest = [r for r in got.summary.to_pylist() if r["measure"] not in sums]
     wanted = want.summary.to_pylist()
-    assert_rows_identical(rest, [r for r in wanted if r["measure"] != "nndr_mean"])
-    for g, w in zip(mean, [r for r in wanted if r["measure"] == "nndr_mean"], strict=True):
-        assert_value(g["value"], w["value"], f"nndr_mean of synthesis {w['synthesis']}")
+    assert "mDCR" in {r["measure"] for r in rest}
+    assert_rows_identical(rest, [r for r in wanted if r["measure"] not in sums])
+    for g, w in zip(mean, [r for r in wanted if r["measure"] in sums], strict=True):
+        assert_value(g["value"], w["value"], f"{w['measure']} of synthesis {w['synthesis']}")
     assert_rows_identical(got_m.records.to_pylist(), want_m.records.to_pylist())
     assert_rows_identical(got_m.summary.to_pylist(), want_m.summary.to_pylist())
