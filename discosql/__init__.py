@@ -1,6 +1,7 @@
 """discosql: disclosure risk measures for synthetic data, computed inside a SQL engine."""
 
 from .anonymity.dcr import DcrResult, dcr
+from .anonymity.distance_api import dcr_to_sql, membership_to_sql
 from .anonymity.export import exact_matches_to_sql, linkability_to_sql, singling_out_to_sql
 from .anonymity.linkability import LinkabilityResult, linkability
 from .anonymity.matches import ExactMatches, exact_matches
@@ -79,6 +80,7 @@ __all__ = [
     "categorical_zero_cap",
     "dbapi",
     "dcr",
+    "dcr_to_sql",
     "disclosure",
     "disclosure_protection",
     "disclosure_summary",
@@ -92,6 +94,7 @@ __all__ = [
     "linkability",
     "linkability_to_sql",
     "membership",
+    "membership_to_sql",
     "postgres",
     "replicated_uniques",
     "report",

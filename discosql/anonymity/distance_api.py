@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NoReturn
 
 import pyarrow as pa
 
@@ -21,6 +21,13 @@ from .distance import MAX_PAIRS
 CAVEAT = (
     "Yao et al. 2025 (The DCR Delusion): data sets that distance scores deem private can be "
     "highly vulnerable to membership inference; a large DCR is no proof of privacy"
+)
+NO_SCRIPT = (
+    "{what}: there is no SQL script of the distance family: its exact search decides its "
+    "rounds from the data (which records each box resolves, whether a round's pairs pass "
+    "max_pairs), which a fixed script cannot do; run it where the data live instead, with "
+    "engine= a PostgreSQL DSN, a Spark session or a DB-API connection (docs/distance.md, "
+    "Where the data live)"
 )
 SUMMARY_SCHEMA = pa.schema(
     [("synthesis", pa.int32()), ("measure", pa.string()), ("value", pa.float64())]
@@ -134,3 +141,14 @@ class DistanceResult(AsData):
             lines.append(f"  synthesis {row['synthesis']}  {row['measure']:<{width}}  {shown}")
         lines.append(CAVEAT)
         return "\n".join(lines)
+
+
+def dcr_to_sql(*args: Any, **kwargs: Any) -> NoReturn:
+    """There is no script of :func:`discosql.dcr`: raises InputError saying why and what to
+    do instead (NO_SCRIPT)."""
+    raise InputError(NO_SCRIPT.format(what="dcr_to_sql"))
+
+
+def membership_to_sql(*args: Any, **kwargs: Any) -> NoReturn:
+    """There is no script of :func:`discosql.membership`: raises InputError (NO_SCRIPT)."""
+    raise InputError(NO_SCRIPT.format(what="membership_to_sql"))

@@ -7,7 +7,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..anonymity.distance_api import NO_SCRIPT
 from ..anonymity.membership import MembershipOptions, membership
+from ..errors import InputError
 from .args import engine_of
 from .flags import add_flags, flag_values
 from .options import add_engine_options, add_output_options
@@ -46,6 +48,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         help="also write the per-candidate table (synthesis, member, row, dcr, score) to this "
         "Parquet or CSV file",
     )
+    p.add_argument(
+        "--sql",
+        default=None,
+        metavar="FILE",
+        help="not available: the exact search decides its rounds from the data, so there is "
+        "no fixed script; run it where the data live (--engine)",
+    )
     add_engine_options(p)
     add_output_options(p)
     return p
@@ -54,6 +63,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace, progress: Progress) -> None:
     """The summary (table format: the text and the table; JSON: the result's ``to_dict()``;
     CSV, Parquet: the summary table); with --records the per-candidate table too."""
+    if args.sql is not None:
+        raise InputError(NO_SCRIPT.format(what="--sql"))
     syn = args.synthetic[0] if len(args.synthetic) == 1 else list(args.synthetic)
     res = membership(
         args.original,

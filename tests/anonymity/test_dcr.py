@@ -169,3 +169,26 @@ def test_bad_arguments_are_refused_before_any_data_is_read(
 ) -> None:
     with pytest.raises(ds.InputError, match=message):
         ds.dcr("no such file.parquet", "nor this.parquet", **kw)
+
+
+def test_there_is_no_script_and_the_refusal_says_why(
+    capsys: pytest.CaptureFixture[str], tmp_path: Any
+) -> None:
+    for export in (ds.dcr_to_sql, ds.membership_to_sql):
+        with pytest.raises(ds.InputError, match="decides its rounds from the data"):
+            export("o.parquet", "s.parquet")
+    from discosql.cli.main import main
+
+    o = pa.table({"x": [1.0, 2.0]})
+    import pyarrow.parquet as pq
+
+    pq.write_table(o, tmp_path / "o.parquet")
+    script = tmp_path / "d.sql"
+    for cmd in ("dcr", "membership"):
+        extra = ["--control", str(tmp_path / "o.parquet")] if cmd == "membership" else []
+        argv = [cmd, str(tmp_path / "o.parquet"), str(tmp_path / "o.parquet"), *extra]
+        assert main([*argv, "--sql", str(script)]) == 2
+        err = capsys.readouterr().err
+        assert "no SQL script of the distance family" in err
+        assert "Traceback" not in err
+        assert not script.exists()
