@@ -18,24 +18,39 @@ TARGETS = ["depress", "income"]
 ORIG, S1, S2, S3 = (str(DATA / f"{n}.parquet") for n in ("sd2011", "syn_1", "syn_2", "syn_3"))
 
 
+@pytest.fixture(scope="module")
+def few(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The first 1,500 records of the original and of three syntheses (the last a control)."""
+    import pyarrow.parquet as pq
+
+    tmp = tmp_path_factory.mktemp("distance")
+    paths = []
+    for path in (ORIG, S1, S2, S3):
+        paths.append(str(tmp / Path(path).name))
+        pq.write_table(pq.read_table(path).slice(0, 1500), paths[-1])
+    return paths
+
+
 def _n(text: str) -> int:
     return int(text.replace(",", ""))
 
 
 @pytest.fixture(scope="module")
-def rep() -> ds.Report:
+def rep(few: list[str]) -> ds.Report:
+    orig, s1, s2, s3 = few
     return ds.report(
-        ORIG,
-        [S1, S2],
+        orig,
+        [s1, s2],
         KEYS,
         TARGETS,
-        control=S3,
+        control=s3,
         distance=True,
         thresholds={"dcr_share": 0.5, "membership_auc": 0.99},
     )
 
 
-def test_the_numbers_are_the_apis(rep: ds.Report) -> None:
+def test_the_numbers_are_the_apis(rep: ds.Report, few: list[str]) -> None:
+    orig, s1, s2, s3 = few
     d = rep.content["distance"]
     columns = [*KEYS, *TARGETS]
     assert (d["columns"], d["numeric"], d["control"]) == (
@@ -43,8 +58,8 @@ def test_the_numbers_are_the_apis(rep: ds.Report) -> None:
         ["age", "depress", "income"],
         True,
     )
-    got = ds.dcr(ORIG, [S1, S2], columns, control=S3)
-    mi = ds.membership(ORIG, [S1, S2], S3, columns)
+    got = ds.dcr(orig, [s1, s2], columns, control=s3)
+    mi = ds.membership(orig, [s1, s2], s3, columns)
     for j, (row, attack) in enumerate(zip(d["dcr"], d["membership"], strict=True), start=1):
         n = int(got.value("records", j))
         assert _n(row["records"]) == n
@@ -68,7 +83,7 @@ def test_the_numbers_are_the_apis(rep: ds.Report) -> None:
     assert {"DCR", "DCR share, DCROverfittingProtection", "membership AUC, TPR at FPR"} <= set(
         defined
     )
-    plain = ds.report(ORIG, S1, KEYS, TARGETS)  # without the section: not defined either
+    plain = ds.report(orig, s1, KEYS, TARGETS)  # without the section: not defined either
     assert "DCR" not in [x["measure"] for x in plain.content["definitions"]]
     assert plain.content["distance"] is None
 
@@ -128,12 +143,16 @@ def test_the_columns_are_checked_before_any_data_is_counted() -> None:
     assert said == []  # not even "reading the data"
 
 
-def test_cli_report_distance(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_report_distance(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], few: list[str]
+) -> None:
     from discosql.cli.main import main
 
+    orig, s1, _, s3 = few
+
     out, js = tmp_path / "r.html", tmp_path / "r.json"
-    argv = ["report", ORIG, S1, "--keys", ",".join(KEYS), "--targets", ",".join(TARGETS)]
-    more = ["--control", S3, "--distance", "--distance-columns", "sex,age,income"]
+    argv = ["report", orig, s1, "--keys", ",".join(KEYS), "--targets", ",".join(TARGETS)]
+    more = ["--control", s3, "--distance", "--distance-columns", "sex,age,income"]
     threshold = ["--threshold", "dcr_share=0.55"]
     assert main([*argv, *more, *threshold, "--out", str(out), "--json", str(js)]) == 0
     d = json.loads(js.read_text())["distance"]
