@@ -101,7 +101,7 @@ def test_dcr_is_sdmetrics_bit_for_bit() -> None:
 
 
 def test_dcr_is_syntheval() -> None:
-    """SynthEval 1.7's own dcr (mDCR) and nndr (avg, err) through its entry point on mixed
+    """SynthEval 1.7's own dcr (mDCR), nndr (avg, err) and hit_rate through its entry point on mixed
     data without missing values (SynthEval refuses them), with duplicates and a constant
     column: equal to 1e-12 (SynthEval scales each value first, x * scale + min, where
     discosql divides each difference by the range: the last bits differ)."""
@@ -130,7 +130,7 @@ def test_dcr_is_syntheval() -> None:
         ev = SynthEval(real, cat_cols=["a", "b"], verbose=False, console="off", enable_plots=False)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ev.evaluate(syn[real.columns], dcr={}, nndr={})
+            ev.evaluate(syn[real.columns], dcr={}, nndr={}, hit_rate={})
         want = ev._raw_results
         assert isinstance(want["dcr"]["mDCR"], float), want  # the metrics ran
         pairs = (
@@ -138,6 +138,9 @@ def test_dcr_is_syntheval() -> None:
             ("syntheval_nndr", want["nndr"]["avg"]),
             ("syntheval_nndr_err", want["nndr"]["err"]),
         )
+        # the hitting rate counts records: the same count (SynthEval's scaled threshold,
+        # 1/30 of the original's range over the joint range, holds the same records here)
+        assert got.value("hit_rate") == want["hit_rate"]["hit rate"], size
         for measure, value in pairs:
             assert got.value(measure) == pytest.approx(value, rel=1e-12, abs=1e-15), (
                 size,
