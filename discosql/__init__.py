@@ -3,6 +3,7 @@
 from .anonymity.dcr import DcrResult, dcr
 from .anonymity.distance_api import dcr_to_sql, membership_to_sql
 from .anonymity.export import exact_matches_to_sql, linkability_to_sql, singling_out_to_sql
+from .anonymity.inference import InferenceResult, inference
 from .anonymity.linkability import LinkabilityResult, linkability
 from .anonymity.matches import ExactMatches, exact_matches
 from .anonymity.membership import MembershipResult, membership
@@ -58,6 +59,7 @@ __all__ = [
     "DiscoSQLWarning",
     "EngineError",
     "ExactMatches",
+    "InferenceResult",
     "InputError",
     "KeySweep",
     "LDiversityResult",
@@ -88,6 +90,7 @@ __all__ = [
     "duckdb_table",
     "exact_matches",
     "exact_matches_to_sql",
+    "inference",
     "key_sweep",
     "ldiversity",
     "ldiversity_to_sql",

@@ -16,6 +16,7 @@ from discosql.anonymity import (
     common,
     dcr,
     distance,
+    inference,
     linkability,
     matches,
     membership,
@@ -74,6 +75,7 @@ def rendered() -> dict[str, str]:
         distance,
         dcr,
         membership,
+        inference,
     ):
         mp.setattr(module, "render", spy)
     every_option: dict[str, Any] = {
@@ -130,6 +132,10 @@ def rendered() -> dict[str, str]:
         ]
         ds.dcr(few[0], few[1], dcr_cols, few[2], few[2], within=0.1, syntheval=True)
         ds.membership(few[0], few[1], few[2], dcr_cols)
+        # inference: the tied search in its rounds, a numeric and a categorical secret
+        ds.inference(few[0], few[1], ["sex", "income"], "age", control=few[2])
+        ds.inference(few[0], few[1], ["age", "income"], "sex")
+        ds.inference(few[0], few[1], ["sex"], "age", regression=False)
         no_rows = pa.table({c: pa.array([], pa.int64()) for c in dcr_cols})
         with pytest.warns(ds.DiscoSQLWarning, match="no rows"):
             ds.dcr(few[0], no_rows, dcr_cols)

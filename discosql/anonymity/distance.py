@@ -51,6 +51,9 @@ MAX_PAIRS = 2_000_000_000
 # below this many pairs a round compares every pair at once (one statement instead of rounds)
 SMALL_PAIRS = 4_000_000
 EXACT_DOUBLE = 2.0**53  # integers of this magnitude and above are not exact as doubles
+# the tied search resolves a record once its k-th smallest is this far below a round's bound:
+# a sum of D terms rounds by far less, so no record at the bound is taken for a nearer one
+TIE_MARGIN = 1e-9
 
 
 @dataclass(frozen=True)
@@ -165,6 +168,20 @@ def _is_float(sources: Sequence[Registered], name: str) -> bool:
 
 
 @dataclass(frozen=True)
+class Tied:
+    """A search for anonymeter's neighbours (:func:`nearest` with ``tied``): over the table
+    ``records`` (src, rid, the columns, w: how many records it stands for, m: its missing
+    numbers; distinct records, each once), ``rows`` of it per data set, the ``columns``
+    compared in the order anonymeter adds them, and every record within the ``k``-th
+    smallest of its distances (counted with w)."""
+
+    records: str
+    rows: dict[int, int]
+    columns: tuple[DistanceColumn, ...]
+    k: int = 1
+
+
+@dataclass(frozen=True)
 class Round:
     """One round of the search: the candidates differ on at most ``level`` searched columns
     (``drops``: the sets of that many left out of the join), within a box of ``radius`` of
@@ -184,7 +201,7 @@ def rounds(columns: Sequence[dict[str, Any]]) -> list[Round]:
     the rest by (c + radius) / D (every record nearer in columns was seen at level c - 1), the
     whole blocks by (c + 1) / D; the last level leaves every searched column out."""
     searched = [c["pos"] for c in columns if c["search"]]
-    boxed = any(c["numeric"] and not c["search"] for c in columns)
+    boxed = any(c["box"] for c in columns)
     out: list[Round] = []
     for c in range(len(searched) + 1):
         drops = tuple(itertools.combinations(searched, c))
@@ -196,14 +213,14 @@ def rounds(columns: Sequence[dict[str, Any]]) -> list[Round]:
     return out
 
 
-def _refusal(rnd: Round, pairs: float, max_pairs: int, labels: tuple[str, str]) -> str:
+def _refusal(rnd: Round, pairs: float, max_pairs: int, labels: tuple[str, str], family: str) -> str:
     what = (
         f"a box of radius {rnd.radius:g} of each range"
         if rnd.radius is not None
         else f"the records differing on up to {rnd.level} categorical columns"
     )
     return (
-        f"dcr: the exact search from the {labels[0]} to the {labels[1]} data needs "
+        f"{family}: the exact search from the {labels[0]} to the {labels[1]} data needs "
         f"{pairs:.3g} pairs of records in one round ({what}), above max_pairs={max_pairs:_}: "
         "the records share too few categorical values; compare fewer numeric columns, name "
         "numeric codes as categorical=, or raise max_pairs"
@@ -219,10 +236,19 @@ class _Search:
     table: str
     base: dict[str, Any]
     cols: list[dict[str, Any]]
+    ties: int | None = None
+    metric: str = "sdmetrics"
+    family: str = "dcr"
 
     @property
     def boxed(self) -> list[dict[str, Any]]:
-        return [c for c in self.cols if c["numeric"] and not c["search"]]
+        return [c for c in self.cols if c["box"]]
+
+    @property
+    def scale(self) -> int:
+        """What a round's bound (in columns) is divided by: SDMetrics' distance is a mean,
+        anonymeter's a sum."""
+        return 1 if self.metric == "gower" else len(self.cols)
 
     def context(self, rnd: Round, open_table: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
         """The round template's context and parameters."""
@@ -234,6 +260,11 @@ class _Search:
             "drops": [list(d) for d in rnd.drops] if rnd.drops is not None else [],
             "grid": self.boxed[:GRID_COLUMNS],
             "near_cols": self.boxed,
+            "metric": self.metric,
+            "ties": self.ties,
+            "nullkeys": [c["pos"] for c in self.cols if c["numeric"]]
+            if self.metric == "gower"
+            else [],
         }
         params: dict[str, Any] = {}
         if rnd.radius is not None:
@@ -261,13 +292,22 @@ class _Search:
         sql = render(ROUND_TEMPLATE, engine.dialect, count=False, best=best, **ctx)
         work.create(cand, sql, params, ROUND_TEMPLATE)
         last = rnd.bound == math.inf
-        sql = render(SPLIT_TEMPLATE, engine.dialect, part="resolved", cand=cand, bound=not last)
-        bound = {} if last else {"bound": rnd.bound / len(self.cols)}
+        sql = render(
+            SPLIT_TEMPLATE,
+            engine.dialect,
+            part="resolved",
+            cand=cand,
+            bound=not last,
+            ties=self.ties,
+        )
+        bound: dict[str, Any] = {} if last else {"bound": rnd.bound / self.scale}
+        if self.ties and not last:
+            bound["eps"] = TIE_MARGIN
         work.create(done, sql, bound, SPLIT_TEMPLATE)
         if last:
             return done, cand, None, 0
         still = f"{self.table}_o{i}"
-        split = {"records": RECORDS, "q_src": self.base["q_src"], "open": open_table}
+        split = {"records": self.base["records"], "q_src": self.base["q_src"], "open": open_table}
         sql = render(SPLIT_TEMPLATE, engine.dialect, part="open", done=done, **split)
         work.create(still, sql, {}, SPLIT_TEMPLATE)
         sql = render(SPLIT_TEMPLATE, engine.dialect, part="left", open=still)
@@ -276,16 +316,25 @@ class _Search:
 
 
 def search_columns(
-    prepared: Prepared, ranges: dict[int, tuple[float | None, float | None]]
+    prepared: Prepared,
+    ranges: dict[int, tuple[float | None, float | None]],
+    compared: Sequence[DistanceColumn] | None = None,
+    metric: str = "sdmetrics",
 ) -> list[dict[str, Any]]:
-    """The columns as the search templates see them, with the ranges of the data set
-    searched: ``search`` for the columns compared for equality (categorical ones, and numeric
-    ones whose range is 0 or unknown: a term of 0 or 1)."""
+    """The columns as the search templates see them (``compared``, in the order the distance
+    adds them; default every prepared column), with the ranges of the data set searched:
+    ``search`` for the columns compared for equality (categorical ones; under SDMetrics'
+    distance also numeric ones whose range is 0 or unknown: a term of 0 or 1), ``box`` for
+    the numeric columns searched by boxes (range above 0). Under anonymeter's Gower distance
+    a numeric column of range 0 adds 0 (or NaN), so only its missingness is matched."""
     cols = []
-    for c in prepared.columns:
+    for c in prepared.columns if compared is None else compared:
         rng = ranges.get(c.pos, (None, None))[1] if c.numeric else None
         exact = c.numeric and not rng
-        cols.append({"pos": c.pos, "numeric": c.numeric, "search": (not c.numeric) or exact})
+        search = (not c.numeric) or (exact and metric != "gower")
+        cols.append(
+            {"pos": c.pos, "numeric": c.numeric, "search": search, "box": c.numeric and not exact}
+        )
     return cols
 
 
@@ -299,6 +348,8 @@ def nearest(
     max_pairs: int = MAX_PAIRS,
     labels: tuple[str, str] = ("synthetic", "original"),
     g_src: int | None = None,
+    family: str = "dcr",
+    tied: Tied | None = None,
 ) -> None:
     """The work table ``table`` (rid, d1, r1, d2): each record of data set ``q_src`` with its
     two smallest distances to the records of ``r_src`` and the record (rid) at the smallest
@@ -306,17 +357,29 @@ def nearest(
     exactly by the rounds of :func:`rounds`. The distances are normalised by the ranges of
     ``r_src``, or of ``g_src`` (a joint row of :func:`prepare`).
     Where every pair of the records still open fits in SMALL_PAIRS, one last round compares
-    them all; where the first box round's whole block does, the boxes are skipped."""
+    them all; where the first box round's whole block does, the boxes are skipped.
+
+    ``tied``: the search of anonymeter's neighbours instead (:class:`Tied`): ``table`` is
+    (rid, rrid, d, w, m), every record of ``tied.records`` within the k-th smallest finite
+    distance of each (ties included); a record with no finite distance has no row."""
     engine = work.engine
-    n_ref, n_open = prepared.rows.get(r_src, 0), prepared.rows.get(q_src, 0)
+    records = RECORDS if tied is None else tied.records
+    rows = prepared.rows if tied is None else tied.rows
+    n_ref, n_open = rows.get(r_src, 0), rows.get(q_src, 0)
     if n_ref == 0 or n_open == 0:
-        sql = render(NONE_TEMPLATE, engine.dialect, records=RECORDS, q_src=q_src)
+        k = None if tied is None else tied.k
+        sql = render(NONE_TEMPLATE, engine.dialect, records=records, q_src=q_src, ties=k)
         work.create(table, sql, {}, NONE_TEMPLATE)
         return
     g_src = r_src if g_src is None else g_src
-    cols = search_columns(prepared, prepared.ranges.get(g_src, {}))
-    base = {"records": RECORDS, "ranges": RANGES, "q_src": q_src, "r_src": r_src, "g_src": g_src}
-    search = _Search(work, table, base, cols)
+    g_ranges = prepared.ranges.get(g_src, {})
+    base = {"records": records, "ranges": RANGES, "q_src": q_src, "r_src": r_src, "g_src": g_src}
+    if tied is None:
+        search = _Search(work, table, base, search_columns(prepared, g_ranges), family=family)
+    else:
+        cols = search_columns(prepared, g_ranges, tied.columns, "gower")
+        search = _Search(work, table, base, cols, tied.k, "gower", family)
+    cols = search.cols
     plan, parts, i = rounds(cols), [], 0
     open_table: str | None = None
     best: str | None = None
@@ -339,7 +402,7 @@ def nearest(
             if pairs > max_pairs:
                 pairs = search.pairs(rnd, open_table)
         if pairs > max_pairs:
-            raise InputError(_refusal(rnd, pairs, max_pairs, labels))
+            raise InputError(_refusal(rnd, pairs, max_pairs, labels, search.family))
         done, cand, still, n_open = search.run(rnd, open_table, best, i)
         parts.append(done)
         for name in (open_table, best):
@@ -348,7 +411,7 @@ def nearest(
         open_table, best, i = still, cand, i + 1
         if still is None or n_open == 0:
             break
-    sql = render(SPLIT_TEMPLATE, engine.dialect, part="all", parts=parts)
+    sql = render(SPLIT_TEMPLATE, engine.dialect, part="all", parts=parts, ties=search.ties)
     work.create(table, sql, {}, SPLIT_TEMPLATE)
     for name in [*parts, *(n for n in (open_table, best) if n is not None)]:
         work.drop(name)
