@@ -150,3 +150,44 @@ def test_linkability_lies_between_the_exact_bounds(anonymeter: Any, data: str) -
     assert mine.control_linked is not None
     assert res.n_control is not None
     assert mine.control_linked_unique <= res.n_control <= mine.control_linked
+
+
+INFERENCE = {  # secret: the attacker's columns (numeric and categorical)
+    "income": ["age", "sex", "education", "capital.gain", "hours.per.week"],
+    "hours.per.week": ["age", "sex", "occupation", "fnlwgt"],
+    "race": ["age", "education.num", "native.country"],
+}
+
+
+@pytest.mark.parametrize("secret", list(INFERENCE))
+def test_inference_lies_between_the_exact_bounds(anonymeter: Any, secret: str) -> None:
+    """anonymeter's InferenceEvaluator on every record of the Adult fixture, numeric columns
+    in the auxiliary set (its Gower distance) and a numeric secret (within 5% of the guess):
+    its successes, main and control, lie between discosql's bounds over the ties, and its
+    baseline near discosql's expectation of it."""
+    from anonymeter.evaluators import InferenceEvaluator
+
+    tables = [pq.read_table(ADULT / f"{n}.parquet") for n in ("original", "syn_1", "syn_2")]
+    o, s, c = (t.to_pandas() for t in tables)
+    aux = INFERENCE[secret]
+    regression = secret == "hours.per.week"
+    mine = ds.inference(
+        tables[0],
+        tables[1],
+        aux,
+        secret,
+        control=tables[2],
+        regression=regression,
+        as_anonymeter=True,
+    )
+    evaluator = InferenceEvaluator(
+        o, s, aux_cols=aux, secret=secret, regression=regression, n_attacks=len(o), control=c
+    )
+    res = evaluator.evaluate(n_jobs=1).results()
+    n, nc = len(o), len(c)
+    assert res.n_attacks_ori == n
+    assert round(mine.rate_min * n) <= res.n_success <= round(mine.rate_max * n)
+    assert mine.control_rate_min is not None
+    assert mine.control_rate_max is not None
+    assert res.n_control is not None
+    assert round(mine.control_rate_min * nc) <= res.n_control <= round(mine.control_rate_max * nc)
