@@ -17,7 +17,7 @@ secret, with their count) and the neighbours found by the exact tied search of
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -78,9 +78,9 @@ class InferenceOptions(Options):
     FAMILY = "inference"
 
     aux_cols: list[str] = option(
-        None, "the columns the attacker knows, comma-separated", kind="list", metavar="A,B,..."
+        MISSING, "the columns the attacker knows, comma-separated", kind="list", metavar="A,B,..."
     )
-    secret: str = option(None, "the column the attacker guesses", metavar="COLUMN")
+    secret: str = option(MISSING, "the column the attacker guesses", metavar="COLUMN")
     regression: bool | None = option(
         None,
         "compare a numeric secret within the tolerance of the guess (default: yes for a "

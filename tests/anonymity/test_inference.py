@@ -152,3 +152,23 @@ def test_inference_on_every_engine(engine_case: Loaded) -> None:
             for m in ("rate", "rate_min", "rate_max") + (("baseline_rate",) if not prefix else ()):
                 value = getattr(got, prefix + m)
                 assert close(value, ref[m]), (secret, prefix + m, value, ref[m])
+
+
+def test_the_cli_prints_the_apis_numbers(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+    from pathlib import Path
+
+    from discosql.cli.main import main
+
+    adult = Path(__file__).parent.parent / "data" / "adult"
+    o, s, c = (str(adult / f"{n}.parquet") for n in ("original", "syn_1", "syn_2"))
+    out = tmp_path / "inf.json"
+    argv = ["inference", o, s, "--aux-cols", "age,sex,occupation", "--secret", "hours.per.week"]
+    assert main([*argv, "--control", c, "--format", "json", "--out", str(out)]) == 0
+    got = json.loads(out.read_text())
+    want = ds.inference(o, s, ["age", "sex", "occupation"], "hours.per.week", control=c)
+    assert got == json.loads(json.dumps(want.to_dict()))
+    assert main([*argv, "--exact"]) == 0
+    assert "(exactly)" in capsys.readouterr().out
+    assert main(["inference", o, s, "--aux-cols", "age", "--secret", "age"]) != 0
+    assert "among aux_cols" in capsys.readouterr().err
