@@ -40,6 +40,7 @@ RANGES_TEMPLATE = "distance/ranges.sql.j2"
 ROUND_TEMPLATE = "distance/round.sql.j2"
 SPLIT_TEMPLATE = "distance/split.sql.j2"
 NONE_TEMPLATE = "distance/none.sql.j2"
+PROFILES_TEMPLATE = "distance/profiles.sql.j2"
 RECORDS = "__disco_dd_records"
 RANGES = "__disco_dd_ranges"
 # the first box radius (in ranges) and the columns whose grid cells are joined: a record's
@@ -179,6 +180,27 @@ class Tied:
     rows: dict[int, int]
     columns: tuple[DistanceColumn, ...]
     k: int = 1
+
+
+def profiles(
+    work: Work, table: str, columns: Sequence[DistanceColumn], compared: Sequence[DistanceColumn]
+) -> dict[int, int]:
+    """The work table ``table`` (``distance/profiles.sql.j2``): every data set's distinct
+    records on ``columns`` with their count w and m, their missing numbers among the
+    ``compared`` columns; its rows per data set (the tied search's records, :class:`Tied`)."""
+    engine = work.engine
+    sql = render(
+        PROFILES_TEMPLATE,
+        engine.dialect,
+        records=RECORDS,
+        columns=[{"pos": c.pos, "numeric": c.numeric} for c in columns],
+        missing=[c.pos for c in compared if c.numeric],
+    )
+    work.create(table, sql, {}, PROFILES_TEMPLATE)
+    got = engine.query(
+        f"SELECT src, count(*) AS n FROM {ident(table)} GROUP BY src", {}, PROFILES_TEMPLATE
+    )
+    return {int(r["src"]): int(r["n"]) for r in got.to_pylist()}
 
 
 @dataclass(frozen=True)

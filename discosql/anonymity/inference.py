@@ -26,19 +26,17 @@ from ..core.inputs import Inputs, open_inputs
 from ..core.options import Options, option
 from ..core.results import AsData, plain
 from ..core.spec import column_names
-from ..engines.base import Work
 from ..errors import InputError, SchemaError
-from ..sql.templates import ident, render
+from ..sql.templates import render
 from .common import options_for, register_control, reserved_names, schema_check
 from .distance import (
     MAX_PAIRS,
-    RECORDS,
     DistanceColumn,
-    Prepared,
     Tied,
     distance_columns,
     nearest,
     prepare,
+    profiles,
 )
 from .stats import CONFIDENCE_LEVEL, AttackRates, Rates, interval, number, rates
 
@@ -46,7 +44,6 @@ PROFILES = "__disco_inf_profiles"
 ALL = "__disco_inf_all"
 COUNTS = "__disco_inf_counts"
 NEAR = "__disco_inf_near_"
-PROFILES_TEMPLATE = "anonymity/inference_profiles.sql.j2"
 ALL_TEMPLATE = "anonymity/inference_all.sql.j2"
 COUNTS_TEMPLATE = "anonymity/inference.sql.j2"
 SYNTHESIS, CONTROL = 1, 2
@@ -357,7 +354,7 @@ def inference_on(inputs: Inputs, options: InferenceOptions) -> InferenceResult:
     joint = [(-1, (0, SYNTHESIS))] + ([(-2, (SYNTHESIS, CONTROL))] if control else [])
     with engine.work() as work:
         prepared = prepare(work, sources, columns, joint)
-        rows = _profiles(work, prepared, aux, secret)
+        rows = profiles(work, PROFILES, (*aux, secret), aux)
         order = anonymeter_order(aux)
         ctx = {
             "profiles": PROFILES,
@@ -402,29 +399,6 @@ def inference_on(inputs: Inputs, options: InferenceOptions) -> InferenceResult:
         )
     assert summary is not None  # a run on an engine reads its one row
     return _result(summary, options, regression, control)
-
-
-def _profiles(
-    work: Work, prepared: Prepared, aux: Sequence[DistanceColumn], secret: DistanceColumn
-) -> dict[int, int]:
-    """The work table PROFILES (``anonymity/inference_profiles.sql.j2``): every data set's
-    distinct (auxiliary values, secret) with their count; its rows per data set."""
-    engine = work.engine
-    sql = render(
-        PROFILES_TEMPLATE,
-        engine.dialect,
-        records=RECORDS,
-        columns=[{"pos": c.pos, "numeric": c.numeric} for c in (*aux, secret)],
-        missing=[c.pos for c in aux if c.numeric],
-    )
-    work.create(PROFILES, sql, {}, PROFILES_TEMPLATE)
-    got = engine.query(
-        f"SELECT src, count(*) AS n FROM {ident(PROFILES)} GROUP BY src",
-        {},
-        PROFILES_TEMPLATE,
-        small=True,
-    )
-    return {int(r["src"]): int(r["n"]) for r in got.to_pylist()}
 
 
 def _result(
