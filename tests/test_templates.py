@@ -18,6 +18,7 @@ from discosql.anonymity import (
     distance,
     inference,
     linkability,
+    linkability_gower,
     matches,
     membership,
     singling_out,
@@ -69,6 +70,7 @@ def rendered() -> dict[str, str]:
         singling_out,
         matches,
         linkability,
+        linkability_gower,
         common,
         anonymity_stats,
         fingerprint,
@@ -113,13 +115,14 @@ def rendered() -> dict[str, str]:
             ds.singling_out(oracle.original_path(), syn[0], so_columns, mode, 2, syn[1])
         ds.exact_matches(oracle.original_path(), syn, ["sex", "age", "income"], syn[1])
         sides = (["sex", "age"], ["income", "age"])  # a column on both sides
-        ds.linkability(oracle.original_path(), syn[0], sides, syn[1])
+        ds.linkability(oracle.original_path(), syn[0], sides, syn[1], numeric="values")
+        ds.linkability(oracle.original_path(), syn[0], sides, syn[1])  # the Gower attack
         # the exported scripts add up in SQL what the API adds up in Python
         ds.singling_out_to_sql(oracle.original_path(), syn[0], so_columns, "univariate", 1, syn[1])
         ds.exact_matches_to_sql(oracle.original_path(), syn, ["sex", "age", "income"], syn[1])
-        ds.linkability_to_sql(oracle.original_path(), syn[0], sides, syn[1])
+        ds.linkability_to_sql(oracle.original_path(), syn[0], sides, syn[1], numeric="values")
         mp.setattr(linkability, "MAX_JOINT", 0)  # the link step's listing too
-        ds.linkability(oracle.original_path(), syn[0], sides, syn[1])
+        ds.linkability(oracle.original_path(), syn[0], sides, syn[1], numeric="values")
         ds.report(oracle.original_path(), syn, ["sex", "age"], ["depress"])
         # the distance family: every round of the search (no shortcut for small data), a
         # control, a baseline, and an empty synthesis (the nearest table of no records)

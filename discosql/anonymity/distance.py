@@ -182,6 +182,14 @@ class Tied:
     k: int = 1
 
 
+def anonymeter_order(columns: Sequence[DistanceColumn]) -> tuple[DistanceColumn, ...]:
+    """The columns in the order anonymeter's distance adds them: the numeric ones by name,
+    then the categorical ones by name (``detect_col_types``: ``sorted``)."""
+    numeric = sorted((c for c in columns if c.numeric), key=lambda c: c.name)
+    other = sorted((c for c in columns if not c.numeric), key=lambda c: c.name)
+    return (*numeric, *other)
+
+
 def profiles(
     work: Work, table: str, columns: Sequence[DistanceColumn], compared: Sequence[DistanceColumn]
 ) -> dict[int, int]:

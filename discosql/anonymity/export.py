@@ -120,6 +120,7 @@ def linkability_to_sql(
     aux_cols: Sequence[Sequence[str] | str],
     control: Any = None,
     *,
+    numeric: str = "gower",
     dialect: str = "duckdb",
     tables: dict[str, Any] | None = None,
     engine: Any = None,
@@ -129,8 +130,11 @@ def linkability_to_sql(
     arguments as :func:`discosql.singling_out_to_sql`. The attack runs once at export time to
     decide how many distance levels each side needs and how each pair of distances is
     linked; the script checks both where it runs. It prints the summary (counts, rates,
-    risk, intervals), then ``by_distance``."""
-    options = options_for(linkability.LinkabilityOptions, synthetic, aux_cols=aux_cols)
+    risk, intervals), then ``by_distance``. Only the Hamming attack has a script: with a
+    numeric column on a side, give ``numeric="values"`` (every column a category)."""
+    options = options_for(
+        linkability.LinkabilityOptions, synthetic, aux_cols=aux_cols, numeric=numeric
+    )
     names, sides = options.names, options.sides
     names_given = _script_arguments(dialect, tables, control)
     with open_inputs(engine, threads, original, synthetic, check=schema_check(names)) as inputs:

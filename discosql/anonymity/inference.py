@@ -31,8 +31,8 @@ from ..sql.templates import render
 from .common import options_for, register_control, reserved_names, schema_check
 from .distance import (
     MAX_PAIRS,
-    DistanceColumn,
     Tied,
+    anonymeter_order,
     distance_columns,
     nearest,
     prepare,
@@ -323,14 +323,6 @@ def inference(
             reg = register_control(inputs, control, options.names)
             inputs = Inputs(inputs.engine, [*inputs.sources, reg])
         return inference_on(inputs, options)
-
-
-def anonymeter_order(columns: Sequence[DistanceColumn]) -> tuple[DistanceColumn, ...]:
-    """The columns in the order anonymeter's distance adds them: the numeric ones by name,
-    then the categorical ones by name (``detect_col_types``: ``sorted``)."""
-    numeric = sorted((c for c in columns if c.numeric), key=lambda c: c.name)
-    other = sorted((c for c in columns if not c.numeric), key=lambda c: c.name)
-    return (*numeric, *other)
 
 
 def inference_on(inputs: Inputs, options: InferenceOptions) -> InferenceResult:

@@ -28,9 +28,11 @@ from ..core.options import Options, option
 from ..core.results import AsData, json_rows, plain
 from ..core.spec import column_names
 from ..engines.base import Engine, Work
-from ..errors import EngineError, InputError, SchemaError
+from ..errors import EngineError, InputError, SchemaError, did_you_mean
 from ..sql.templates import ident, render
 from .common import coded_combinations, options_for, register_control, reserved_names, schema_check
+from .distance import MAX_PAIRS, DistanceColumn
+from .linkability_gower import columns_of, run_gower
 from .stats import CONFIDENCE_LEVEL, AttackRates, Rates, interval, number, rates
 
 COMBOS = "__disco_lk_combos"
@@ -46,12 +48,19 @@ SYNTHESIS = 1  # the synthesis's src; 0 the original, 2 the control
 # statement: C(10, 5) = 252 branches of a UNION ALL, within SQLite's 500), and the link step
 # as many joins again. 10 columns a side is 1,023 groupings at most; beyond, refused.
 MAX_SIDE = 10
+NUMERIC = ("gower", "values")  # linkability(numeric=): how numeric columns are compared
 # The link step, per pair of distances (a on A, b on B): joint groupings, C(|A|, a) *
 # C(|B|, b) of them in one statement, up to MAX_JOINT (C(5, 2)^2 = 100); else the closest
 # records of the side with fewer of them, listed, up to MAX_LISTED in all; else refused.
 MAX_JOINT = 128
 MAX_LISTED = 2_000_000_000
 BATCH = 128  # listing branches per statement
+NO_GOWER_SCRIPT = (
+    "linkability_to_sql: there is no SQL script of linkability under the Gower distance "
+    "(numeric columns, n_neighbors > 1, or a side of more than 10 columns): its exact "
+    "search decides its rounds from the data; run it where the data live (engine=), or "
+    "give numeric='values' to export the attack with every column a category"
+)
 
 BY_DISTANCE_SCHEMA = pa.schema(
     [
@@ -93,6 +102,24 @@ class LinkabilityOptions(Options):
     FAMILY = "linkability"
 
     aux_cols: Any = option(MISSING)
+    n_neighbors: int = option(
+        1,
+        "a link among the N closest synthetic records on each side (default 1)",
+        kind="int",
+        metavar="N",
+    )
+    numeric: str = option(
+        "gower",
+        "gower (default): numeric columns by their difference, anonymeter's Gower distance; "
+        "values: every column a category (the Hamming distance)",
+        choices=NUMERIC,
+    )
+    max_pairs: int = option(
+        MAX_PAIRS,
+        "under the Gower distance, refuse a search round that needs more pairs of records",
+        kind="int",
+        metavar="N",
+    )
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -109,7 +136,7 @@ class LinkabilityOptions(Options):
                 names = column_names(where, given, problems)
                 if names is None:
                     continue
-                if len(names) > MAX_SIDE:
+                if len(names) > MAX_SIDE and self.numeric == "values":
                     problems.append(
                         f"{where}: {len(names)} columns; at most {MAX_SIDE} a side (exact "
                         f"nearest neighbours need up to 2^{len(names)} - 1 groupings of the "
@@ -117,6 +144,18 @@ class LinkabilityOptions(Options):
                     )
                 reserved_names(where, names, problems)
                 sides[i] = names
+        k = self.n_neighbors
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            problems.append(f"n_neighbors: a positive integer, got {k!r}")
+        if self.numeric not in NUMERIC:
+            hint = did_you_mean(self.numeric, NUMERIC) if isinstance(self.numeric, str) else ""
+            problems.append(
+                f"numeric: expected one of {', '.join(map(repr, NUMERIC))}, got "
+                f"{self.numeric!r}{hint}"
+            )
+        mp = self.max_pairs
+        if isinstance(mp, bool) or not isinstance(mp, int) or mp < 1:
+            problems.append(f"max_pairs: a positive integer, got {mp!r}")
         if problems:
             raise InputError(problems)
         self.set("aux_cols", (sides[0], sides[1]))
@@ -237,7 +276,10 @@ def linkability(
     synthetic: Any,
     aux_cols: Sequence[Sequence[str] | str],
     control: Any = None,
+    n_neighbors: int = 1,
     *,
+    numeric: str = "gower",
+    max_pairs: int = MAX_PAIRS,
     engine: Any = None,
     threads: int | None = None,
 ) -> LinkabilityResult:
@@ -265,7 +307,14 @@ def linkability(
     Returns:
         A :class:`LinkabilityResult`.
     """
-    options = options_for(LinkabilityOptions, synthetic, aux_cols=aux_cols)
+    options = options_for(
+        LinkabilityOptions,
+        synthetic,
+        aux_cols=aux_cols,
+        n_neighbors=n_neighbors,
+        numeric=numeric,
+        max_pairs=max_pairs,
+    )
     with open_inputs(
         engine, threads, original, synthetic, check=schema_check(options.names)
     ) as inputs:
@@ -345,7 +394,7 @@ def run_linkability(
 ) -> tuple[dict[str, Any] | None, pa.Table, LinkPlan]:
     """The statements of :func:`linkability` on any engine: steps 1 to 5 (step 5's counts
     kept as a work table), then the summary (counts, rates, risk, intervals) and
-    ``by_distance`` (:func:`_summary`), returned with the decisions the attack made. On a
+    ``by_distance`` (:func:`read_summary`), returned with the decisions the attack made. On a
     script engine (``ahead``: the decisions of a run on the data at export time) the script
     follows them and checks them, and prints the summary and ``by_distance`` where it runs
     (None and an empty table here)."""
@@ -354,6 +403,13 @@ def run_linkability(
     if problems:  # kinds that clash, known once the rows are counted
         raise SchemaError(problems)
     engine = inputs.engine
+    if needs_gower(columns_of(inputs, options), options):
+        if engine.exporting:
+            raise InputError(NO_GOWER_SCRIPT)
+        with engine.work() as work:
+            run_gower(work, inputs, options, COUNTS)
+            summary, by_distance = read_summary(engine, len(inputs.sources) > 2)
+        return summary, by_distance, LinkPlan()
     script = ahead if engine.exporting else None
     if engine.exporting and script is None:
         raise EngineError("an exported linkability script needs the decisions of a run")
@@ -391,7 +447,7 @@ def run_linkability(
         template = "anonymity/linkability.sql.j2"
         sql = render(template, engine.dialect, cells=CELLS, links=links, checks=checks, **ctx)
         work.create(COUNTS, sql, params, template)
-        summary, by_distance = _summary(engine, len(inputs.sources) > 2)
+        summary, by_distance = read_summary(engine, len(inputs.sources) > 2)
     return summary, by_distance, plan if script is None else script
 
 
@@ -469,7 +525,16 @@ def _check(
     return name
 
 
-def _summary(engine: Engine, with_control: bool) -> tuple[dict[str, Any] | None, pa.Table]:
+def needs_gower(columns: list[DistanceColumn], options: LinkabilityOptions) -> bool:
+    """Whether the attack is the Gower one (``linkability_gower.py``): a numeric column on a
+    side (unless numeric="values" compares numbers as categories), more than one neighbour,
+    or a side longer than the Hamming attack's bound; else the Hamming attack (the same
+    numbers on categorical columns with one neighbour) runs."""
+    gower = options.numeric == "gower" and any(c.numeric for c in columns)
+    return gower or options.n_neighbors > 1 or max(map(len, options.sides)) > MAX_SIDE
+
+
+def read_summary(engine: Engine, with_control: bool) -> tuple[dict[str, Any] | None, pa.Table]:
     """The attack's results from step 5's counts: the summary (totals, rates, risk,
     intervals: ``anonymity/rates.sql.j2``) and ``by_distance``; on a script engine the
     script prints them (None and an empty table here)."""

@@ -8,9 +8,10 @@ import json
 from typing import Any
 
 from ..anonymity.export import linkability_to_sql
-from ..anonymity.linkability import linkability
+from ..anonymity.linkability import LinkabilityOptions, linkability
 from ..core.files import write_text
 from .args import csv_list, engine_of, script_options
+from .flags import add_flags, flag_values
 from .options import add_anonymity_script, add_engine_options, add_output_options
 from .output import Progress, text_table, write
 
@@ -22,7 +23,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = sub.add_parser(
         NAME,
         help="the linkability test: original records whose closest synthetic records on two "
-        "sets of columns share one (anonymeter's attack, exact, every record)",
+        "sets of columns share one (anonymeter's attack, its Gower distance on numeric "
+        "columns, exact, every record and every tie)",
     )
     p.add_argument("original", help="original data: a Parquet or CSV path, glob or directory")
     p.add_argument("synthetic", help="one synthetic data set")
@@ -32,8 +34,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
             type=csv_list,
             required=True,
             metavar="C1,C2,...",
-            help=f"the attacker's columns {side.upper()}, comma-separated (at most 10)",
+            help=f"the attacker's columns {side.upper()}, comma-separated",
         )
+    add_flags(p, LinkabilityOptions, skip=("aux_cols",))
     p.add_argument(
         "--control",
         default=None,
@@ -57,6 +60,7 @@ def run(args: argparse.Namespace, progress: Progress) -> None:
             args.synthetic,
             aux_cols=(args.a, args.b),
             control=args.control,
+            numeric=args.numeric,
             **script_options(args),
         )
         write_text(args.sql, script)
@@ -66,6 +70,7 @@ def run(args: argparse.Namespace, progress: Progress) -> None:
         args.synthetic,
         aux_cols=(args.a, args.b),
         control=args.control,
+        **flag_values(args, LinkabilityOptions),
         engine=engine_of(args),
         threads=args.threads,
     )

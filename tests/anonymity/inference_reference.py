@@ -90,3 +90,40 @@ def attack(
         "rate_max": sum(1 for s in shares if s > 0) / n,
         "baseline_rate": sum(base) / n,
     }
+
+
+def linkability(
+    targets: Sequence[Record],
+    synthetic: Sequence[Record],
+    a: Sequence[str],
+    b: Sequence[str],
+    numeric: set[str],
+    k: int = 1,
+) -> tuple[int, int]:
+    """(linked, linked_unique) of anonymeter's linkability attack under its Gower distance,
+    every choice among the ties at the k-th distance enumerated: linked when some choice of
+    the k closest on A and on B shares a synthetic record, linked uniquely when every one
+    does. A NaN distance ranks after every finite one, all NaN tied."""
+    from itertools import combinations
+
+    k = min(k, len(synthetic))
+
+    def choices(t: Record, side: Sequence[str]) -> list[frozenset[int]]:
+        order = sorted(c for c in side if c in numeric) + sorted(
+            c for c in side if c not in numeric
+        )
+        rng = gower_ranges(targets, synthetic, [c for c in side if c in numeric])
+        d = [gower(t, y, order, numeric, rng) for y in synthetic]
+        key = [math.inf if math.isnan(v) else v for v in d]
+        kth = sorted(key)[k - 1]
+        nearer = frozenset(i for i, v in enumerate(key) if v < kth)
+        at = [i for i, v in enumerate(key) if v == kth]
+        return [nearer | frozenset(c) for c in combinations(at, k - len(nearer))]
+
+    linked = unique = 0
+    for t in targets:
+        pairs = [(x, y) for x in choices(t, a) for y in choices(t, b)]
+        hits = [bool(x & y) for x, y in pairs]
+        linked += any(hits)
+        unique += all(hits)
+    return linked, unique

@@ -114,8 +114,8 @@ def test_the_matches_script_prints_the_api_numbers(control: str | None, tmp_path
 
 @pytest.mark.parametrize("control", [None, SYN[1]], ids=["no-control", "control"])
 def test_the_linkability_script_prints_the_api_numbers(control: str | None, tmp_path: Path) -> None:
-    res = ds.linkability(ORIGINAL, SYN[0], SIDES, control)
-    script = ds.linkability_to_sql(ORIGINAL, SYN[0], SIDES, control)
+    res = ds.linkability(ORIGINAL, SYN[0], SIDES, control, numeric="values")
+    script = ds.linkability_to_sql(ORIGINAL, SYN[0], SIDES, control, numeric="values")
     check_linkability(_run(script, tmp_path), res)
     assert (res.linked, res.linked_unique) == (1210, 5)  # numpy over all 25M pairs agrees
 
@@ -125,8 +125,10 @@ def test_a_csv_file_is_read_as_the_api_reads_it(tmp_path: Path) -> None:
     import pyarrow.csv as pcsv
 
     pcsv.write_csv(pq.read_table(ORIGINAL), csv)
-    res = ds.linkability(str(csv), SYN[0], SIDES)
-    check_linkability(_run(ds.linkability_to_sql(str(csv), SYN[0], SIDES), tmp_path), res)
+    res = ds.linkability(str(csv), SYN[0], SIDES, numeric="values")
+    check_linkability(
+        _run(ds.linkability_to_sql(str(csv), SYN[0], SIDES, numeric="values"), tmp_path), res
+    )
 
 
 # --- hypothesis data ------------------------------------------------------------------------
@@ -168,8 +170,10 @@ def test_scripts_agree_with_the_api_on_any_data(
             a = draw.draw(st.lists(st.sampled_from(names), min_size=1, unique=True))
             b = draw.draw(st.lists(st.sampled_from(names), min_size=1, unique=True))
             c = ctrl if with_control else None
-            res_l = ds.linkability(orig, syn[0], (a, b), c)
-            check_linkability(_run(ds.linkability_to_sql(orig, syn[0], (a, b), c), tmp), res_l)
+            res_l = ds.linkability(orig, syn[0], (a, b), c, numeric="values")
+            check_linkability(
+                _run(ds.linkability_to_sql(orig, syn[0], (a, b), c, numeric="values"), tmp), res_l
+            )
 
 
 # --- data changed after the export ----------------------------------------------------------
@@ -205,13 +209,13 @@ def test_the_linkability_script_stops_or_gives_the_api_result(
     pq.write_table(BASE, orig)
     pq.write_table(SYNTHESIS, syn)
     sides = (["a1", "a2"], ["b"])
-    script = ds.linkability_to_sql(str(orig), str(syn), sides)
+    script = ds.linkability_to_sql(str(orig), str(syn), sides, numeric="values")
     assert "distance levels computed per side: A 1, B 1" in script
     pq.write_table(changed, orig)
     tables, err, code = shell_result(script, tmp_path)
     if stop is None:
         assert code == 0, err
-        check_linkability(tables, ds.linkability(changed, SYNTHESIS, sides))
+        check_linkability(tables, ds.linkability(changed, SYNTHESIS, sides, numeric="values"))
         return
     assert code != 0
     assert tables == []  # nothing printed: the counts read every check
@@ -254,7 +258,9 @@ def test_scripts_parse_and_are_portable() -> None:
             ds.exact_matches_to_sql(
                 ORIGINAL, SYN[0], SO_COLUMNS, SYN[1], dialect=dialect, tables=tables
             ),
-            ds.linkability_to_sql(ORIGINAL, SYN[0], SIDES, SYN[1], dialect=dialect, tables=tables),
+            ds.linkability_to_sql(
+                ORIGINAL, SYN[0], SIDES, SYN[1], dialect=dialect, tables=tables, numeric="values"
+            ),
         ):
             assert len(assert_portable(script, dialect)) > 10
             assert (
@@ -278,7 +284,7 @@ def test_arguments_are_checked_before_any_data_is_read(kw: dict[str, Any], messa
     for export in (
         lambda: ds.singling_out_to_sql(missing, missing, **kw),
         lambda: ds.exact_matches_to_sql(missing, missing, **kw),
-        lambda: ds.linkability_to_sql(missing, missing, (["a"], ["b"]), **kw),
+        lambda: ds.linkability_to_sql(missing, missing, (["a"], ["b"]), **kw, numeric="values"),
     ):
         with pytest.raises(ds.InputError, match=re.escape(message)):
             export()
@@ -295,7 +301,17 @@ def test_cli_writes_the_scripts(tmp_path: Path, capsys: pytest.CaptureFixture[st
         (["singling-out", ORIGINAL, SYN[0], "--columns", ",".join(SO_COLUMNS)], "so"),
         (["matches", ORIGINAL, SYN[0], SYN[1], "--control", SYN[2]], "mt"),
         (
-            ["linkability", ORIGINAL, SYN[0], "--a", ",".join(SIDES[0]), "--b", ",".join(SIDES[1])],
+            [
+                "linkability",
+                ORIGINAL,
+                SYN[0],
+                "--a",
+                ",".join(SIDES[0]),
+                "--b",
+                ",".join(SIDES[1]),
+                "--numeric",
+                "values",
+            ],
             "lk",
         ),
     ]
@@ -308,12 +324,13 @@ def test_cli_writes_the_scripts(tmp_path: Path, capsys: pytest.CaptureFixture[st
         elif test == "mt":
             check_matches(tables, ds.exact_matches(ORIGINAL, SYN[:2], control=SYN[2]))
         else:
-            check_linkability(tables, ds.linkability(ORIGINAL, SYN[0], SIDES))
+            check_linkability(tables, ds.linkability(ORIGINAL, SYN[0], SIDES, numeric="values"))
     argv = ["matches", ORIGINAL, SYN[0], "--sql", str(tmp_path / "x.sql"), "--out", "y.csv"]
     assert main(argv) != 0
     assert "--out: not with --sql" in capsys.readouterr().err
     z = tmp_path / "z.sql"
     argv = ["linkability", ORIGINAL, SYN[0], "--a", "sex", "--b", "age", "--sql", str(z)]
+    argv += ["--numeric", "values"]
     argv += ["--dialect", "postgres", "--original-table", "s.p", "--synthetic-tables", "s.q"]
     assert main([*argv, "--control-table", "s.h", "--control", SYN[1]]) == 0
     assert '"s"."h"' in z.read_text()
@@ -340,9 +357,10 @@ def _postgres_exports(pg_dsn: str) -> None:
     check_matches(
         engine_data.run_postgres_script(pg_dsn, script), ds.exact_matches(p, s, control=h)
     )
-    script = ds.linkability_to_sql(p, s, SIDES, h, **kw)
+    script = ds.linkability_to_sql(p, s, SIDES, h, **kw, numeric="values")
     check_linkability(
-        engine_data.run_postgres_script(pg_dsn, script), ds.linkability(p, s, SIDES, h)
+        engine_data.run_postgres_script(pg_dsn, script),
+        ds.linkability(p, s, SIDES, h, numeric="values"),
     )
 
 
@@ -353,9 +371,12 @@ def _spark_exports(spark: Any) -> None:
         spark.read.parquet(path).write.mode("overwrite").saveAsTable(f"anonx.{name}")
     tables = {"original": "anonx.p", "synthetic": "anonx.s", "control": "anonx.h"}
     sides = (["sex", "age"], ["income", "ls"])
-    script = ds.linkability_to_sql(ORIGINAL, SYN[0], sides, SYN[1], dialect="spark", tables=tables)
+    script = ds.linkability_to_sql(
+        ORIGINAL, SYN[0], sides, SYN[1], dialect="spark", tables=tables, numeric="values"
+    )
     check_linkability(
-        engine_data.run_spark_script(spark, script), ds.linkability(ORIGINAL, SYN[0], sides, SYN[1])
+        engine_data.run_spark_script(spark, script),
+        ds.linkability(ORIGINAL, SYN[0], sides, SYN[1], numeric="values"),
     )
 
 

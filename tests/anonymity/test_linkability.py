@@ -15,7 +15,7 @@ from unittest import mock
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 import discosql as ds
@@ -23,6 +23,9 @@ from discosql.anonymity.linkability import BY_DISTANCE_SCHEMA, MAX_SIDE
 
 from ..helpers.engines import Loaded, on_engines
 from ..helpers.profiles import REFERENCE_EXAMPLES
+from .distance_data import RADII, in_rounds, mixed, plain
+from .distance_data import data_sets as gower_data
+from .inference_reference import linkability as gower_linkability
 from .linkability_reference import reference
 from .strategies import data_sets
 
@@ -38,7 +41,9 @@ def _check(
     control: pa.Table | None = None,
     **kw: Any,
 ) -> ds.LinkabilityResult:
-    """Every row of by_distance and every total equals the reference's."""
+    """Every row of by_distance and every total equals the reference's (the Hamming attack:
+    every column a category)."""
+    kw.setdefault("numeric", "values")
     res = ds.linkability(original, synthetic, (a, b), control, **kw)
     want = reference(
         original.to_pylist(),
@@ -194,7 +199,7 @@ WIDE = [f"c{i}" for i in range(MAX_SIDE + 1)]
 )
 def test_arguments_are_checked_before_any_data_is_read(aux_cols: Any, message: str) -> None:
     with pytest.raises(ds.InputError, match=re.escape(message)):
-        ds.linkability(MISSING, MISSING, aux_cols)
+        ds.linkability(MISSING, MISSING, aux_cols, numeric="values")
 
 
 def test_one_synthesis_and_columns_of_every_data_set() -> None:
@@ -241,9 +246,9 @@ def test_many_link_branches_take_several_statements(monkeypatch: pytest.MonkeyPa
     a, b = ["sex", "age", "region"], ["placesize", "ls", "marital"]
     want = _check(o, s, a, b)
     monkeypatch.setattr("discosql.anonymity.linkability.MAX_JOINT", 0)  # listing
-    assert ds.linkability(o, s, (a, b)).to_dict() == want.to_dict()
+    assert ds.linkability(o, s, (a, b), numeric="values").to_dict() == want.to_dict()
     monkeypatch.setattr("discosql.anonymity.linkability.BATCH", 2)
-    assert ds.linkability(o, s, (a, b)).to_dict() == want.to_dict()
+    assert ds.linkability(o, s, (a, b), numeric="values").to_dict() == want.to_dict()
 
 
 # --- the bundled data, every engine, the command line -------------------------------------------
@@ -254,7 +259,9 @@ def test_linkability_on_every_engine(engine_case: Loaded) -> None:
     tables = {"orig": o.slice(0, 300), "syn": s.slice(0, 300), "control": o.slice(2500, 200)}
     engine, names = engine_case.load(tables)
     a, b = ["sex", "age", "region"], ["placesize", "ls", "marital", "income"]
-    got = ds.linkability(names["orig"], names["syn"], (a, b), names["control"], engine=engine)
+    got = ds.linkability(
+        names["orig"], names["syn"], (a, b), names["control"], engine=engine, numeric="values"
+    )
     want = _check(tables["orig"], tables["syn"], a, b, tables["control"])
     assert got.to_dict() == want.to_dict()
 
@@ -285,3 +292,49 @@ def test_cli_linkability(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     with pytest.raises(SystemExit) as exited:  # argparse: --b is required
         main(argv[:5])
     assert exited.value.code == 2
+
+
+# --- the Gower attack: numeric columns, n neighbours, every tie -------------------------------
+@pytest.mark.slow
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data(), gower_data(), st.integers(1, 3), st.booleans(), RADII)
+def test_gower_linkability_agrees_with_the_reference(
+    data: Any, sets: Any, k: int, rounds: bool, first_radius: float | None
+) -> None:
+    """Numeric, integer, float, boolean, datetime and text columns with missing values and
+    ties; k closest records a side, every choice among the ties at the k-th enumerated by
+    the reference; the search in its rounds."""
+    names, kinds, (original, synthetic, control, _) = sets
+    assume(synthetic.num_rows > 0)
+    a, b = data.draw(sides(names))
+    numeric = {c for c, kind in kinds.items() if kind in ("int", "float", "time")}
+    with in_rounds(rounds, first_radius):
+        res = ds.linkability(original, synthetic, (a, b), control, n_neighbors=k)
+    syn = plain(synthetic, kinds)
+    want = gower_linkability(plain(original, kinds), syn, a, b, numeric, k)
+    assert (res.linked, res.linked_unique) == want
+    assert res.records == original.num_rows
+    want_c = gower_linkability(plain(control, kinds), syn, a, b, numeric, k)
+    assert (res.control_linked, res.control_linked_unique) == want_c
+
+
+@on_engines()
+def test_gower_linkability_on_every_engine(engine_case: Loaded) -> None:
+    """The reference's counts on every engine: numeric columns on both sides, two
+    neighbours, a control; on SQLite and PostgreSQL the search in its rounds."""
+    tables = {"orig": mixed(40, 1), "syn": mixed(30, 2), "ctrl": mixed(30, 4)}
+    tables = {k: t.drop_columns(["seen", "ok"]) for k, t in tables.items()}
+    engine, names = engine_case.load(tables)
+    kinds = {"sex": "text", "région": "text", "age": "int", "income": "float"}
+    a, b = ["sex", "age"], ["région", "income", "age"]
+    rounds = engine_case.case.name in ("sqlite", "postgres")
+    for k in (1, 2):
+        with in_rounds(rounds, 0.25):
+            got = ds.linkability(
+                names["orig"], names["syn"], (a, b), names["ctrl"], n_neighbors=k, engine=engine
+            )
+        syn = plain(tables["syn"], kinds)
+        want = gower_linkability(plain(tables["orig"], kinds), syn, a, b, {"age", "income"}, k)
+        assert (got.linked, got.linked_unique) == want
+        want = gower_linkability(plain(tables["ctrl"], kinds), syn, a, b, {"age", "income"}, k)
+        assert (got.control_linked, got.control_linked_unique) == want
