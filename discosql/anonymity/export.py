@@ -140,6 +140,8 @@ def linkability_to_sql(
     with open_inputs(engine, threads, original, synthetic, check=schema_check(names)) as inputs:
         if control is not None:
             inputs = linkability.with_control(inputs, control, names)
+        if linkability.needs_gower(linkability.columns_of(inputs, options), options):
+            raise InputError(linkability.NO_GOWER_SCRIPT)
         plan = linkability.run_linkability(inputs, options)[2]
         script, on_script = _script(inputs, dialect, names_given)
         a, b = (", ".join(side) for side in sides)

@@ -253,7 +253,7 @@ class LinkabilityResult(AttackRates, AsData):
             f"Linkability of A ({a}) and B ({b}) through the synthesis",
             f"records: {self.records} (original records attacked)",
             f"linked: {self.linked} (closest synthetic records on A and on B share one)",
-            f"linked uniquely: {self.linked_unique} (one closest record a side, the same)",
+            f"linked uniquely: {self.linked_unique} (whatever the choice among ties, they do)",
             f"rate: {number(self.rate)}, 95% CI {interval(self.rate_ci)}; "
             f"rate_unique: {number(self.rate_unique)}",
         ]

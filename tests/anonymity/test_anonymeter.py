@@ -191,3 +191,26 @@ def test_inference_lies_between_the_exact_bounds(anonymeter: Any, secret: str) -
     assert mine.control_rate_max is not None
     assert res.n_control is not None
     assert round(mine.control_rate_min * nc) <= res.n_control <= round(mine.control_rate_max * nc)
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_gower_linkability_lies_between_the_exact_bounds(anonymeter: Any, k: int) -> None:
+    """anonymeter's LinkabilityEvaluator on every Adult record with numeric columns on both
+    sides (its Gower distance) and k neighbours: its links, main and control, lie between
+    discosql's linked_unique and linked."""
+    from anonymeter.evaluators import LinkabilityEvaluator
+
+    tables = [pq.read_table(ADULT / f"{n}.parquet") for n in ("original", "syn_1", "syn_2")]
+    o, s, c = (t.to_pandas() for t in tables)
+    a, b = ["age", "sex", "education", "hours.per.week"], ["fnlwgt", "race", "capital.gain"]
+    mine = ds.linkability(tables[0], tables[1], (a, b), control=tables[2], n_neighbors=k)
+    evaluator = LinkabilityEvaluator(
+        o, s, aux_cols=(a, b), n_attacks=None, n_neighbors=k, control=c
+    )
+    res = evaluator.evaluate(n_jobs=1).results()
+    assert res.n_attacks_ori == len(o)
+    assert mine.linked_unique <= res.n_success <= mine.linked
+    assert res.n_control is not None
+    assert mine.control_linked_unique is not None
+    assert mine.control_linked is not None
+    assert mine.control_linked_unique <= res.n_control <= mine.control_linked

@@ -384,3 +384,8 @@ def _spark_exports(spark: Any) -> None:
 def test_a_server_runs_the_exports(script_engine: Started) -> None:
     exports = {"postgres": _postgres_exports, "spark": _spark_exports}
     exports[script_engine.name](script_engine.server)
+
+
+def test_the_gower_attack_has_no_script_and_says_why() -> None:
+    with pytest.raises(ds.InputError, match="numeric='values'"):
+        ds.linkability_to_sql(ORIGINAL, SYN[0], SIDES)  # age and income are numbers
