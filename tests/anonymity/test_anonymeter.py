@@ -1,6 +1,6 @@
-"""discosql's exact singling-out and linkability rates against anonymeter 1.1 itself, run
-beside it on all-categorical data: the bundled SD2011 (its 9 columns as text) and the Adult
-fixture's 9 categorical columns (tests/data/adult). Run by .ci/anonymeter, in an environment
+"""discosql's exact singling-out, linkability and inference rates against anonymeter 1.1
+itself, run beside it: the bundled SD2011 (its 9 columns as text), the Adult fixture's 9
+categorical columns and, for linkability and inference, its numeric ones (tests/data/adult). Run by .ci/anonymeter, in an environment
 of its own (anonymeter pins numpy below 2); the ``anonymeter`` fixture marks these tests.
 
 * Multivariate singling out samples distinct queries uniformly (a random synthetic record and
@@ -8,8 +8,12 @@ of its own (anonymeter pins numpy below 2); the ``anonymeter`` fixture marks the
   rate: anonymeter's 95% interval (fixed seed, 2,000 queries) contains it, main and control.
 * Univariate singling out asked for exactly as many queries as exist lists every one: its
   counts equal discosql's.
-* Linkability with every record attacked (n_attacks=None) and one neighbour breaks ties by
-  its search: its successes lie between discosql's linked_unique and linked.
+* Linkability with every record attacked (n_attacks=None) breaks ties by its search: its
+  successes lie between discosql's linked_unique and linked, on categorical columns and
+  under its Gower distance on the Adult fixture's numeric ones, with one and three
+  neighbours.
+* Inference on every record (n_attacks = all) guesses from one nearest synthetic record:
+  its successes lie between discosql's rate_min and rate_max, main and control.
 
 anonymeter deduplicates each data set before singling out (singling_out_evaluator.py,
 ``SinglingOutEvaluator.__init__``: ``unique(maintain_order=True)``), so the singling-out
