@@ -24,8 +24,9 @@ from ..engines.base import Registered
 from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..sql.dialects import unknown_dialect
-from . import linkability, matches, singling_out
+from . import linkability, linkability_gower, matches, singling_out
 from .common import column_radices, options_for, schema_check
+from .distance import MAX_PAIRS
 
 EXAMPLE = "tables={'original': 'db.persons', 'synthetic': 'db.syn1', 'control': 'db.holdout'}"
 
@@ -38,6 +39,8 @@ def singling_out_to_sql(
     n_cols: int = 3,
     control: Any = None,
     *,
+    numeric: str = "half-lines",
+    max_pairs: int = MAX_PAIRS,
     dialect: str = "duckdb",
     tables: dict[str, Any] | None = None,
     engine: Any = None,
@@ -49,7 +52,8 @@ def singling_out_to_sql(
         original, synthetic, control: read once at export time for the column types and the
             columns' q packing. With ``dialect="duckdb"`` and Parquet/CSV files the script
             reads those files.
-        columns, mode, n_cols: as :func:`discosql.singling_out`.
+        columns, mode, n_cols, numeric, max_pairs: as :func:`discosql.singling_out`; the half-line
+            queries of numeric columns have no script yet: give ``numeric="values"``.
         dialect: one of duckdb, postgres, spark, databricks, bigquery, snowflake, trino, tsql.
         tables: what the script reads instead: ``{"original": "db.persons", "synthetic":
             "db.syn1", "control": "db.holdout"}`` (table names, dotted for a schema).
@@ -62,13 +66,21 @@ def singling_out_to_sql(
         control_successes).
     """
     options = options_for(
-        singling_out.SinglingOutOptions, synthetic, columns=columns, mode=mode, n_cols=n_cols
+        singling_out.SinglingOutOptions,
+        synthetic,
+        columns=columns,
+        mode=mode,
+        n_cols=n_cols,
+        numeric=numeric,
+        max_pairs=max_pairs,
     )
     names_given = _script_arguments(dialect, tables, control)
     with open_inputs(engine, threads, original, synthetic, check=options.schema_check()) as inputs:
         names = options.names(inputs.sources[0])
         if control is not None:
             inputs = singling_out.with_control(inputs, control, names)
+        if singling_out.needs_half_lines(inputs, options):
+            raise InputError(singling_out.NO_HALF_LINES_SCRIPT)
         radices = column_radices(inputs, names)
         script, on_script = _script(inputs, dialect, names_given)
         what = f"singling_out() ({mode}" + (
@@ -140,7 +152,7 @@ def linkability_to_sql(
     with open_inputs(engine, threads, original, synthetic, check=schema_check(names)) as inputs:
         if control is not None:
             inputs = linkability.with_control(inputs, control, names)
-        if linkability.needs_gower(linkability.columns_of(inputs, options), options):
+        if linkability.needs_gower(linkability_gower.columns_of(inputs, options), options):
             raise InputError(linkability.NO_GOWER_SCRIPT)
         plan = linkability.run_linkability(inputs, options)[2]
         script, on_script = _script(inputs, dialect, names_given)

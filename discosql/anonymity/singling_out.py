@@ -36,6 +36,8 @@ from .common import (
     reserved_names,
     schema_check,
 )
+from .distance import MAX_PAIRS, DistanceColumn, prepare
+from .distance import RECORDS as DISTANCE_RECORDS
 from .stats import CONFIDENCE_LEVEL, AttackRates, Rates, interval, number, rates
 
 MODES = ("univariate", "multivariate")
@@ -47,6 +49,17 @@ BY_COLUMNS = "__disco_so_by_columns"
 CELLS_TEMPLATE = "anonymity/singling_out.sql.j2"
 HALF_LINES_TEMPLATE = "anonymity/singling_out_half_lines.sql.j2"
 NUMERIC = ("integer", "float")
+NUMERIC_MODES = ("half-lines", "values")  # singling_out(numeric=)
+DOMINANCE_TEMPLATE = "anonymity/singling_out_dominance.sql.j2"
+MEDIANS_TEMPLATE = "anonymity/singling_out_medians.sql.j2"
+MEDIANS = "__disco_so_medians"
+DOMINANCE_BATCH = 16  # half-line combinations per statement (each is a join)
+NO_HALF_LINES_SCRIPT = (
+    "singling_out_to_sql: there is no script of the half-line queries yet; give "
+    "numeric='values' to export the attack with numbers compared by value, or run "
+    "singling_out() where the data live (engine=)"
+)
+PAIRS_SCHEMA = pa.schema([("cid", pa.int64()), ("pairs", pa.float64())])
 
 BY_COLUMNS_SCHEMA = pa.schema(
     [("columns", pa.list_(pa.string())), ("queries", pa.int64()), ("successes", pa.int64())]
@@ -91,6 +104,19 @@ class SinglingOutOptions(Options):
     n_cols: int = option(
         3, "columns per predicate in multivariate mode (default 3)", kind="int", metavar="N"
     )
+    numeric: str = option(
+        "half-lines",
+        "half-lines (default): a numeric column's predicate is anonymeter's half-line, >= v "
+        "above the synthesis' median, <= v at or below; values: numbers compared by value, as "
+        "categories",
+        choices=NUMERIC_MODES,
+    )
+    max_pairs: int = option(
+        MAX_PAIRS,
+        "refuse a half-line combination whose dominance join needs more pairs of records",
+        kind="int",
+        metavar="N",
+    )
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -112,6 +138,17 @@ class SinglingOutOptions(Options):
                 f"n_cols: {n_cols} columns per predicate, but columns names {len(names)}; "
                 f"allowed: 1 to {len(names)}"
             )
+        if self.numeric not in NUMERIC_MODES:
+            hint = (
+                did_you_mean(self.numeric, NUMERIC_MODES) if isinstance(self.numeric, str) else ""
+            )
+            problems.append(
+                f"numeric: expected one of {', '.join(map(repr, NUMERIC_MODES))}, got "
+                f"{self.numeric!r}{hint}"
+            )
+        mp = self.max_pairs
+        if isinstance(mp, bool) or not isinstance(mp, int) or mp < 1:
+            problems.append(f"max_pairs: a positive integer, got {mp!r}")
         if problems:
             raise InputError(problems)
         self.set("columns", names)
@@ -233,6 +270,8 @@ def singling_out(
     n_cols: int = 3,
     control: Any = None,
     *,
+    numeric: str = "half-lines",
+    max_pairs: int = MAX_PAIRS,
     engine: Any = None,
     threads: int | None = None,
 ) -> SinglingOutResult:
@@ -272,7 +311,15 @@ def singling_out(
         control_rate and risk = (rate - control_rate) / (1 - control_rate); ci (anonymeter's
         Wilson interval at 95%) and by_columns.
     """
-    options = options_for(SinglingOutOptions, synthetic, columns=columns, mode=mode, n_cols=n_cols)
+    options = options_for(
+        SinglingOutOptions,
+        synthetic,
+        columns=columns,
+        mode=mode,
+        n_cols=n_cols,
+        numeric=numeric,
+        max_pairs=max_pairs,
+    )
     with open_inputs(engine, threads, original, synthetic, check=options.schema_check()) as inputs:
         if control is not None:
             inputs = with_control(inputs, control, options.names(inputs.sources[0]))
@@ -322,14 +369,22 @@ def _queries(
     inputs: Inputs, names: list[str], mode: str, n_cols: int
 ) -> tuple[int, list[tuple[int, ...]], list[int]]:
     """What the attack asks: the columns per predicate, the column combinations (positions in
-    ``names``) and, univariate, the numeric columns whose half-lines count too."""
+    ``names``) and the numeric columns (univariate: whose min/max half-lines count too;
+    multivariate: whose predicates are half-lines, unless numeric="values")."""
     kinds, problems = column_kinds(inputs.sources, dict.fromkeys(names, "column"))
     if problems:  # kinds that clash, known once the rows are counted
         raise SchemaError(problems)
     size = 1 if mode == "univariate" else n_cols
     combos = list(itertools.combinations(range(len(names)), size))
     numeric = [i for i, c in enumerate(names) if kinds.get(c) in NUMERIC]
-    return size, combos, numeric if mode == "univariate" else []
+    return size, combos, numeric
+
+
+def needs_half_lines(inputs: Inputs, options: SinglingOutOptions) -> bool:
+    """Whether some multivariate query has a half-line (a numeric column, numeric="half-lines")."""
+    names = options.names(inputs.sources[0])
+    numeric = _queries(inputs, names, options.mode, options.n_cols)[2]
+    return options.mode == "multivariate" and options.numeric == "half-lines" and bool(numeric)
 
 
 def coded_records(
@@ -360,14 +415,16 @@ def coded_records(
     return columns
 
 
-def cell_counts(inputs: Inputs, columns: list[Column], combos: list[tuple[int, ...]]) -> list[str]:
-    """The statements counting the cells of ``combos`` over RECORDS, ``BATCH`` combinations
-    each (``sql_templates/anonymity/singling_out.sql.j2``; cid: the position in ``combos``)."""
+def cell_counts(
+    inputs: Inputs, columns: list[Column], combos: list[tuple[int, tuple[int, ...]]]
+) -> list[str]:
+    """The statements counting the cells of ``combos`` (cid, positions) over RECORDS,
+    ``BATCH`` combinations each (``sql_templates/anonymity/singling_out.sql.j2``)."""
     statements = []
     for start in range(0, len(combos), BATCH):
         batch = [
-            {"cid": start + j, "aliases": [columns[i].alias for i in combo]}
-            for j, combo in enumerate(combos[start : start + BATCH])
+            {"cid": cid, "aliases": [columns[i].alias for i in combo]}
+            for cid, combo in combos[start : start + BATCH]
         ]
         statements.append(
             render(CELLS_TEMPLATE, inputs.engine.dialect, records=RECORDS, combinations=batch)
@@ -393,6 +450,59 @@ def _half_lines_sql(inputs: Inputs, names: list[str], numeric: list[int]) -> tup
     return sql, pa.schema(fields)
 
 
+def _dominance(
+    work: Work,
+    inputs: Inputs,
+    names: list[str],
+    numeric: list[int],
+    combos: list[tuple[int, tuple[int, ...]]],
+    max_pairs: int,
+) -> list[str]:
+    """The counts of the combinations with a numeric column under half-lines: every column as
+    the distance family reads it (codes, and doubles for the numbers), the synthesis'
+    medians, then one dominance join per combination (``anonymity/
+    singling_out_dominance.sql.j2``), its candidate pairs counted and bounded first."""
+    engine = work.engine
+    sources = list(inputs.sources)
+    cols = [DistanceColumn(name, pos, pos in numeric) for pos, name in enumerate(names)]
+    prepare(work, sources, cols)
+    sql = render(MEDIANS_TEMPLATE, engine.dialect, records=DISTANCE_RECORDS, nums=numeric)
+    work.create(MEDIANS, sql, {}, MEDIANS_TEMPLATE)
+    batches = [
+        [
+            {
+                "cid": cid,
+                "cats": [p for p in combo if p not in numeric],
+                "nums": [p for p in combo if p in numeric],
+            }
+            for cid, combo in combos[start : start + DOMINANCE_BATCH]
+        ]
+        for start in range(0, len(combos), DOMINANCE_BATCH)
+    ]
+    ctx = {"records": DISTANCE_RECORDS, "medians": MEDIANS}
+    for batch in batches:
+        sql = render(DOMINANCE_TEMPLATE, engine.dialect, combinations=batch, count=True, **ctx)
+        got = engine.query(sql, {}, DOMINANCE_TEMPLATE, small=True, schema=PAIRS_SCHEMA)
+        for row in got.to_pylist():
+            if row["pairs"] > max_pairs:
+                combo = next(c for cid, c in combos if cid == row["cid"])
+                raise InputError(
+                    f"singling_out: the half-line queries of the columns "
+                    f"{[names[i] for i in combo]!r} need {row['pairs']:.3g} pairs of records "
+                    f"(each synthetic record against the records of its block: equal "
+                    f"categories, the same side of each median), above max_pairs="
+                    f"{max_pairs:_}; give fewer numeric columns, numeric='values', or raise "
+                    "max_pairs"
+                )
+    tables = []
+    for b, batch in enumerate(batches):
+        name = f"{COUNTS}h{b}"
+        sql = render(DOMINANCE_TEMPLATE, engine.dialect, combinations=batch, count=False, **ctx)
+        work.create(name, sql, {}, DOMINANCE_TEMPLATE)
+        tables.append(name)
+    return tables
+
+
 def run_singling_out(
     inputs: Inputs, options: SinglingOutOptions, radices: list[int] | None = None
 ) -> tuple[dict[str, Any] | None, pa.Table]:
@@ -407,12 +517,23 @@ def run_singling_out(
     names = options.names(inputs.sources[0])
     size, combos, numeric = _queries(inputs, names, options.mode, options.n_cols)
     control = len(inputs.sources) > 2
+    half_lines = needs_half_lines(inputs, options)
+    if half_lines and engine.exporting:
+        raise InputError(NO_HALF_LINES_SCRIPT)
+    by_values = [
+        (cid, c) for cid, c in enumerate(combos) if not half_lines or not set(c) & set(numeric)
+    ]
     with engine.work() as work:
         columns = coded_records(work, inputs, names, radices)
         counts = []
-        for b, sql in enumerate(cell_counts(inputs, columns, combos)):
+        for b, sql in enumerate(cell_counts(inputs, columns, by_values)):
             counts.append(f"{COUNTS}{b}")
             work.create(counts[-1], sql, {}, CELLS_TEMPLATE)
+        if half_lines:
+            with_numbers = [(cid, c) for cid, c in enumerate(combos) if set(c) & set(numeric)]
+            counts += _dominance(work, inputs, names, numeric, with_numbers, options.max_pairs)
+        if options.mode == "multivariate":
+            numeric = []  # the univariate min/max half-lines below
         half = None
         if numeric:
             half = HALF

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import statistics
 from typing import Any
 
 NA = ("NA",)  # missing: a value of its own, distinct from any text
@@ -30,10 +31,13 @@ def _number(v: Any) -> float | None:
 
 
 def _matches(rows: list[dict[str, Any]], pred: tuple[Any, ...]) -> int:
-    """How many rows satisfy one predicate: ("eq", {column: value}) or ("le"/"ge", column,
+    """How many rows satisfy one predicate: ("eq", {column: value}), ("le"/"ge", column,
+    bound) or ("and", parts): every part, each ("eq", column, value) or ("le"/"ge", column,
     bound)."""
     if pred[0] == "eq":
         return sum(all(value(r[c]) == v for c, v in pred[1]) for r in rows)
+    if pred[0] == "and":
+        return sum(all(_part(r, part) for part in pred[1]) for r in rows)
     _, col, bound = pred
     hits = 0
     for r in rows:
@@ -41,6 +45,44 @@ def _matches(rows: list[dict[str, Any]], pred: tuple[Any, ...]) -> int:
         if x is not None and (x <= bound if pred[0] == "le" else x >= bound):
             hits += 1
     return hits
+
+
+def _part(r: dict[str, Any], part: tuple[Any, ...]) -> bool:
+    kind, col, v = part
+    if kind == "eq":
+        return bool(value(r[col]) == v)
+    x = _number(r[col])
+    return x is not None and (x <= v if kind == "le" else x >= v)
+
+
+def half_line_predicates(
+    synthetic: list[dict[str, Any]], combo: tuple[str, ...], numeric: set[str]
+) -> list[tuple[Any, ...]]:
+    """anonymeter's multivariate queries over ``combo`` that single out one synthetic record:
+    each synthetic record's, a numeric value v written ``>= v`` above the synthesis' median
+    of its column (over its known numbers), else ``<= v``; a missing value ``is missing``;
+    any other value ``== v``."""
+    medians = {}
+    for c in combo:
+        xs = [x for r in synthetic if (x := _number(r[c])) is not None]
+        medians[c] = statistics.median(xs) if xs else None
+    out: list[tuple[Any, ...]] = []
+    seen = set()
+    for r in synthetic:
+        parts = []
+        for c in combo:
+            x = _number(r[c]) if c in numeric else None
+            if x is None:
+                parts.append(("eq", c, value(r[c])))
+            else:
+                med = medians[c]
+                parts.append(("ge" if med is not None and x > med else "le", c, x))
+        pred = ("and", tuple(parts))
+        if pred not in seen:
+            seen.add(pred)
+            if _matches(synthetic, pred) == 1:
+                out.append(pred)
+    return out
 
 
 def predicates(
@@ -80,13 +122,18 @@ def reference(
     n_cols: int,
     numeric: set[str],
     control: list[dict[str, Any]] | None = None,
+    half_lines: bool = True,
 ) -> dict[str, Any]:
-    """queries, successes, control_successes (None without a control) and by_columns rows."""
+    """queries, successes, control_successes (None without a control) and by_columns rows;
+    ``half_lines``: multivariate predicates on numbers as anonymeter writes them."""
     size = 1 if mode == "univariate" else n_cols
     rows = []
     total = [0, 0, 0]
     for combo in itertools.combinations(columns, size):
-        preds = predicates(synthetic, combo, numeric, mode == "univariate")
+        if mode == "multivariate" and half_lines and set(combo) & numeric:
+            preds = half_line_predicates(synthetic, combo, numeric)
+        else:
+            preds = predicates(synthetic, combo, numeric, mode == "univariate")
         q = len(preds)
         s = sum(_matches(original, p) == 1 for p in preds)
         c = sum(_matches(control, p) == 1 for p in preds) if control is not None else 0

@@ -1,7 +1,8 @@
 """discosql's exact singling-out, linkability and inference rates against anonymeter 1.1
 itself, run beside it: the bundled SD2011 (its 9 columns as text), the Adult fixture's 9
-categorical columns and, for linkability and inference, its numeric ones (tests/data/adult). Run by .ci/anonymeter, in an environment
-of its own (anonymeter pins numpy below 2); the ``anonymeter`` fixture marks these tests.
+categorical columns and, for linkability and inference, its numeric ones (tests/data/adult).
+Run by .ci/anonymeter, in an environment of its own (anonymeter pins numpy below 2); the
+``anonymeter`` fixture marks these tests.
 
 * Multivariate singling out samples distinct queries uniformly (a random synthetic record and
   random columns, kept when they single out), so its success rate estimates discosql's exact

@@ -35,6 +35,7 @@ ORIGINAL = str(DATA / "sd2011.parquet")
 SYN = [str(DATA / f"syn_{j}.parquet") for j in (1, 2, 3)]
 SIDES = (["sex", "age", "region", "placesize"], ["income", "marital", "ls"])
 SO_COLUMNS = ["sex", "age", "region", "placesize", "income"]
+BY_VALUE = ["--numeric", "values"]  # the attacks with a script: numbers compared by value
 
 
 def _rates(res: Any) -> dict[str, Any]:
@@ -98,8 +99,8 @@ def test_the_singling_out_script_prints_the_api_numbers(
 ) -> None:
     """Univariate mode with numeric columns: the half-lines are added up in SQL too."""
     columns = SO_COLUMNS if mode == "multivariate" else ["sex", "age", "income", "ls"]
-    res = ds.singling_out(ORIGINAL, SYN[0], columns, mode, 3, control)
-    script = ds.singling_out_to_sql(ORIGINAL, SYN[0], columns, mode, 3, control)
+    res = ds.singling_out(ORIGINAL, SYN[0], columns, mode, 3, control, numeric="values")
+    script = ds.singling_out_to_sql(ORIGINAL, SYN[0], columns, mode, 3, control, numeric="values")
     check_singling_out(_run(script, tmp_path), res)
     assert res.queries > 0
     assert res.successes > 0
@@ -156,9 +157,10 @@ def test_scripts_agree_with_the_api_on_any_data(
                 ctrl_t = original.slice(0, original.num_rows)  # the original's size
                 pq.write_table(ctrl_t, ctrl)
             c = ctrl if with_control else None
-            res = ds.singling_out(orig, syn[0], control=c, **kw)
+            res = ds.singling_out(orig, syn[0], control=c, **kw, numeric="values")
             check_singling_out(
-                _run(ds.singling_out_to_sql(orig, syn[0], control=c, **kw), tmp), res
+                _run(ds.singling_out_to_sql(orig, syn[0], control=c, **kw, numeric="values"), tmp),
+                res,
             )
         elif test == "mt":
             c = ctrl if with_control else None
@@ -230,7 +232,7 @@ def test_the_other_scripts_stop_on_a_new_level(test: str, tmp_path: Path) -> Non
     syn = str(tmp_path / "synthetic.parquet")
     pq.write_table(SYNTHESIS, syn)
     if test == "so":
-        script = ds.singling_out_to_sql(str(orig), syn, n_cols=2)
+        script = ds.singling_out_to_sql(str(orig), syn, n_cols=2, numeric="values")
     else:
         script = ds.exact_matches_to_sql(str(orig), syn)
     pq.write_table(CHANGES[0][1], orig)
@@ -254,6 +256,7 @@ def test_scripts_parse_and_are_portable() -> None:
                 SYN[1],
                 dialect=dialect,
                 tables=tables,
+                numeric="values",
             ),
             ds.exact_matches_to_sql(
                 ORIGINAL, SYN[0], SO_COLUMNS, SYN[1], dialect=dialect, tables=tables
@@ -291,14 +294,27 @@ def test_arguments_are_checked_before_any_data_is_read(kw: dict[str, Any], messa
     with pytest.raises(ds.InputError, match="n_cols"):
         ds.singling_out_to_sql(missing, missing, n_cols=0)
     with pytest.raises(ds.InputError, match=re.escape("give its table name, e.g. tables=")):
-        ds.singling_out_to_sql(pq.read_table(ORIGINAL), SYN[0])  # Arrow: no name to read
+        ds.singling_out_to_sql(
+            pq.read_table(ORIGINAL), SYN[0], numeric="values"
+        )  # Arrow: no name to read
 
 
 def test_cli_writes_the_scripts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from discosql.cli.main import main
 
     runs = [
-        (["singling-out", ORIGINAL, SYN[0], "--columns", ",".join(SO_COLUMNS)], "so"),
+        (
+            [
+                "singling-out",
+                ORIGINAL,
+                SYN[0],
+                "--columns",
+                ",".join(SO_COLUMNS),
+                "--numeric",
+                "values",
+            ],
+            "so",
+        ),
         (["matches", ORIGINAL, SYN[0], SYN[1], "--control", SYN[2]], "mt"),
         (
             [
@@ -320,7 +336,9 @@ def test_cli_writes_the_scripts(tmp_path: Path, capsys: pytest.CaptureFixture[st
         assert main([*argv, "--sql", str(out)]) == 0
         tables = _run(out.read_text(), tmp_path)
         if test == "so":
-            check_singling_out(tables, ds.singling_out(ORIGINAL, SYN[0], SO_COLUMNS))
+            check_singling_out(
+                tables, ds.singling_out(ORIGINAL, SYN[0], SO_COLUMNS, numeric="values")
+            )
         elif test == "mt":
             check_matches(tables, ds.exact_matches(ORIGINAL, SYN[:2], control=SYN[2]))
         else:
@@ -348,10 +366,10 @@ def _postgres_exports(pg_dsn: str) -> None:
     tables = {"original": "anonx.p", "synthetic": "anonx.s", "control": "anonx.h"}
     kw: dict[str, Any] = {"dialect": "postgres", "tables": tables}
     p, s, h = data["p"], data["s"], data["h"]
-    script = ds.singling_out_to_sql(p, s, SO_COLUMNS, control=h, **kw)
+    script = ds.singling_out_to_sql(p, s, SO_COLUMNS, control=h, **kw, numeric="values")
     check_singling_out(
         engine_data.run_postgres_script(pg_dsn, script),
-        ds.singling_out(p, s, SO_COLUMNS, control=h),
+        ds.singling_out(p, s, SO_COLUMNS, control=h, numeric="values"),
     )
     script = ds.exact_matches_to_sql(p, s, control=h, **kw)
     check_matches(
