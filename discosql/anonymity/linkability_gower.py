@@ -16,7 +16,7 @@ the tied search of ``distance.py``; the records' pairs of profiles join the two 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import pyarrow as pa
 
@@ -35,8 +35,25 @@ from .distance import (
     profiles,
 )
 
-if TYPE_CHECKING:
-    from .linkability import LinkabilityOptions
+
+class LinkabilityOptions(Protocol):
+    """What the attack reads of ``linkability.LinkabilityOptions``."""
+
+    @property
+    def sides(self) -> tuple[list[str], list[str]]: ...
+
+    @property
+    def names(self) -> list[str]: ...
+
+    @property
+    def numeric(self) -> str: ...
+
+    @property
+    def n_neighbors(self) -> int: ...
+
+    @property
+    def max_pairs(self) -> int: ...
+
 
 SIDES = ("__disco_lkg_a", "__disco_lkg_b")
 CELLS = "__disco_lkg_cells"
