@@ -4,7 +4,6 @@ over every original record and every tie."""
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 import pyarrow as pa
@@ -13,7 +12,7 @@ from ..anonymity.inference import InferenceOptions, inference
 from .args import engine_of
 from .flags import add_flags, flag_values
 from .options import add_engine_options, add_output_options
-from .output import Progress, text_table, write
+from .output import Progress, write_attack
 
 NAME = "inference"
 
@@ -61,10 +60,4 @@ def run(args: argparse.Namespace, progress: Progress) -> None:
     )
     numbers = {k: v for k, v in res.summary().items() if not isinstance(v, list)}
     table = pa.Table.from_pylist([numbers])
-    if args.format == "json":
-        text = json.dumps(res.to_dict(), indent=1, ensure_ascii=False)
-        write(table, text, "table", args.out)
-    elif args.format == "parquet":
-        write(table, "", "parquet", args.out)
-    else:
-        write(table, f"{res}\n\n{text_table(table)}", args.format, args.out)
+    write_attack(res, table, table, args.format, args.out)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from ..anonymity.export import linkability_to_sql
@@ -13,7 +12,7 @@ from ..core.files import write_text
 from .args import csv_list, engine_of, script_options
 from .flags import add_flags, flag_values
 from .options import add_anonymity_script, add_engine_options, add_output_options
-from .output import Progress, text_table, write
+from .output import Progress, write_attack
 
 NAME = "linkability"
 
@@ -75,10 +74,4 @@ def run(args: argparse.Namespace, progress: Progress) -> None:
         threads=args.threads,
     )
     table = res.by_distance
-    if args.format == "json":
-        text = json.dumps(res.to_dict(), indent=1, ensure_ascii=False)
-        write(table, text, "table", args.out)
-    elif args.format == "parquet":
-        write(table, "", "parquet", args.out)
-    else:
-        write(table, f"{res}\n\n{text_table(table)}", args.format, args.out)
+    write_attack(res, table, table, args.format, args.out)

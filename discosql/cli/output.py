@@ -117,3 +117,14 @@ def write_measured(res: Any, records: str | None, fmt: str, out: Path | None) ->
         write(res.summary, json.dumps(res.to_dict(), indent=1, ensure_ascii=False), "table", out)
     else:
         write(res.summary, f"{res}\n\n{text_table(res.summary)}", fmt, out)
+
+
+def write_attack(res: Any, table: pa.Table, shown: pa.Table, fmt: str, out: Path | None) -> None:
+    """An anonymity test's result: JSON, its ``to_dict()``; Parquet, ``table``; else the
+    text of the result and ``shown`` (the table as printed), as text or CSV."""
+    if fmt == "json":
+        write(table, json.dumps(res.to_dict(), indent=1, ensure_ascii=False), "table", out)
+    elif fmt == "parquet":
+        write(table, "", "parquet", out)
+    else:
+        write(shown, f"{res}\n\n{text_table(shown)}", fmt, out)

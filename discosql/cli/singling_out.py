@@ -4,7 +4,6 @@ with --sql the script of :func:`discosql.singling_out_to_sql`)."""
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 import pyarrow as pa
@@ -15,7 +14,7 @@ from ..core.files import write_text
 from .args import engine_of, script_options
 from .flags import add_flags, flag_values
 from .options import add_anonymity_script, add_engine_options, add_output_options
-from .output import Progress, text_table, write
+from .output import Progress, write_attack
 
 NAME = "singling-out"
 
@@ -58,10 +57,4 @@ def run(args: argparse.Namespace, progress: Progress) -> None:
     table = res.by_columns
     names = [", ".join(c) for c in table.column("columns").to_pylist()]
     flat = table.set_column(0, "columns", pa.array(names, pa.string()))
-    if args.format == "json":
-        text = json.dumps(res.to_dict(), indent=1, ensure_ascii=False)
-        write(table, text, "table", args.out)
-    elif args.format == "parquet":
-        write(table, "", "parquet", args.out)
-    else:
-        write(flat, f"{res}\n\n{text_table(flat)}", args.format, args.out)
+    write_attack(res, table, flat, args.format, args.out)
