@@ -344,6 +344,9 @@ MISSPELLED = [
     ("ldiversity", lambda o, s: ds.ldiversity(o, ["sex"], ["depres"])),
     ("suda", lambda o, s: ds.suda(o, ["sex", "agee"])),
     ("dcr", lambda o, s: ds.dcr(o, s, ["sex", "agee"])),
+    ("inference", lambda o, s: ds.inference(o, s, ["sex", "agee"], "income")),
+    ("inference secret", lambda o, s: ds.inference(o, s, ["sex"], "incme")),
+    ("linkability", lambda o, s: ds.linkability(o, s, (["sex"], ["agee"]), n_neighbors=2)),
 ]
 
 
