@@ -22,7 +22,7 @@ import discosql as ds
 from discosql.anonymity.linkability import BY_DISTANCE_SCHEMA, MAX_SIDE
 
 from ..helpers.engines import Loaded, on_engines
-from ..helpers.profiles import REFERENCE_EXAMPLES
+from ..helpers.profiles import REFERENCE_EXAMPLES, fixed
 from .distance_data import RADII, in_rounds, mixed, plain
 from .distance_data import data_sets as gower_data
 from .inference_reference import linkability as gower_linkability
@@ -296,7 +296,8 @@ def test_cli_linkability(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 # --- the Gower attack: numeric columns, n neighbours, every tie -------------------------------
 @pytest.mark.slow
-@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 150 examples in CI: each is a whole attack on every engine path (rounds, ties, control)
+@settings(max_examples=fixed(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), gower_data(), st.integers(1, 3), st.booleans(), RADII)
 def test_gower_linkability_agrees_with_the_reference(
     data: Any, sets: Any, k: int, rounds: bool, first_radius: float | None
