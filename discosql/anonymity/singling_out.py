@@ -52,6 +52,7 @@ NUMERIC = ("integer", "float")
 NUMERIC_MODES = ("half-lines", "values")  # singling_out(numeric=)
 DOMINANCE_TEMPLATE = "anonymity/singling_out_dominance.sql.j2"
 MEDIANS_TEMPLATE = "anonymity/singling_out_medians.sql.j2"
+SKYLINE_TEMPLATE = "anonymity/singling_out_skyline.sql.j2"
 MEDIANS = "__disco_so_medians"
 DOMINANCE_BATCH = 16  # half-line combinations per statement (each is a join)
 NO_HALF_LINES_SCRIPT = (
@@ -460,7 +461,9 @@ def _dominance(
 ) -> list[str]:
     """The counts of the combinations with a numeric column under half-lines: every column as
     the distance family reads it (codes, and doubles for the numbers), the synthesis'
-    medians, then one dominance join per combination (``anonymity/
+    medians, then per combination: with one numeric column a running sum, with two the
+    synthesis' and each data set's two skyline layers (``anonymity/
+    singling_out_skyline.sql.j2``), with more a dominance join within the blocks (``anonymity/
     singling_out_dominance.sql.j2``), its candidate pairs counted and bounded first."""
     engine = work.engine
     sources = list(inputs.sources)
@@ -468,17 +471,17 @@ def _dominance(
     prepare(work, sources, cols)
     sql = render(MEDIANS_TEMPLATE, engine.dialect, records=DISTANCE_RECORDS, nums=numeric)
     work.create(MEDIANS, sql, {}, MEDIANS_TEMPLATE)
-    batches = [
-        [
-            {
-                "cid": cid,
-                "cats": [p for p in combo if p not in numeric],
-                "nums": [p for p in combo if p in numeric],
-            }
-            for cid, combo in combos[start : start + DOMINANCE_BATCH]
-        ]
-        for start in range(0, len(combos), DOMINANCE_BATCH)
+    split: list[dict[str, Any]] = [
+        {
+            "cid": cid,
+            "cats": [p for p in combo if p not in numeric],
+            "nums": [p for p in combo if p in numeric],
+        }
+        for cid, combo in combos
     ]
+    two = [c for c in split if len(c["nums"]) == 2]  # two skyline layers, no join
+    rest = [c for c in split if len(c["nums"]) != 2]
+    batches = [rest[i : i + DOMINANCE_BATCH] for i in range(0, len(rest), DOMINANCE_BATCH)]
     ctx = {"records": DISTANCE_RECORDS, "medians": MEDIANS}
     for batch in batches:
         sql = render(DOMINANCE_TEMPLATE, engine.dialect, combinations=batch, count=True, **ctx)
@@ -499,6 +502,11 @@ def _dominance(
         name = f"{COUNTS}h{b}"
         sql = render(DOMINANCE_TEMPLATE, engine.dialect, combinations=batch, count=False, **ctx)
         work.create(name, sql, {}, DOMINANCE_TEMPLATE)
+        tables.append(name)
+    for pair in two:
+        name = f"{COUNTS}s{pair['cid']}"
+        sql = render(SKYLINE_TEMPLATE, engine.dialect, combo=pair, **ctx)
+        work.create(name, sql, {}, SKYLINE_TEMPLATE)
         tables.append(name)
     return tables
 

@@ -339,3 +339,16 @@ def test_gower_linkability_on_every_engine(engine_case: Loaded) -> None:
         assert (got.linked, got.linked_unique) == want
         want = gower_linkability(plain(tables["ctrl"], kinds), syn, a, b, {"age", "income"}, k)
         assert (got.control_linked, got.control_linked_unique) == want
+
+
+def test_k_neighbours_among_identical_records_are_not_forced() -> None:
+    """Four identical synthetic records, two neighbours a side: some choice of two on A and
+    two on B shares a record, but the other two leave them apart, so the link is not
+    unique. (With only categorical columns the ranges of the two data sets together were
+    once a row per record, which repeated every pair.)"""
+    o, s = pa.table({"k": ["a"]}), pa.table({"k": ["a", "a", "a", "a"]})
+    res = ds.linkability(o, s, (["k"], ["k"]), o, n_neighbors=2)
+    assert (res.linked, res.linked_unique) == (1, 0)
+    assert (res.control_linked, res.control_linked_unique) == (1, 0)
+    res = ds.linkability(o, s.slice(0, 3), (["k"], ["k"]), n_neighbors=2)
+    assert (res.linked, res.linked_unique) == (1, 1)  # two of three a side always meet

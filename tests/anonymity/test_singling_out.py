@@ -371,3 +371,16 @@ def test_cli_singling_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert "--n-cols: expected the number of columns per predicate" in err
     assert main([*argv[:3], "--columns", "sex,nope", "--n-cols", "1"]) == 2
     assert "column 'nope': not a column of the original data" in capsys.readouterr().err
+
+
+def test_a_hand_worked_case_of_two_half_lines() -> None:
+    """Two numeric columns, medians 2.5: (10, 10) asks a >= 10 & b >= 10 and (1, 1) asks
+    a <= 1 & b <= 1; (2, 2) and (3, 3) share their half-lines with another synthetic record
+    (no query). In the original, two records beyond (10, 10), neither behind the other (no
+    success), and (0, 0) alone below (1, 1) (a success); in the control, one record beyond
+    (10, 10) with another behind it (no success), and (0, 0) again."""
+    synthetic = pa.table({"a": [1, 2, 3, 10], "b": [1, 2, 3, 10]})
+    original = pa.table({"a": [11, 12, 0, 5], "b": [12, 11, 0, 1]})
+    control = pa.table({"a": [11, 10, 0, 5], "b": [12, 11, 0, 5]})
+    res = ds.singling_out(original, synthetic, n_cols=2, control=control)
+    assert (res.queries, res.successes, res.control_successes) == (2, 1, 1)
