@@ -55,6 +55,7 @@ MEDIANS_TEMPLATE = "anonymity/singling_out_medians.sql.j2"
 SKYLINE_TEMPLATE = "anonymity/singling_out_skyline.sql.j2"
 MEDIANS = "__disco_so_medians"
 DOMINANCE_BATCH = 16  # half-line combinations per statement (each is a join)
+SKYLINE_ROWS = 2_000_000  # stacked rows (records times combinations) per skyline statement
 NO_HALF_LINES_SCRIPT = (
     "singling_out_to_sql: there is no script of the half-line queries yet; give "
     "numeric='values' to export the attack with numbers compared by value, or run "
@@ -503,11 +504,15 @@ def _dominance(
         sql = render(DOMINANCE_TEMPLATE, engine.dialect, combinations=batch, count=False, **ctx)
         work.create(name, sql, {}, DOMINANCE_TEMPLATE)
         tables.append(name)
-    for pair in two:
-        name = f"{COUNTS}s{pair['cid']}"
-        sql = render(SKYLINE_TEMPLATE, engine.dialect, combo=pair, **ctx)
-        work.create(name, sql, {}, SKYLINE_TEMPLATE)
-        tables.append(name)
+    if two:
+        # a statement per combination pays its planning each time; stacked, a statement holds
+        # at most SKYLINE_ROWS rows (combinations times records) or one combination
+        size = max(1, SKYLINE_ROWS // max(1, sum(reg.n_rows for reg in sources)))
+        for b in range(0, len(two), size):
+            name = f"{COUNTS}s{b}"
+            sql = render(SKYLINE_TEMPLATE, engine.dialect, combinations=two[b : b + size], **ctx)
+            work.create(name, sql, {}, SKYLINE_TEMPLATE)
+            tables.append(name)
     return tables
 
 
