@@ -113,6 +113,8 @@ def rendered() -> dict[str, str]:
         for mode in ("univariate", "multivariate"):  # with a control: every data set counted
             so_columns = ["sex", "age", "income"]
             ds.singling_out(oracle.original_path(), syn[0], so_columns, mode, 2, syn[1])
+        # three numeric columns: the synthesis' maximal points
+        ds.singling_out(oracle.original_path(), syn[0], ["age", "income", "depress"], n_cols=3)
         ds.exact_matches(oracle.original_path(), syn, ["sex", "age", "income"], syn[1])
         sides = (["sex", "age"], ["income", "age"])  # a column on both sides
         ds.linkability(oracle.original_path(), syn[0], sides, syn[1], numeric="values")

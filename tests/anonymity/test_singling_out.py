@@ -328,8 +328,9 @@ def test_the_bundled_data() -> None:
 
 @on_engines(exclude={"duckdb": "the reference"})
 def test_singling_out_on_another_engine(engine_case: Loaded) -> None:
-    # 5 of the 9 columns (10 combinations of 3): the server engines run a statement per batch
-    cols = ["sex", "age", "region", "income", "marital"]
+    # 6 of the 9 columns (20 combinations of 3, of one to three numeric columns): the server
+    # engines run a statement per batch
+    cols = ["sex", "age", "region", "income", "marital", "depress"]
     t = pq.read_table(ORIGINAL).select(cols)
     tables = {
         "orig": t.slice(0, 1000),
@@ -384,3 +385,51 @@ def test_a_hand_worked_case_of_two_half_lines() -> None:
     control = pa.table({"a": [11, 10, 0, 5], "b": [12, 11, 0, 5]})
     res = ds.singling_out(original, synthetic, n_cols=2, control=control)
     assert (res.queries, res.successes, res.control_successes) == (2, 1, 1)
+
+
+@pytest.mark.parametrize("shape", ["independent", "together", "against"])
+def test_three_numeric_columns_through_the_maxima(shape: str) -> None:
+    """Three and four numeric columns and a category over 300 records, counted through the
+    synthesis' maximal points (anonymity/singling_out_maxima.sql.j2): the strong points
+    prune little where the numbers go against each other, much where they do not; the
+    counts equal the reference's either way, and rounded numbers give ties."""
+    import random
+
+    rng = random.Random(7)
+
+    def table(n: int) -> pa.Table:
+        a = [rng.random() for _ in range(n)]
+        b = [rng.random() for _ in range(n)]
+        if shape == "together":
+            b = [x + rng.random() / 4 for x in a]
+        c = [rng.random() for _ in range(n)]
+        if shape == "against":
+            c = [2 - x - y + rng.random() / 20 for x, y in zip(a, b, strict=True)]
+        d = [round(x * 6) for x in c]
+        return pa.table(
+            {
+                "a": [round(x, 2) for x in a],
+                "b": [None if i % 37 == 0 else round(x, 2) for i, x in enumerate(b)],
+                "c": c,
+                "d": d,
+                "k": [rng.choice("xy") for _ in range(n)],
+            }
+        )
+
+    original, synthetic, control = table(300), table(300), table(300)
+    _check(original, synthetic, "multivariate", 3, control)
+    _check(original, synthetic, "multivariate", 4, control, ["a", "b", "c", "d"])
+
+
+def test_half_lines_past_max_pairs_are_refused() -> None:
+    """Numbers that go against each other make most points maximal: the candidates' pairs
+    are counted first and refused with the columns, the count and what to change."""
+    n = 400  # half the records at 0 put the medians below the rest, where a + b = 3
+    a = [0.0] * n + [1 + i / n for i in range(n)]
+    b = [0.0] * n + [2 - i / n for i in range(n)]
+    c = [0.0] * n + [1 + (i * 7919 % n) / n for i in range(n)]
+    synthetic = pa.table({"a": a, "b": b, "c": c})
+    with pytest.raises(ds.InputError, match=r"columns \['a', 'b', 'c'\] need .* max_pairs=1_000"):
+        ds.singling_out(synthetic, synthetic, n_cols=3, max_pairs=1_000)
+    res = ds.singling_out(synthetic, synthetic, n_cols=3)
+    assert res.queries == res.successes > 0
