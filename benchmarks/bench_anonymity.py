@@ -260,6 +260,10 @@ def measure(
         "exact_matches": lambda: ds.exact_matches(
             original, synthetic, names, engine=engine, threads=threads_arg
         ),
+        # the first half of the columns known, the last one guessed (anonymeter's Gower)
+        "inference": lambda: ds.inference(
+            original, synthetic, names[:half], names[-1], engine=engine, threads=threads_arg
+        ),
     }
     for name in only:
         res, seconds = timed(runs[name])
@@ -270,13 +274,15 @@ def measure(
             "columns": len(names),
             "seconds": round(seconds, 2),
         }
-        if name == "singling_out":
-            entry |= {"queries": res.queries, "rate": res.rate}
+        if name == "singling_out":  # datagen's integer columns are numbers: half-lines
+            entry |= {"queries": res.queries, "rate": res.rate, "numeric": "half-lines"}
             if engine is None:
                 entry["floor_seconds"] = round(floor(original, synthetic, names, 3, threads), 2)
                 entry["ratio"] = round(seconds / entry["floor_seconds"], 2)
         elif name == "linkability":
-            entry |= {"rate": res.rate, "rate_unique": res.rate_unique}
+            entry |= {"rate": res.rate, "rate_unique": res.rate_unique, "numeric": "gower"}
+        elif name == "inference":
+            entry |= {"rate": [res.rate_min, res.rate, res.rate_max], "secret": names[-1]}
         else:
             entry |= {"uem": res.uem, "identical": res.identical}
         record(entry)
@@ -298,8 +304,8 @@ def main() -> None:
     p.add_argument(
         "--only",
         nargs="+",
-        default=["singling_out", "linkability", "exact_matches"],
-        choices=["singling_out", "linkability", "exact_matches"],
+        default=["singling_out", "linkability", "exact_matches", "inference"],
+        choices=["singling_out", "linkability", "exact_matches", "inference"],
     )
     a = p.parse_args()
     if a.bench in ("adult", "adult-numeric"):
