@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from ..core.assumptions import GUARD, create_guard
 from ..core.dictionaries import build_for, decide_radices, key_fits, key_radices, pack_keys
 from ..core.inputs import Inputs, column_kinds
-from ..core.options import Options
+from ..core.options import Options, option
 from ..core.plan import Column, as_text
 from ..engines.base import Registered, Work
 from ..errors import EngineError, InputError, SchemaError
@@ -20,6 +20,33 @@ from ..sql.templates import render
 
 COMBOS_TEMPLATE = "anonymity/matches_combos.sql.j2"
 OptionsT = TypeVar("OptionsT", bound=Options)
+# the bound of every search round or join whose pairs grow with the square of the records
+MAX_PAIRS = 2_000_000_000
+
+
+def max_pairs_option(what: str) -> Any:
+    """The ``max_pairs`` option, declared here once for every test that bounds its pairs:
+    refuse ``what`` (e.g. "a search round") past this many pairs."""
+    return option(
+        MAX_PAIRS, f"refuse {what} that needs more pairs than this", kind="int", metavar="N"
+    )
+
+
+def categorical_option(what: str) -> Any:
+    """The ``categorical`` option: ``what`` (numeric columns) compared as categories."""
+    return option(
+        None,
+        f"{what} compared as categories (codes), comma-separated",
+        kind="list",
+        metavar="A,B,...",
+    )
+
+
+def max_pairs_problems(value: Any) -> list[str]:
+    """The problem of a ``max_pairs`` that is not a positive integer, if any."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        return [f"max_pairs: a positive integer, got {value!r}"]
+    return []
 
 
 def options_for(

@@ -21,10 +21,9 @@ from ..core.inputs import Inputs, open_inputs
 from ..core.options import option
 from ..engines.base import Work
 from ..sql.templates import ident, render
-from .common import register_control, schema_check
+from .common import MAX_PAIRS, register_control, schema_check
 from .distance import (
     GRID_COLUMNS,
-    MAX_PAIRS,
     RANGES,
     RECORDS,
     Prepared,

@@ -34,6 +34,7 @@ from ..engines.base import Registered, Work
 from ..errors import InputError
 from ..sql.templates import ident, render
 from ..sql.types import is_temporal
+from .common import MAX_PAIRS
 
 RECORDS_TEMPLATE = "distance/records.sql.j2"
 RANGES_TEMPLATE = "distance/ranges.sql.j2"
@@ -48,7 +49,6 @@ RANGES = "__disco_dd_ranges"
 # searched data set's copies by 3 each
 FIRST_RADIUS = 1 / 256
 GRID_COLUMNS = 2
-MAX_PAIRS = 2_000_000_000
 # below this many pairs a round compares every pair at once (one statement instead of rounds)
 SMALL_PAIRS = 4_000_000
 EXACT_DOUBLE = 2.0**53  # integers of this magnitude and above are not exact as doubles

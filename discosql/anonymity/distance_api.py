@@ -15,8 +15,7 @@ from ..core.results import AsData, json_rows
 from ..core.spec import column_names
 from ..engines.base import Registered
 from ..errors import InputError
-from .common import reserved_names
-from .distance import MAX_PAIRS
+from .common import categorical_option, max_pairs_option, max_pairs_problems, reserved_names
 
 CAVEAT = (
     "Yao et al. 2025 (The DCR Delusion): data sets that distance scores deem private can be "
@@ -45,18 +44,8 @@ class DistanceOptions(Options):
         kind="list",
         metavar="A,B,...",
     )
-    categorical: list[str] | None = option(
-        None,
-        "numeric columns compared as categories (codes), comma-separated",
-        kind="list",
-        metavar="A,B,...",
-    )
-    max_pairs: int = option(
-        MAX_PAIRS,
-        "refuse a search round that needs more pairs of records than this",
-        kind="int",
-        metavar="N",
-    )
+    categorical: list[str] | None = categorical_option("numeric columns")
+    max_pairs: int = max_pairs_option("a search round")
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -71,9 +60,7 @@ class DistanceOptions(Options):
             missing = [c for c in cats if c not in names]
             if missing:
                 problems.append(f"categorical: {missing!r} are not among the columns {names!r}")
-        mp = self.max_pairs
-        if isinstance(mp, bool) or not isinstance(mp, int) or mp < 1:
-            problems.append(f"max_pairs: a positive integer, got {mp!r}")
+        problems += max_pairs_problems(self.max_pairs)
         problems += self.more_problems()
         if problems:
             raise InputError(problems)

@@ -25,8 +25,7 @@ from ..engines.script import ScriptEngine
 from ..errors import InputError
 from ..sql.dialects import unknown_dialect
 from . import linkability, linkability_gower, matches, singling_out
-from .common import column_radices, options_for, schema_check
-from .distance import MAX_PAIRS
+from .common import MAX_PAIRS, column_radices, options_for, schema_check
 
 EXAMPLE = "tables={'original': 'db.persons', 'synthetic': 'db.syn1', 'control': 'db.holdout'}"
 

@@ -28,9 +28,17 @@ from ..core.results import AsData, plain
 from ..core.spec import column_names
 from ..errors import InputError, SchemaError
 from ..sql.templates import render
-from .common import options_for, register_control, reserved_names, schema_check
-from .distance import (
+from .common import (
     MAX_PAIRS,
+    categorical_option,
+    max_pairs_option,
+    max_pairs_problems,
+    options_for,
+    register_control,
+    reserved_names,
+    schema_check,
+)
+from .distance import (
     Tied,
     anonymeter_order,
     distance_columns,
@@ -96,18 +104,8 @@ class InferenceOptions(Options):
         "which every negative guess is right",
         kind="bool",
     )
-    categorical: list[str] | None = option(
-        None,
-        "numeric auxiliary columns compared as categories (codes), comma-separated",
-        kind="list",
-        metavar="A,B,...",
-    )
-    max_pairs: int = option(
-        MAX_PAIRS,
-        "refuse a search round that needs more pairs of records than this",
-        kind="int",
-        metavar="N",
-    )
+    categorical: list[str] | None = categorical_option("numeric auxiliary columns")
+    max_pairs: int = max_pairs_option("a search round")
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -146,9 +144,7 @@ class InferenceOptions(Options):
             )
         if not isinstance(self.as_anonymeter, bool):
             problems.append(f"as_anonymeter: True or False, got {self.as_anonymeter!r}")
-        mp = self.max_pairs
-        if isinstance(mp, bool) or not isinstance(mp, int) or mp < 1:
-            problems.append(f"max_pairs: a positive integer, got {mp!r}")
+        problems += max_pairs_problems(self.max_pairs)
         if problems:
             raise InputError(problems)
         self.set("aux_cols", aux)

@@ -30,8 +30,17 @@ from ..core.spec import column_names
 from ..engines.base import Engine, Work
 from ..errors import EngineError, InputError, SchemaError, did_you_mean
 from ..sql.templates import ident, render
-from .common import coded_combinations, options_for, register_control, reserved_names, schema_check
-from .distance import MAX_PAIRS, DistanceColumn
+from .common import (
+    MAX_PAIRS,
+    coded_combinations,
+    max_pairs_option,
+    max_pairs_problems,
+    options_for,
+    register_control,
+    reserved_names,
+    schema_check,
+)
+from .distance import DistanceColumn
 from .linkability_gower import columns_of, run_gower
 from .stats import CONFIDENCE_LEVEL, AttackRates, Rates, interval, number, rates
 
@@ -114,12 +123,7 @@ class LinkabilityOptions(Options):
         "values: every column a category (the Hamming distance)",
         choices=NUMERIC,
     )
-    max_pairs: int = option(
-        MAX_PAIRS,
-        "under the Gower distance, refuse a search round that needs more pairs of records",
-        kind="int",
-        metavar="N",
-    )
+    max_pairs: int = max_pairs_option("a search round (the Gower distance)")
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -153,9 +157,7 @@ class LinkabilityOptions(Options):
                 f"numeric: expected one of {', '.join(map(repr, NUMERIC))}, got "
                 f"{self.numeric!r}{hint}"
             )
-        mp = self.max_pairs
-        if isinstance(mp, bool) or not isinstance(mp, int) or mp < 1:
-            problems.append(f"max_pairs: a positive integer, got {mp!r}")
+        problems += max_pairs_problems(self.max_pairs)
         if problems:
             raise InputError(problems)
         self.set("aux_cols", (sides[0], sides[1]))

@@ -21,8 +21,8 @@ import pyarrow as pa
 from ..core.inputs import Inputs, open_inputs
 from ..errors import InputError
 from ..sql.templates import ident, render
-from .common import register_control, schema_check
-from .distance import MAX_PAIRS, distance_columns, nearest, prepare
+from .common import MAX_PAIRS, register_control, schema_check
+from .distance import distance_columns, nearest, prepare
 from .distance_api import SUMMARY_SCHEMA, DistanceOptions, DistanceResult
 
 RECORDS_TEMPLATE = "distance/membership_records.sql.j2"

@@ -29,14 +29,16 @@ from ..engines.base import Registered, Work
 from ..errors import InputError, SchemaError, did_you_mean
 from ..sql.templates import ident, render
 from .common import (
+    MAX_PAIRS,
     dictionaries,
+    max_pairs_option,
+    max_pairs_problems,
     options_for,
     radices_of,
     register_control,
     reserved_names,
     schema_check,
 )
-from .distance import MAX_PAIRS
 from .half_lines import count_half_lines
 from .stats import CONFIDENCE_LEVEL, AttackRates, Rates, interval, number, rates
 
@@ -106,12 +108,7 @@ class SinglingOutOptions(Options):
         "categories",
         choices=NUMERIC_MODES,
     )
-    max_pairs: int = option(
-        MAX_PAIRS,
-        "refuse a half-line combination whose dominance join needs more pairs of records",
-        kind="int",
-        metavar="N",
-    )
+    max_pairs: int = max_pairs_option("a half-line combination")
 
     def __post_init__(self) -> None:
         problems: list[str] = []
@@ -141,9 +138,7 @@ class SinglingOutOptions(Options):
                 f"numeric: expected one of {', '.join(map(repr, NUMERIC_MODES))}, got "
                 f"{self.numeric!r}{hint}"
             )
-        mp = self.max_pairs
-        if isinstance(mp, bool) or not isinstance(mp, int) or mp < 1:
-            problems.append(f"max_pairs: a positive integer, got {mp!r}")
+        problems += max_pairs_problems(self.max_pairs)
         if problems:
             raise InputError(problems)
         self.set("columns", names)
