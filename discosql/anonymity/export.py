@@ -78,8 +78,6 @@ def singling_out_to_sql(
         names = options.names(inputs.sources[0])
         if control is not None:
             inputs = singling_out.with_control(inputs, control, names)
-        if singling_out.needs_half_lines(inputs, options):
-            raise InputError(singling_out.NO_HALF_LINES_SCRIPT)
         radices = column_radices(inputs, names)
         script, on_script = _script(inputs, dialect, names_given)
         what = f"singling_out() ({mode}" + (

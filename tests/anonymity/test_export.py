@@ -407,3 +407,17 @@ def test_a_server_runs_the_exports(script_engine: Started) -> None:
 def test_the_gower_attack_has_no_script_and_says_why() -> None:
     with pytest.raises(ds.InputError, match="numeric='values'"):
         ds.linkability_to_sql(ORIGINAL, SYN[0], SIDES)  # age and income are numbers
+
+
+def test_the_half_lines_have_no_script_and_say_why() -> None:
+    """Multivariate singling out over a numeric column (age) is refused with the way out;
+    numeric='values' exports, and so does univariate mode (its min/max half-lines)."""
+    columns = ["sex", "age", "region"]
+    with pytest.raises(
+        ds.InputError, match=r"no script of the half-line queries.*numeric='values'"
+    ):
+        ds.singling_out_to_sql(ORIGINAL, SYN[0], columns, "multivariate", 2)
+    assert "singling_out()" in ds.singling_out_to_sql(
+        ORIGINAL, SYN[0], columns, "multivariate", 2, numeric="values"
+    )
+    assert "singling_out()" in ds.singling_out_to_sql(ORIGINAL, SYN[0], columns, "univariate", 1)
