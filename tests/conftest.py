@@ -42,10 +42,10 @@ if _WORKERS > 1:
 pytest.register_assert_rewrite("tests.helpers")
 
 # Property tests against the brute-force references: 60 examples in the development loop, 500
-# in CI (`pytest --hypothesis-profile=ci`, as .ci/run runs it); the brute-force references of
-# synthpop's measures and of the three anonymity tests draw 1,000 in CI
-# (tests/helpers/profiles.py): 24 minutes of property tests, which CI spreads over the cores
-# with pytest-xdist (measured 2026-11-27).
+# in CI (`pytest --hypothesis-profile=ci`, as .ci/run runs it), the brute-force references of
+# synthpop's measures and of the three anonymity tests too, some fewer where one example is
+# dear (tests/helpers/profiles.py); CI spreads them over the cores with pytest-xdist
+# (docs/testing.md, "Where the time goes").
 settings.register_profile("quick", max_examples=5, deadline=None)  # make test-fast
 settings.register_profile("dev", max_examples=60, deadline=None)
 settings.register_profile("ci", max_examples=500, deadline=None)

@@ -60,7 +60,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
         "--anonymity",
         action="store_true",
         help="add the three tests of anonymisation: singling out, linkability (A the keys, B "
-        "the targets) and the exact matches",
+        "the targets), inference (each target from the keys) and the exact matches",
     )
     r.add_argument(
         "--anonymity-columns",
@@ -86,6 +86,20 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
             help=f"with --anonymity: linkability's columns {side.upper()} (default: "
             + ("the keys)" if side == "a" else "the targets)"),
         )
+    r.add_argument(
+        "--secrets",
+        type=csv_list,
+        default=None,
+        metavar="C1,C2,...",
+        help="with --anonymity: the columns the inference attack guesses (default: the targets)",
+    )
+    r.add_argument(
+        "--inference-aux",
+        type=csv_list,
+        default=None,
+        metavar="C1,C2,...",
+        help="with --anonymity: the columns the inference attacker knows (default: the keys)",
+    )
     r.add_argument(
         "--distance",
         action="store_true",
@@ -182,8 +196,17 @@ def run(args: argparse.Namespace, progress: Progress) -> None:
             if None in links:
                 raise UsageError("--link-a and --link-b: give both (linkability's A and B)")
             anonymity["aux_cols"] = links
-    elif args.anonymity_columns is not None or any(side is not None for side in links):
-        raise UsageError("--anonymity-columns, --link-a, --link-b: only with --anonymity")
+        if args.secrets is not None:
+            anonymity["secrets"] = args.secrets
+        if args.inference_aux is not None:
+            anonymity["inference_aux_cols"] = args.inference_aux
+    elif any(
+        v is not None for v in (args.anonymity_columns, *links, args.secrets, args.inference_aux)
+    ):
+        raise UsageError(
+            "--anonymity-columns, --link-a, --link-b, --secrets, --inference-aux: only with "
+            "--anonymity"
+        )
 
     distance: dict[str, Any] | None = None
     if args.distance:

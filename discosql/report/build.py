@@ -115,10 +115,12 @@ def report(
             the CAP scores' baseline and excess risk.
         sweep: True (every subset of the keys), key_sweep arguments, or a KeySweep.
         sdc: an SdcResult (made with ``measure=``) or sdc() arguments (``measure`` is added).
-        anonymity: True, or a mapping of ``columns``, ``n_cols``, ``aux_cols``: adds "The three
-            tests of anonymisation": singling out (over the keys and targets, 3 columns at a
-            time), linkability (A the keys, B the targets) and the exact matches, each
-            synthesis against the original and the control (:mod:`discosql.anonymity`).
+        anonymity: True, or a mapping of ``columns``, ``n_cols``, ``aux_cols``, ``secrets``,
+            ``inference_aux_cols``: adds "The three tests of anonymisation": singling out
+            (over the keys and targets, 3 columns at a time), linkability (A the keys, B the
+            targets), anonymeter's inference attack (each target guessed from the keys) and
+            the exact matches, each synthesis against the original and the control
+            (:mod:`discosql.anonymity`).
         distance: True, or a mapping of ``columns``, ``categorical``, ``max_pairs``: adds
             "Distance to the closest record": dcr() of each synthesis over the keys and
             targets (numeric ones by difference) and, with a control, membership inference
@@ -143,7 +145,7 @@ def report(
         keys, targets, sweep, sdc, risk, weight, thresholds, mode, min_count, round_to, options
     )
     asked = checked_arguments(given, len(syn))
-    asked.anonymity_args = anonymity_tests.check(anonymity)
+    asked.anonymity_args = anonymity_tests.check(anonymity, asked.keys)
     asked.distance_args = distances.check(distance)
     check_distance_policy(asked, control is not None)
     engine_spec(engine)  # an unknown engine fails here, before any data is read
@@ -352,6 +354,7 @@ def _schema_check(
         named = list(args.get("columns") or [])
         for side in args.get("aux_cols") or ():
             named += [side] if isinstance(side, str) else list(side)
+        named += [*(args.get("secrets") or ()), *(args.get("inference_aux_cols") or ())]
         named += list((asked.distance_args or {}).get("columns") or [])
         if named:
             schema_check(list(dict.fromkeys(named)))(regs)

@@ -15,12 +15,15 @@ import discosql as ds
 
 from ..helpers.compare import assert_rows_identical, assert_value
 from ..helpers.engines import Loaded, on_engines
+from ..helpers.profiles import fixed
 from .dcr_reference import membership_reference
 from .distance_data import RADII, data_sets, in_rounds, mixed, plain
 
 
 @pytest.mark.slow
-@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 200 examples in CI: each one runs the search's rounds (about 0.6 s), the slowest of the
+# property tests at the profile's 500 (docs/testing.md)
+@settings(max_examples=fixed(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data_sets(), st.booleans(), st.booleans(), RADII)
 def test_membership_agrees_with_the_reference(
     data: Any, rounds: bool, with_ref: bool, first_radius: float | None

@@ -359,6 +359,9 @@ def test_arguments_are_checked_first() -> None:
         ({"anonymity": {"n_col": 2}}, "anonymity: 'n_col' is not one of columns, n_cols"),
         ({"anonymity": {"aux_cols": (["a"],)}}, "aux_cols: expected two sets of columns"),
         ({"anonymity": {"n_cols": 0}}, "n_cols: expected the number of columns per predicate"),
+        ({"anonymity": {"secrets": [1]}}, "secrets: every entry must be a column name"),
+        ({"anonymity": {"secrets": ["sex"]}}, "secret: 'sex' is among aux_cols"),
+        ({"anonymity": {"inference_aux_cols": "x", "secrets": "x"}}, "'x' is among aux_cols"),
     ]
     for kw, message in cases:
         with pytest.raises(ds.DiscoSQLError) as e:

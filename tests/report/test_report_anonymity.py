@@ -1,7 +1,7 @@
 """The report's section "The three tests of anonymisation": its numbers are the API's
-(singling_out, linkability, exact_matches on the same data), the control enters where its size
-allows, the columns are checked before any data is counted, and the CLI asks for it. External
-mode's output check on the section: tests/report/test_report_leaks.py."""
+(singling_out, linkability, inference, exact_matches on the same data), the control enters
+where its size allows, the columns are checked before any data is counted, and the CLI asks
+for it. External mode's output check on the section: tests/report/test_report_leaks.py."""
 
 from __future__ import annotations
 
@@ -39,6 +39,23 @@ def test_the_numbers_are_the_apis() -> None:
         row = a["linkability"][j]
         assert (_n(row["linked"]), _n(row["linked uniquely"])) == (lk.linked, lk.linked_unique)
         assert row["control rate (%)"] == f"{100 * lk.control_rate:.2f}"
+    assert a["inference_aux"] == KEYS
+    rows = iter(a["inference"])  # a row per synthesis and target, the targets from the keys
+    for j, syn in enumerate((S1, S2), start=1):
+        for target in TARGETS:
+            inf, row = ds.inference(ORIG, syn, KEYS, target, control=S3), next(rows)
+            assert (row["synthesis"], row["secret"], _n(row["records"])) == (j, target, 5000)
+            assert row["guessed"] == ("within 5%" if inf.regression else "exactly")
+            for col, want in (
+                ("rate", inf.rate),
+                ("rate_min", inf.rate_min),
+                ("rate_max", inf.rate_max),
+                ("baseline", inf.baseline_rate),
+                ("control rate", inf.control_rate),
+                ("excess risk", inf.risk),
+            ):
+                assert row[f"{col} (%)"] == f"{100 * want:.2f}", (target, col)
+    assert next(rows, None) is None
     m = ds.exact_matches(ORIG, [S1, S2], columns, control=S3)
     for row, want in zip(a["matches"], m.summary.to_pylist(), strict=True):
         assert _n(row["reproduced"]) == want["in_synthesis"]
@@ -54,7 +71,9 @@ def test_the_numbers_are_the_apis() -> None:
     assert "The three tests of anonymisation" in rep.html
     assert "Singling out, every query" in rep.html
     defined = [d["measure"] for d in rep.content["definitions"]]
-    assert {"singling out rate", "linkability rate, rate_unique", "UEM, identical"} <= set(defined)
+    tests = {"singling out rate", "linkability rate, rate_unique", "UEM, identical"}
+    assert tests | {"inference rate, rate_min, rate_max"} <= set(defined)
+    assert "Inference, every original record" in rep.html
     plain = ds.report(ORIG, S1, KEYS, TARGETS)  # without the section: not defined either
     assert "singling out rate" not in [d["measure"] for d in plain.content["definitions"]]
 
@@ -70,12 +89,13 @@ def test_without_a_side_of_at_most_ten_columns_linkability_is_not_run(tmp_path: 
     pq.write_table(t, wide)
     small = str(tmp_path / "small.parquet")
     pq.write_table(t.slice(0, 100), small)
-    rep = ds.report(wide, wide, KEYS, control=small, anonymity={"columns": KEYS})
+    rep = ds.report(wide, wide, KEYS, control=small, anonymity={"columns": KEYS, "secrets": []})
     a = rep.content["anonymity"]
     assert a["linkability"] is None
     assert a["notes"][0].startswith("Linkability was not run: by default A is the keys")
     assert a["notes"][1].startswith("Singling out was run without the control: it has 100")
     assert "control successes" not in a["singling_out"][0]
+    assert a["inference"] == []  # "secrets": [] runs none
 
 
 def test_the_columns_are_checked_before_any_data_is_counted() -> None:
@@ -91,11 +111,16 @@ def test_cli_report_anonymity(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     out, js = tmp_path / "r.html", tmp_path / "r.json"
     argv = ["report", ORIG, S1, "--keys", ",".join(KEYS), "--targets", ",".join(TARGETS)]
     more = ["--anonymity", "--n-cols", "2", "--link-a", "sex,age", "--link-b", "region,ls"]
+    more += ["--secrets", "ls", "--inference-aux", "sex,depress"]
     assert main([*argv, *more, "--out", str(out), "--json", str(js)]) == 0
     a = json.loads(js.read_text())["anonymity"]
     assert (a["n_cols"], a["aux_cols"]) == (2, [["sex", "age"], ["region", "ls"]])
+    assert a["inference_aux"] == ["sex", "depress"]
+    assert [r["secret"] for r in a["inference"]] == ["ls"]
     capsys.readouterr()
     assert main([*argv, "--link-a", "sex", "--out", str(out), "--overwrite"]) == 2
+    assert "only with --anonymity" in capsys.readouterr().err
+    assert main([*argv, "--secrets", "ls", "--out", str(out), "--overwrite"]) == 2
     assert "only with --anonymity" in capsys.readouterr().err
     assert main([*argv, "--anonymity", "--link-a", "sex", "--out", str(out), "--overwrite"]) == 2
     err = capsys.readouterr().err

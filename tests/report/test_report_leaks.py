@@ -206,6 +206,11 @@ def test_means_ratios_and_totals_are_of_the_numbers_shown(
             rate, control = float(r["rate (%)"]), float(r["control rate (%)"])
             excess = 100 * (rate - control) / (100 - control)
             assert float(r["excess risk (%)"]) == pytest.approx(excess, abs=step), test
+    assert len(anonymity["inference"]) == 2 * 3  # every synthesis, every target
+    for r in anonymity["inference"]:  # the expected rate is of whole records: no control count
+        rate, control = float(r["rate (%)"]), float(r["control rate (%)"])
+        excess = 100 * (rate - control) / (100 - control)
+        assert float(r["excess risk (%)"]) == pytest.approx(excess, abs=step), r
     assert anonymity["riskiest"] == []  # column combinations: internal mode only
     assert "Singling out was run without the control" in anonymity["notes"][0]
     sdc = content["sdc"]

@@ -1,7 +1,8 @@
 """The three tests of anonymisation (the GDPR's, as the Article 29 Working Party's Opinion
 05/2014 and the EDPB name them): singling out (:func:`discosql.singling_out`), linkability
-(:func:`discosql.linkability`) and inference (the CAP family, its own section), with the
-whole-table matches (:func:`discosql.exact_matches`) review boards ask for beside them.
+(:func:`discosql.linkability`) and inference (anonymeter's attack, :func:`discosql.inference`;
+the CAP family, exact key matches, is its own section), with the whole-table matches
+(:func:`discosql.exact_matches`) review boards ask for beside them.
 
 Every number is a count of records or predicates, or a share that is a ratio of two counts:
 an external report shows the counts through its output check and each rate as the ratio of
@@ -13,9 +14,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from ...anonymity.inference import TOLERANCE, InferenceResult
 from ...anonymity.linkability import LinkabilityResult
 from ...anonymity.matches import CAVEAT, DISTANCES, ExactMatches
 from ...anonymity.singling_out import SinglingOutResult
@@ -35,6 +37,10 @@ class Tested:
     matches: ExactMatches
     control: bool  # whether the control entered singling out and linkability
     notes: list[str]
+    half_lines: bool = False  # some singling-out predicate was a half-line (a number)
+    gower: bool = False  # linkability ran under anonymeter's Gower distance
+    inference: list[list[InferenceResult]] = field(default_factory=list)  # per synthesis
+    inference_aux: list[str] = field(default_factory=list)
 
 
 def anonymity_section(tested: Tested, num: Numbers) -> dict[str, Any]:
@@ -45,6 +51,8 @@ def anonymity_section(tested: Tested, num: Numbers) -> dict[str, Any]:
         "columns": list(so.columns),
         "n_cols": so.n_cols,
         "control": tested.control,
+        "half_lines": tested.half_lines,
+        "gower": tested.gower,
         "singling_out": [
             _attack(j, r.queries, r.successes, r.control_successes, num)
             for j, r in enumerate(tested.singling_out, start=1)
@@ -58,6 +66,10 @@ def anonymity_section(tested: Tested, num: Numbers) -> dict[str, Any]:
         "caveat": CAVEAT,
         "notes": list(tested.notes),
     }
+    section["inference_aux"] = list(tested.inference_aux)
+    section["inference"] = [
+        _infer(j, r, num) for j, per in enumerate(tested.inference, start=1) for r in per
+    ]
     if tested.linkability is not None:
         section["aux_cols"] = [list(side) for side in tested.linkability[0].aux_cols]
         section["linkability"] = [
@@ -125,6 +137,35 @@ def _link(j: int, r: LinkabilityResult, num: Numbers) -> dict[str, Any]:
     }
     if r.control_records is not None:
         control_rate = _pct(num, r.control_linked, r.control_records)
+        row["control rate (%)"] = formatted(control_rate, ".2f")
+        row["excess risk (%)"] = formatted(_risk(rate, control_rate, num), ".2f")
+    return row
+
+
+def _infer(j: int, r: InferenceResult, num: Numbers) -> dict[str, Any]:
+    """A row of the inference table: the rates exact internally; externally each of the
+    expected successes (a sum of shares of tied records), its bounds and the baseline rounded
+    to whole records, through the output check, over the records as shown."""
+
+    def pct(rate: float | None, of: int | None) -> Any:
+        if rate is None or of is None:
+            return None
+        part = 0 if math.isnan(rate) else round(rate * of)  # NaN: no records
+        return num.ratio(100.0 * rate, num.count(part), num.count(of))
+
+    rate = pct(r.rate, r.records)
+    row: dict[str, Any] = {
+        "synthesis": j,
+        "secret": r.secret,
+        "guessed": f"within {100 * TOLERANCE:g}%" if r.regression else "exactly",
+        "records": _count(num, r.records),
+        "rate (%)": formatted(rate, ".2f"),
+        "rate_min (%)": formatted(pct(r.rate_min, r.records), ".2f"),
+        "rate_max (%)": formatted(pct(r.rate_max, r.records), ".2f"),
+        "baseline (%)": formatted(pct(r.baseline_rate, r.records), ".2f"),
+    }
+    if r.control_records is not None:
+        control_rate = pct(r.control_rate, r.control_records)
         row["control rate (%)"] = formatted(control_rate, ".2f")
         row["excess risk (%)"] = formatted(_risk(rate, control_rate, num), ".2f")
     return row

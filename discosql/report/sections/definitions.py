@@ -29,7 +29,12 @@ DIRECTIONS = {
 
 
 # defined in a report only when it has the section "The three tests of anonymisation"
-OF_ANONYMITY = ("singling out rate", "linkability rate, rate_unique", "UEM, identical")
+OF_ANONYMITY = (
+    "singling out rate",
+    "linkability rate, rate_unique",
+    "inference rate, rate_min, rate_max",
+    "UEM, identical",
+)
 # defined only beside the section "Distance to the closest record"
 OF_DISTANCE = ("DCR", "DCR share, DCROverfittingProtection", "membership AUC, TPR at FPR")
 
@@ -180,14 +185,24 @@ DEFINITIONS = (
     (
         "singling out rate",
         "successes / queries: of the predicates on n_cols columns that exactly one synthetic "
-        "record satisfies, the share that exactly one original record satisfies (every query)",
+        "record satisfies, the share that exactly one original record satisfies (every query; "
+        "a number's predicate a half-line: >= v above the synthesis' median, <= v at or below)",
         "anonymeter SinglingOutEvaluator (Giomi et al., PETS 2023), exact",
     ),
     (
         "linkability rate, rate_unique",
-        "the share of original records whose closest synthetic records on A and on B (fewest "
-        "differing columns, all ties) share one; _unique: one closest a side, the same",
+        "the share of original records whose closest synthetic records on A and on B (Gower: "
+        "|Δ| / range for a number, 0/1 for a category; all ties) share one; _unique: one "
+        "closest a side, the same",
         "anonymeter LinkabilityEvaluator (n_neighbors = 1), exact",
+    ),
+    (
+        "inference rate, rate_min, rate_max",
+        "of the original records, the expected share whose secret the closest synthetic "
+        "records on the auxiliary columns (Gower, all ties, a tie broken at random) guess "
+        "right: a number within 5% of the guess, a category exactly; _min: every tied record "
+        "right, _max: some; baseline: a random synthetic record's secret",
+        "anonymeter InferenceEvaluator (KNN, regression for numbers), exact",
     ),
     (
         "UEM, identical",
