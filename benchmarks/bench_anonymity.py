@@ -14,6 +14,10 @@ benchmarks/datagen.py's data at 1M to 100M rows and with more and more columns.
         --only singling_out
     # how the time grows with the number of columns (1M rows)
     python benchmarks/bench_anonymity.py columns --rows 1000000 --cols 4 6 8 10 12
+    # with continuous numbers: two more columns of doubles (an income, a weight), nearly
+    # every value distinct, in the original and the synthesis
+    python benchmarks/bench_anonymity.py scale --rows 1000000 --continuous 2 \
+        --memory-limit 4GB
 
 Each run appends its numbers as JSON lines to benchmarks/results/anonymity.jsonl. The floor
 of singling out is the plain queries it cannot do without: one ``GROUP BY`` count per column
@@ -33,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
@@ -216,13 +221,34 @@ def adult_numeric(path: Path, attacks: int, seed: int) -> None:
 # --- datagen's data at scale --------------------------------------------------------------------
 
 
-def files(rows: int, cols: int, work: Path) -> tuple[str, str, list[str]]:
-    """datagen's original and synthesis (seed 1), the first ``cols`` of its 16 columns."""
+CONTINUOUS = ("income", "weight", "balance", "height")  # --continuous: doubles, near unique
+
+
+def files(rows: int, cols: int, work: Path, continuous: int = 0) -> tuple[str, str, list[str]]:
+    """datagen's original and synthesis (seed 1), the first ``cols`` of its 16 columns, and
+    ``continuous`` columns of doubles: an income-like lognormal that grows with age, then
+    normals, in cents (nearly every value distinct; a synthetic record that copies an
+    original one keeps its values, a fresh one draws its own)."""
     folder = work / f"{rows}"
     if not (folder / "synthetic.parquet").exists():
         datagen.write(rows, folder)
     names = pq.read_schema(folder / "original.parquet").names[:cols]
-    return str(folder / "original.parquet"), str(folder / "synthetic.parquet"), names
+    if not continuous:
+        return str(folder / "original.parquet"), str(folder / "synthetic.parquet"), names
+    extra = CONTINUOUS[:continuous]
+    wide = work / f"{rows}_c{continuous}"
+    if not (wide / "synthetic.parquet").exists():
+        wide.mkdir(parents=True, exist_ok=True)
+        for j, name in enumerate(("original", "synthetic")):
+            t = pq.read_table(folder / f"{name}.parquet")
+            rng = np.random.default_rng(7 + j)
+            age = t.column("age").to_numpy(zero_copy_only=False).astype(float)
+            for i, col in enumerate(extra):
+                noise = rng.normal(0, 0.6, t.num_rows)
+                x = np.exp(9 + 0.02 * age + noise) if i == 0 else 50 + 10 * noise * (i + 1)
+                t = t.append_column(col, pa.array(np.round(x, 2)))
+            pq.write_table(t, wide / f"{name}.parquet")
+    return str(wide / "original.parquet"), str(wide / "synthetic.parquet"), [*names, *extra]
 
 
 def floor(original: str, synthetic: str, names: list[str], n_cols: int, threads: int) -> float:
@@ -241,9 +267,16 @@ def floor(original: str, synthetic: str, names: list[str], n_cols: int, threads:
 
 
 def measure(
-    rows: int, cols: int, work: Path, only: list[str], engine: Any, threads: int, bench: str
+    rows: int,
+    cols: int,
+    work: Path,
+    only: list[str],
+    engine: Any,
+    threads: int,
+    bench: str,
+    continuous: int = 0,
 ) -> None:
-    original, synthetic, names = files(rows, cols, work)
+    original, synthetic, names = files(rows, cols, work, continuous)
     half = len(names) // 2
     threads_arg = threads if engine is None else None  # the engine has its own
     runs = {
@@ -272,6 +305,7 @@ def measure(
             "test": name,
             "rows": rows,
             "columns": len(names),
+            "continuous": continuous,
             "seconds": round(seconds, 2),
         }
         if name == "singling_out":  # datagen's integer columns are numbers: half-lines
@@ -299,6 +333,13 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--memory-limit", default=None)
     p.add_argument(
+        "--continuous",
+        type=int,
+        default=0,
+        choices=range(len(CONTINUOUS) + 1),
+        help="scale, columns: add this many columns of doubles (nearly every value distinct)",
+    )
+    p.add_argument(
         "--work", type=Path, default=None, help="where the data go (default: a temp dir)"
     )
     p.add_argument(
@@ -320,7 +361,7 @@ def main() -> None:
         work = a.work or Path(tmp)
         for rows in a.rows:
             for cols in a.cols:
-                measure(rows, cols, work, a.only, engine, a.threads, a.bench)
+                measure(rows, cols, work, a.only, engine, a.threads, a.bench, a.continuous)
 
 
 if __name__ == "__main__":

@@ -16,10 +16,7 @@ import sqlglot
 
 import discosql
 import discosql as ds
-from discosql.anonymity import (
-    distance,
-    linkability,
-)
+from discosql.anonymity import distance, linkability_hamming
 from discosql.sql import templates
 from discosql.sql.dialects import parsed_placeholders, placeholders
 
@@ -91,7 +88,7 @@ def rendered() -> dict[str, str]:
         ds.singling_out_to_sql(oracle.original_path(), syn[0], so_columns, "univariate", 1, syn[1])
         ds.exact_matches_to_sql(oracle.original_path(), syn, ["sex", "age", "income"], syn[1])
         ds.linkability_to_sql(oracle.original_path(), syn[0], sides, syn[1], numeric="values")
-        mp.setattr(linkability, "MAX_JOINT", 0)  # the link step's listing too
+        mp.setattr(linkability_hamming, "MAX_JOINT", 0)  # the link step's listing too
         ds.linkability(oracle.original_path(), syn[0], sides, syn[1], numeric="values")
         ds.report(oracle.original_path(), syn, ["sex", "age"], ["depress"])
         # the distance family: every round of the search (no shortcut for small data), a

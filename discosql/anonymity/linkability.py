@@ -4,35 +4,32 @@ exact and over every record: no sample of targets, no arbitrary choice among tie
 The attacker holds two sets of columns about the same people, A and B (two data sources), and
 joins them through the synthesis: an original record is linked when the synthetic records
 closest to it on A and those closest to it on B share a record (anonymeter,
-``src/anonymeter/evaluators/linkability_evaluator.py``, with ``n_neighbors=1``). The distance
-is the number of differing columns (Hamming; on categorical columns anonymeter's Gower
-distance orders records the same way); NULL equals NULL. Nearest neighbours are found
-without comparing pairs of records: distance <= d on a side is a match on the side's columns
-without some d of them, one GROUP BY per set of d columns (``sql_templates/anonymity/
-linkability_level.sql.j2``), level by level until every record has its closest.
+``src/anonymeter/evaluators/linkability_evaluator.py``). This module holds the options, the
+result and the call; the attack runs in one of two ways (:func:`needs_gower`):
+anonymeter's Gower distance (numeric columns by their difference over their range,
+``n_neighbors`` a side: :mod:`.linkability_gower`), or on categorical columns with one
+neighbour the Hamming distance, which orders records the same way and exports as a script
+(:mod:`.linkability_hamming`). Both leave the same counts, which :func:`read_summary` reads.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import MISSING, dataclass, field
+from dataclasses import MISSING, dataclass
 from typing import Any
 
 import pyarrow as pa
 
-from ..core.assumptions import CHANGED, RE_EXPORT
 from ..core.inputs import Inputs, column_kinds, open_inputs
 from ..core.options import Options, option
 from ..core.results import AsData, json_rows, plain
 from ..core.spec import column_names
-from ..engines.base import Engine, Work
+from ..engines.base import Engine
 from ..errors import EngineError, InputError, SchemaError, did_you_mean
-from ..sql.templates import ident, render
+from ..sql.templates import render
 from .common import (
     MAX_PAIRS,
-    coded_combinations,
     max_pairs_option,
     max_pairs_problems,
     options_for,
@@ -42,28 +39,16 @@ from .common import (
 )
 from .distance import DistanceColumn
 from .linkability_gower import columns_of, run_gower
+from .linkability_hamming import LinkPlan, run_hamming
 from .stats import CONFIDENCE_LEVEL, AttackRates, Rates, interval, number, rates
 
-COMBOS = "__disco_lk_combos"
-OPEN = "__disco_lk_open_"
-LEVEL = "__disco_lk_level_"
-CELLS = "__disco_lk_cells"
-LINKS = "__disco_lk_links_"
-CHECK = "__disco_lk_check_"  # exported scripts: the checks of the export's decisions
 COUNTS = "__disco_lk_counts"  # step 5's counts, then their summary
-SYNTHESIS = 1  # the synthesis's src; 0 the original, 2 the control
 # The bound (docs/anonymity.md, "How far exact linkability goes"): a side of s columns needs at
 # most 2^s - 1 GROUP BYs of the synthesis's combinations (level d has C(s, d) of them, in one
 # statement: C(10, 5) = 252 branches of a UNION ALL, within SQLite's 500), and the link step
 # as many joins again. 10 columns a side is 1,023 groupings at most; beyond, refused.
 MAX_SIDE = 10
 NUMERIC = ("gower", "values")  # linkability(numeric=): how numeric columns are compared
-# The link step, per pair of distances (a on A, b on B): joint groupings, C(|A|, a) *
-# C(|B|, b) of them in one statement, up to MAX_JOINT (C(5, 2)^2 = 100); else the closest
-# records of the side with fewer of them, listed, up to MAX_LISTED in all; else refused.
-MAX_JOINT = 128
-MAX_LISTED = 2_000_000_000
-BATCH = 128  # listing branches per statement
 NO_GOWER_SCRIPT = (
     "linkability_to_sql: there is no SQL script of linkability under the Gower distance "
     "(numeric columns, n_neighbors > 1, or a side of more than 10 columns): its exact "
@@ -91,15 +76,6 @@ TOTALS = [
     ("control_linked_unique", pa.int64()),
     ("control_rate_unique", pa.float64()),
 ]
-PLAN_SCHEMA = pa.schema(
-    [
-        ("lvl_a", pa.int32()),
-        ("lvl_b", pa.int32()),
-        ("via", pa.int32()),
-        ("cells", pa.int64()),
-        ("listed", pa.int64()),
-    ]
-)
 
 
 @dataclass(frozen=True)
@@ -194,7 +170,8 @@ class LinkabilityResult(AttackRates, AsData):
     of the rate without a control, of the risk with one; ``rate_ci`` is always the rate's.
 
     ``by_distance``: data_set ("original", "control"), distance_a, distance_b (the number of
-    differing columns to the closest synthetic records on each side), records, linked,
+    differing columns to the closest synthetic records on each side under the Hamming
+    attack; NULL, one row a data set, under the Gower distance), records, linked,
     linked_unique: where the links come from. ``rates``: the rates and intervals as the SQL
     computed them (``anonymity/rates.sql.j2``), as ``rate_unique`` and
     ``control_rate_unique`` (``anonymity/linkability_totals.sql.j2``).
@@ -288,22 +265,26 @@ def linkability(
     """The linkability risk of a synthesis (anonymeter's ``LinkabilityEvaluator`` with one
     neighbour), exact over every original record.
 
-    For an original record r and a side S (A or B), N_S(r) is the set of synthetic records at
-    the smallest Hamming distance (number of differing columns of S; NULL equals NULL) from r.
-    r is linked when N_A(r) and N_B(r) share a record; linked uniquely when N_A(r) = N_B(r) =
-    one record. rate = #linked / n and rate_unique = #linked uniquely / n over the n original
-    records; with a control, the same over the control's records and risk = (rate -
-    control_rate) / (1 - control_rate).
-
-    Columns compare as categories (a number is a category too; anonymeter's Gower distance
-    on numeric columns is out of scope): group a numeric column first to use it.
+    For an original record r and a side S (A or B), N_S(r) is the set of the ``n_neighbors``
+    synthetic records closest to r on the columns of S, under anonymeter's Gower distance:
+    the sum over the columns of |x - y| / range for a number (the range over the synthesis
+    and the records attacked, 0 taken as 1) and 0/1 for a category (NULL equals NULL; a number
+    against NULL makes the distance NaN, after every finite one). r is linked when some
+    choice of N_A(r) and N_B(r) among the ties at the k-th distance shares a record; linked
+    uniquely when every choice does. rate = #linked / n and rate_unique = #linked uniquely /
+    n over the n original records; with a control, the same over the control's records and
+    risk = (rate - control_rate) / (1 - control_rate).
 
     Args:
         original: the data the synthesis was made from (every record is attacked).
         synthetic: one synthesis.
         aux_cols: (A, B): the two sets of columns the attacker holds, each a non-empty list of
-            at most 10 columns (a column may be in both).
+            columns (a column may be in both; at most 10 a side with ``numeric="values"``).
         control: a holdout of the original that the synthesis was not made from (any size).
+        n_neighbors: k, the closest records a side among which a link counts.
+        numeric: "gower" (default, anonymeter's) or "values": every column a category, the
+            number of differing columns (the Hamming distance; exports as a script).
+        max_pairs: the bound on the pairs of records one round of the Gower search compares.
         engine, threads: where the SQL runs, as for every discosql measure.
 
     Returns:
@@ -330,34 +311,6 @@ def with_control(inputs: Inputs, control: Any, names: list[str]) -> Inputs:
     size)."""
     reg = register_control(inputs, control, names)
     return Inputs(inputs.engine, [*inputs.sources, reg])
-
-
-@dataclass
-class LinkPlan:
-    """The decisions of one attack that depend on the data, recorded on an engine and
-    followed by an exported script, which checks them where it runs: ``radices`` (the q
-    packing), ``depth`` (per side, the distance levels computed: fewer than the side's
-    columns when they resolved every target cell), ``pairs`` ({(a, b): None for the joint
-    groupings, else the sides whose closest records are listed}, the pairs of distances the
-    target cells are at)."""
-
-    radices: list[int] = field(default_factory=list)
-    depth: list[int] = field(default_factory=list)
-    pairs: dict[tuple[int, int], tuple[int, ...] | None] = field(default_factory=dict)
-
-    def describe(self) -> str:
-        """The decisions, for the script's header."""
-        joint = [f"({a}, {b})" for (a, b), v in self.pairs.items() if v is None]
-        listed = [f"({a}, {b})" for (a, b), v in self.pairs.items() if v is not None]
-        return "\n".join(
-            [
-                "decided at export time and checked where the script runs (a check stops it):",
-                f"  distance levels computed per side: A {self.depth[0]}, B {self.depth[1]}",
-                "  pairs of distances (A, B) linked by joint groupings: "
-                + (", ".join(joint) or "none"),
-                f"  by listing the closest records: {', '.join(listed) or 'none'}",
-            ]
-        )
 
 
 def linkability_on(inputs: Inputs, options: LinkabilityOptions) -> LinkabilityResult:
@@ -415,116 +368,10 @@ def run_linkability(
     script = ahead if engine.exporting else None
     if engine.exporting and script is None:
         raise EngineError("an exported linkability script needs the decisions of a run")
-    plan = LinkPlan()
-    positions = [[names.index(c) for c in side] for side in sides]
     with engine.work() as work:
-        coded = coded_combinations(
-            work, inputs, names, COMBOS, None if script is None else script.radices
-        )
-        plan.radices = list(coded.radices)
-        params = coded.params
-        ctx: dict[str, Any] = {
-            "keys": coded.keys,
-            "n_words": coded.n_words,
-            "combos": COMBOS,
-            "synthesis": SYNTHESIS,
-        }
-        checks: list[str] = []
-        levels = [
-            _levels(work, s, side, names, ctx, params, plan, script, checks)
-            for s, side in enumerate(positions)
-        ]
-        template = "anonymity/linkability_cells.sql.j2"
-        side_ctx = [
-            {"size": len(side), "levels": lv} for side, lv in zip(positions, levels, strict=True)
-        ]
-        sql = render(template, engine.dialect, sides=side_ctx, cells=CELLS, **ctx)
-        work.create(CELLS, sql, params, template)
-        for lv in levels:
-            for level in lv:
-                work.drop(level["table"])
-        links = _links(work, engine, positions, set(range(len(names))), params, ctx, plan, script)
-        if script is not None:
-            checks.append(_check(work, "plan", CELLS, script, params))
-        template = "anonymity/linkability.sql.j2"
-        sql = render(template, engine.dialect, cells=CELLS, links=links, checks=checks, **ctx)
-        work.create(COUNTS, sql, params, template)
+        plan = run_hamming(work, inputs, names, sides, script, COUNTS)
         summary, by_distance = read_summary(engine, len(inputs.sources) > 2)
-    return summary, by_distance, plan if script is None else script
-
-
-def _levels(
-    work: Work,
-    s: int,
-    side: list[int],
-    names: list[str],
-    ctx: dict[str, Any],
-    params: dict[str, Any],
-    plan: LinkPlan,
-    script: LinkPlan | None,
-    checks: list[str],
-) -> list[dict[str, Any]]:
-    """Step 2 for side ``s``: the closest synthetic records of the target cells, level by
-    level (distance d: one grouping per set of d of the side's columns, for the cells no
-    lower level resolved) until none is left open; the levels' tables. A script computes the
-    levels the export did and checks that they resolved every cell again."""
-    engine = work.engine
-    off_side = sorted(set(range(len(names))) - set(side))
-    depth = len(side) if script is None else script.depth[s]
-    tables: list[dict[str, Any]] = []
-    open_cells = COMBOS  # the targets: combos' rows of src 0 and 2
-    for d in range(depth):  # level len(side) matches everything: step 3 says so
-        branches = [sorted([*off_side, *drop]) for drop in itertools.combinations(side, d)]
-        table = f"{LEVEL}{s}_{d}"
-        template = "anonymity/linkability_level.sql.j2"
-        sql = render(template, engine.dialect, open=open_cells, branches=branches, where={}, **ctx)
-        work.create(table, sql, params, template)
-        tables.append({"table": table, "level": d})
-        template = "anonymity/linkability_open.sql.j2"
-        rest = f"{OPEN}{s}_{d}"
-        sql = render(template, engine.dialect, open=open_cells, found=table, **ctx)
-        work.create(rest, sql, params, template)
-        if open_cells != COMBOS:
-            work.drop(open_cells)
-        open_cells = rest
-        if script is None:
-            left = engine.query(
-                f"SELECT count(*) AS n FROM {ident(rest)}", {}, template, small=True
-            )
-            if not left.column(0)[0].as_py():
-                break
-        elif d == depth - 1 and depth < len(side):
-            checks.append(_check(work, "open", rest, script, params, s))
-    plan.depth.append(len(tables))
-    if open_cells != COMBOS:
-        work.drop(open_cells)
-    return tables
-
-
-def _check(
-    work: Work,
-    kind: str,
-    table: str,
-    plan: LinkPlan,
-    params: dict[str, Any],
-    side: int = 0,
-) -> str:
-    """An exported script's check that a decision of the export holds (``anonymity/
-    linkability_check.sql.j2``); its table, which the counts read."""
-    name = f"{CHECK}{kind}_{side}"
-    if kind == "open":
-        about = (
-            f"some target cells are farther from the synthesis on {'AB'[side]} than the "
-            f"{plan.depth[side]} distance level(s) computed at export time"
-        )
-    else:
-        about = "some target cells are at a pair of distances the export did not plan for"
-    message = f"{CHANGED}: {about}; {RE_EXPORT.replace('to_sql', 'linkability_to_sql')} ("
-    pairs = [{"a": a, "b": b, "vias": v} for (a, b), v in plan.pairs.items()]
-    template = "anonymity/linkability_check.sql.j2"
-    sql = render(template, work.engine.dialect, kind=kind, table=table, pairs=pairs)
-    work.create(name, sql, {**params, "check_message": message}, template)
-    return name
+    return summary, by_distance, plan
 
 
 def needs_gower(columns: list[DistanceColumn], options: LinkabilityOptions) -> bool:
@@ -547,94 +394,3 @@ def read_summary(engine: Engine, with_control: bool) -> tuple[dict[str, Any] | N
     template = "anonymity/linkability_by_distance.sql.j2"
     sql = render(template, engine.dialect, counts=COUNTS)
     return summary, engine.query(sql, {}, template, schema=BY_DISTANCE_SCHEMA)
-
-
-def _links(
-    work: Work,
-    engine: Engine,
-    positions: list[list[int]],
-    everything: set[int],
-    params: dict[str, Any],
-    ctx: dict[str, Any],
-    plan: LinkPlan,
-    script: LinkPlan | None,
-) -> list[str]:
-    """Step 4's tables: the target cells linked, one pair of distances (a on A, b on B) at a
-    time, by whichever check costs less. Joint: a record closest on both sides matches the
-    cell on (A without a columns) and (B without b columns) for some choice of them: one
-    grouping of the synthesis per choice, C(|A|, a) * C(|B|, b) of them (at most MAX_JOINT).
-    Listing: the closest records of the side with fewer of them, the other side's distance
-    computed per record (at most MAX_LISTED records listed in all). Neither: refused. A
-    script follows the export's choices (``script``); the caller checks them."""
-    if script is None:
-        template = "anonymity/linkability_plan.sql.j2"
-        sql = render(template, engine.dialect, cells=CELLS)
-        rows = engine.query(sql, {}, template, small=True, schema=PLAN_SCHEMA).to_pylist()
-    else:
-        rows = [
-            {"lvl_a": a, "lvl_b": b, "via": via, "listed": 0}
-            for (a, b), vias in script.pairs.items()
-            for via in (vias or (None,))
-        ]
-    pairs: dict[tuple[int, int], list[dict[str, Any]]] = {}
-    for p in rows:
-        pairs.setdefault((p["lvl_a"], p["lvl_b"]), []).append(p)
-    tables: list[str] = []
-    listing: list[dict[str, Any]] = []
-    listed = 0
-    for (a, b), groups in pairs.items():
-        joint = _joint(positions, everything, a, b)
-        if len(joint) <= MAX_JOINT:
-            plan.pairs[(a, b)] = None
-            table = f"{LINKS}{len(tables)}"
-            template = "anonymity/linkability_level.sql.j2"
-            where = {"lvl_a": a, "lvl_b": b}
-            sql = render(template, engine.dialect, open=CELLS, branches=joint, where=where, **ctx)
-            work.create(table, sql, params, template)
-            tables.append(table)
-            continue
-        plan.pairs[(a, b)] = tuple(g["via"] for g in groups)
-        listed += sum(g["listed"] or 0 for g in groups)
-        if listed > MAX_LISTED:
-            raise InputError(
-                f"aux_cols: the records at distance {a} on A and {b} on B need "
-                f"{len(joint):,} joint groupings (at most {MAX_JOINT}) or a list of "
-                f"{listed:,} closest synthetic records (at most {MAX_LISTED:,}): give sides "
-                "with fewer or more distinguishing columns"
-            )
-        for g in groups:
-            via = g["via"]
-            side, other = positions[via], positions[1 - via]
-            level, other_level = (a, b) if via == 0 else (b, a)
-            for drop in itertools.combinations(side, level):
-                keep = set(side) - set(drop)
-                listing.append(
-                    {
-                        "via": via,
-                        "level": level,
-                        "drop": sorted(everything - keep),
-                        "other": other,
-                        "other_lvl": "lvl_" + "ab"[1 - via],
-                        "other_level": other_level,
-                    }
-                )
-    template = "anonymity/linkability_links.sql.j2"
-    for i in range(0, len(listing), BATCH):
-        table = f"{LINKS}{len(tables)}"
-        sql = render(template, engine.dialect, cells=CELLS, branches=listing[i : i + BATCH], **ctx)
-        work.create(table, sql, params, template)
-        tables.append(table)
-    return tables
-
-
-def _joint(positions: list[list[int]], everything: set[int], a: int, b: int) -> list[list[int]]:
-    """The joint check's branches for distances a on A and b on B: the key positions off
-    (A without D_A) and (B without D_B), for every D_A of a columns and D_B of b (once each:
-    with a column on both sides two choices can keep the same columns)."""
-    side_a, side_b = positions
-    drops = {
-        tuple(sorted(everything - ((set(side_a) - set(da)) | (set(side_b) - set(db)))))
-        for da in itertools.combinations(side_a, a)
-        for db in itertools.combinations(side_b, b)
-    }
-    return [list(d) for d in sorted(drops)]

@@ -21,9 +21,9 @@ from .distance_data import RADII, data_sets, in_rounds, plain
 
 
 @pytest.mark.slow
-# 200 examples in CI: each one runs the search's rounds (about 0.6 s), the slowest of the
+# 100 examples in CI: each one runs the search's rounds (about 0.7 s), the slowest of the
 # property tests at the profile's 500 (docs/testing.md)
-@settings(max_examples=fixed(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=fixed(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data_sets(), st.booleans(), st.booleans(), RADII, st.booleans())
 def test_dcr_agrees_with_the_reference(
     data: Any, with_control: bool, rounds: bool, first_radius: float | None, syntheval: bool

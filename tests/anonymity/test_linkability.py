@@ -90,7 +90,7 @@ def test_linkability_agrees_with_the_reference(
     original, syntheses, control = data
     a, b = draw.draw(sides(original.column_names))
     joint = draw.draw(st.sampled_from([128, 128, 0]))
-    with mock.patch("discosql.anonymity.linkability.MAX_JOINT", joint):
+    with mock.patch("discosql.anonymity.linkability_hamming.MAX_JOINT", joint):
         res = _check(original, syntheses[0], a, b, control if with_control else None)
     assert res.linked_unique <= res.linked <= res.records
 
@@ -219,8 +219,8 @@ def test_one_synthesis_and_columns_of_every_data_set() -> None:
 
 def test_the_link_step_refuses_what_neither_check_can_do(monkeypatch: pytest.MonkeyPatch) -> None:
     t = pa.table({"a": ["x"] * 5, "b": ["y"] * 5})
-    monkeypatch.setattr("discosql.anonymity.linkability.MAX_JOINT", 0)
-    monkeypatch.setattr("discosql.anonymity.linkability.MAX_LISTED", 4)
+    monkeypatch.setattr("discosql.anonymity.linkability_hamming.MAX_JOINT", 0)
+    monkeypatch.setattr("discosql.anonymity.linkability_hamming.MAX_LISTED", 4)
     message = (
         "aux_cols: the records at distance 0 on A and 0 on B need 1 joint groupings (at most "
         "0) or a list of 5 closest synthetic records (at most 4)"
@@ -230,7 +230,7 @@ def test_the_link_step_refuses_what_neither_check_can_do(monkeypatch: pytest.Mon
 
 
 def test_joint_branches_with_a_column_on_both_sides() -> None:
-    from discosql.anonymity.linkability import _joint
+    from discosql.anonymity.linkability_hamming import _joint
 
     everything = {0, 1, 2}
     # A = (0, 1), B = (1, 2), distances 1 and 1: the columns off (A - D_A) | (B - D_B);
@@ -245,9 +245,9 @@ def test_many_link_branches_take_several_statements(monkeypatch: pytest.MonkeyPa
     s = pq.read_table(SYNTHETIC).slice(0, 200)
     a, b = ["sex", "age", "region"], ["placesize", "ls", "marital"]
     want = _check(o, s, a, b)
-    monkeypatch.setattr("discosql.anonymity.linkability.MAX_JOINT", 0)  # listing
+    monkeypatch.setattr("discosql.anonymity.linkability_hamming.MAX_JOINT", 0)  # listing
     assert ds.linkability(o, s, (a, b), numeric="values").to_dict() == want.to_dict()
-    monkeypatch.setattr("discosql.anonymity.linkability.BATCH", 2)
+    monkeypatch.setattr("discosql.anonymity.linkability_hamming.BATCH", 2)
     assert ds.linkability(o, s, (a, b), numeric="values").to_dict() == want.to_dict()
 
 

@@ -644,7 +644,10 @@ def test_sdc_measured_where_the_data_are(engine_case: Loaded) -> None:
         names["sd2011"], ref.synthetic, keys=ENGINE_KW["keys"], **MEASURE
     )
     engine, loaded = engine_case.load(engine_data.oracle_tables())
-    for dry_run in (False, True):
+    # Spark runs the dry run alone: its SQL is the other run's but for the read-back of the
+    # protected tables, which test_sdc_on_every_engine checks on Spark (each run of sdc with
+    # its measures is some 130 s there)
+    for dry_run in (True,) if engine_case.case.name == "spark" else (False, True):
         removed, before, after = _measured(engine, loaded, dry_run)
         assert removed == ref.removed.to_pylist()
         assert after.column_names == expected.table.column_names
