@@ -95,7 +95,7 @@ def rendered() -> dict[str, str]:
         # control, a baseline, and an empty synthesis (the nearest table of no records)
         mp.setattr(distance, "SMALL_PAIRS", 0)
         mp.setattr(distance, "FIRST_RADIUS", 0.25)  # two boxes a level: every template still
-        dcr_cols = ["sex", "age", "income"]
+        dcr_cols = ["sex", "age", "income", "depress"]  # three boxed: the grid is chosen
         # 600 records each: every round still runs, in a fraction of the full data's time
         few = [
             pacsv.read_csv(p).select(dcr_cols).slice(0, 600) for p in (oracle.original_path(), *syn)

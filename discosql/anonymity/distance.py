@@ -42,11 +42,13 @@ ROUND_TEMPLATE = "distance/round.sql.j2"
 SPLIT_TEMPLATE = "distance/split.sql.j2"
 NONE_TEMPLATE = "distance/none.sql.j2"
 PROFILES_TEMPLATE = "distance/profiles.sql.j2"
+GRID_TEMPLATE = "distance/grid.sql.j2"
 RECORDS = "__disco_dd_records"
 RANGES = "__disco_dd_ranges"
 # the first box radius (in ranges) and the columns whose grid cells are joined: a record's
 # closest copy is usually within 1/256 of each range; more grid columns multiply the
-# searched data set's copies by 3 each
+# searched data set's copies by 3 each; of more boxed columns, those whose cells share the
+# fewest pairs of records (grid.sql.j2)
 FIRST_RADIUS = 1 / 256
 GRID_COLUMNS = 2
 # below this many pairs a round compares every pair at once (one statement instead of rounds)
@@ -269,10 +271,27 @@ class _Search:
     ties: int | None = None
     metric: str = "sdmetrics"
     family: str = "dcr"
+    grid: list[dict[str, Any]] | None = None  # the grid's columns, when chosen (choose_grid)
 
     @property
     def boxed(self) -> list[dict[str, Any]]:
         return [c for c in self.cols if c["box"]]
+
+    def choose_grid(self) -> None:
+        """Of more boxed columns than the grid joins, the GRID_COLUMNS whose cells at the
+        first radius share the fewest pairs of the searched data set's records (ties: the
+        first in column order); any choice gives the same result (every boxed column is
+        checked), this one the fewest pairs to check."""
+        boxed = self.boxed
+        if len(boxed) <= GRID_COLUMNS:
+            return
+        engine = self.work.engine
+        params = {"radius": FIRST_RADIUS, "top": 1 / FIRST_RADIUS + 3}
+        sql = render(GRID_TEMPLATE, engine.dialect, boxed=boxed, **self.base)
+        got = engine.query(sql, params, GRID_TEMPLATE, small=True).to_pylist()
+        collisions = {int(r["pos"]): float(r["collisions"] or 0.0) for r in got}
+        order = sorted(range(len(boxed)), key=lambda i: (collisions[boxed[i]["pos"]], i))
+        self.grid = [boxed[i] for i in sorted(order[:GRID_COLUMNS])]
 
     @property
     def scale(self) -> int:
@@ -288,7 +307,7 @@ class _Search:
             "columns": self.cols,
             "box": rnd.radius is not None,
             "drops": [list(d) for d in rnd.drops] if rnd.drops is not None else [],
-            "grid": self.boxed[:GRID_COLUMNS],
+            "grid": self.grid if self.grid is not None else self.boxed[:GRID_COLUMNS],
             "near_cols": self.boxed,
             "metric": self.metric,
             "ties": self.ties,
@@ -410,6 +429,8 @@ def nearest(
         cols = search_columns(prepared, g_ranges, tied.columns, "gower")
         search = _Search(work, table, base, cols, tied.k, "gower", family)
     cols = search.cols
+    if n_open * n_ref > SMALL_PAIRS:  # rounds of boxes, not every pair at once
+        search.choose_grid()
     plan, parts, i = rounds(cols), [], 0
     open_table: str | None = None
     best: str | None = None
