@@ -18,6 +18,8 @@ benchmarks/datagen.py's data at 1M to 100M rows and with more and more columns.
     # every value distinct, in the original and the synthesis
     python benchmarks/bench_anonymity.py scale --rows 1000000 --continuous 2 \
         --memory-limit 4GB
+    # the same beside anonymeter's default attacks on the same files (its environment)
+    python benchmarks/bench_anonymity.py scale --rows 100000 1000000 --anonymeter
 
 Each run appends its numbers as JSON lines to benchmarks/results/anonymity.jsonl. The floor
 of singling out is the plain queries it cannot do without: one ``GROUP BY`` count per column
@@ -275,6 +277,7 @@ def measure(
     threads: int,
     bench: str,
     continuous: int = 0,
+    attacks: int = 0,
 ) -> None:
     original, synthetic, names = files(rows, cols, work, continuous)
     half = len(names) // 2
@@ -298,6 +301,7 @@ def measure(
             original, synthetic, names[:half], names[-1], engine=engine, threads=threads_arg
         ),
     }
+    theirs = _anonymeter_runs(original, synthetic, names, attacks) if attacks else {}
     for name in only:
         res, seconds = timed(runs[name])
         entry: dict[str, Any] = {
@@ -319,7 +323,50 @@ def measure(
             entry |= {"rate": [res.rate_min, res.rate, res.rate_max], "secret": names[-1]}
         else:
             entry |= {"uem": res.uem, "identical": res.identical}
+        if name in theirs:  # anonymeter's sampled attack on the same files, side by side
+            got, their_seconds = timed(theirs[name])
+            entry |= {
+                "anonymeter_seconds": round(their_seconds, 2),
+                "anonymeter_attacks": attacks,
+                "anonymeter_rate": [got.attack_rate.value, got.attack_rate.error],
+            }
         record(entry)
+
+
+def _anonymeter_runs(
+    original: str, synthetic: str, names: list[str], attacks: int
+) -> dict[str, Any]:
+    """anonymeter 1.1's attacks as :func:`measure` runs discosql's (the same columns, sides,
+    auxiliary columns and secret), ``attacks`` queries or targets each; run in an
+    environment with anonymeter (.ci/anonymeter's .venv-anonymeter)."""
+    from anonymeter.evaluators import (
+        InferenceEvaluator,
+        LinkabilityEvaluator,
+        SinglingOutEvaluator,
+    )
+
+    o, s = (pq.read_table(p, columns=names).to_pandas() for p in (original, synthetic))
+    half = len(names) // 2
+    sides = (names[:half], names[half:])
+    return {
+        "singling_out": lambda: (
+            SinglingOutEvaluator(o, s, n_attacks=attacks, n_cols=3)
+            .evaluate(mode="multivariate")
+            .results()
+        ),
+        "linkability": lambda: (
+            LinkabilityEvaluator(o, s, aux_cols=sides, n_attacks=attacks)
+            .evaluate(n_jobs=2)
+            .results()
+        ),
+        "inference": lambda: (
+            InferenceEvaluator(
+                o, s, aux_cols=names[:half], secret=names[-1], regression=True, n_attacks=attacks
+            )
+            .evaluate(n_jobs=2)
+            .results()
+        ),
+    }
 
 
 def main() -> None:
@@ -332,6 +379,11 @@ def main() -> None:
     p.add_argument("--cols", type=int, nargs="+", default=[8])
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--memory-limit", default=None)
+    p.add_argument(
+        "--anonymeter",
+        action="store_true",
+        help="scale, columns: anonymeter's attacks (--attacks each) side by side on the same files",
+    )
     p.add_argument(
         "--continuous",
         type=int,
@@ -354,6 +406,7 @@ def main() -> None:
             p.error(f"{a.bench}: give --adult path/to/adult.csv")
         (adult if a.bench == "adult" else adult_numeric)(a.adult, a.attacks, a.seed)
         return
+    them = a.attacks if a.anonymeter else 0
     engine = None
     if a.memory_limit is not None:
         engine = ds.duckdb(memory_limit=a.memory_limit, threads=a.threads)
@@ -361,7 +414,7 @@ def main() -> None:
         work = a.work or Path(tmp)
         for rows in a.rows:
             for cols in a.cols:
-                measure(rows, cols, work, a.only, engine, a.threads, a.bench, a.continuous)
+                measure(rows, cols, work, a.only, engine, a.threads, a.bench, a.continuous, them)
 
 
 if __name__ == "__main__":
